@@ -1,0 +1,35 @@
+# Two entry points (see README): `make reproduce` and `make test`.
+# Both create .venv on first use, install the pinned requirements and this package,
+# and are idempotent: the install step reruns only when requirements.txt or
+# pyproject.toml change, and Snakemake reruns only the jobs whose inputs changed.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+CORES  ?= all
+export PATH := $(abspath $(BIN)):$(PATH)
+
+.PHONY: setup reproduce test lint clean
+
+setup: $(STAMP)
+
+$(STAMP): requirements.txt pyproject.toml
+	@$(PYTHON) -c 'import sys; v = sys.version_info; sys.exit(0 if v >= (3, 10) else "error: Python >= 3.10 is needed, found %d.%d; run make PYTHON=/path/to/python3.x" % v[:2])'
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --no-deps -e .
+	@touch $@
+
+reproduce: $(STAMP)
+	$(BIN)/snakemake --cores $(CORES)
+	$(BIN)/snakemake --cores 1 --report results/report.html
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/snakemake --lint
+
+clean:
+	rm -rf results .snakemake

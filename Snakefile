@@ -1,0 +1,21 @@
+# Pufferfish noise calibration: every figure of the two papers, audited.
+# Run: snakemake --cores all        (README: quick start, offline use, layout)
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config.yaml"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/download.smk"
+include: "workflow/rules/multiuser.smk"
+include: "workflow/rules/gaussian.smk"
+include: "workflow/rules/report.smk"
+
+
+rule all:
+    input:
+        TARGETS,
+    default_target: True

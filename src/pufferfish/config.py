@@ -1,0 +1,239 @@
+"""Validation of ``config.yaml``: the JSON schema, then the cross-references.
+
+:func:`validate_config` is what the Snakefile calls when the workflow loads. A mistake
+becomes a :class:`~pufferfish.errors.ConfigError` whose message is one line of the form
+``experiments.fig4.epsilons[0] = -0.1: must be > 0``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections import defaultdict
+from collections.abc import Mapping
+from pathlib import Path
+
+import jsonschema
+import numpy as np
+import yaml
+
+from .errors import ConfigError
+from .grids import expand_grid
+
+__all__ = ["load_schema", "validate_config", "format_path", "SCHEMA_PATH", "APPLICABLE_SECRETS"]
+
+#: the schema shipped with the workflow (``workflow/schemas/config.schema.yaml``)
+SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
+
+#: methods of the multi-user paper and the secret pairs they are stated for
+#: ("value" = s_a, "absent" = s_perp, "user" = s_P): used to refuse, at load time, a
+#: method asked for an experiment it does not cover.
+APPLICABLE_SECRETS = {
+    "kantorovich": None,  # any pair
+    "theorem1": {("value", "value")},
+    "theorem2": {("value", "absent"), ("absent", "value")},
+    "theorem3_max": {("user", "absent"), ("absent", "user")},
+    "theorem3_brent": {("user", "absent"), ("absent", "user")},
+    "theorem4": {("user", "user")},
+    "lemma5": {("user", "user")},
+    "lemma6": {("user", "user")},
+}
+
+
+def load_schema(path: str | Path = SCHEMA_PATH) -> dict:
+    """Read the YAML JSON-schema at ``path``."""
+    with open(path, encoding="utf-8") as handle:
+        return yaml.safe_load(handle)
+
+
+def format_path(parts) -> str:
+    """Render a JSON path as ``a.b[0].c``."""
+    text = ""
+    for part in parts:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += ("." if text else "") + str(part)
+    return text or "(top level)"
+
+
+def _show(value) -> str:
+    if isinstance(value, (dict, list)):
+        text = json.dumps(value, default=str)
+        return text if len(text) <= 60 else text[:57] + "..."
+    if isinstance(value, str):
+        return repr(value)
+    return str(value)
+
+
+def _reason(error: jsonschema.ValidationError) -> str:
+    v, s = error.validator, error.validator_value
+    if v == "exclusiveMinimum":
+        return f"must be > {s}"
+    if v == "minimum":
+        return f"must be >= {s}"
+    if v == "exclusiveMaximum":
+        return f"must be < {s}"
+    if v == "maximum":
+        return f"must be <= {s}"
+    if v == "type":
+        kinds = s if isinstance(s, list) else [s]
+        return "must be " + " or ".join({"integer": "an integer", "number": "a number", "string": "a string",
+                                          "array": "a list", "object": "a mapping", "boolean": "true or false"}.get(k, k)
+                                         for k in kinds)
+    if v == "enum":
+        return "must be one of " + ", ".join(str(x) for x in s)
+    if v == "const":
+        return f"must be {s!r}"
+    if v == "pattern":
+        return f"must match the pattern {s}"
+    if v == "minItems":
+        return f"must have at least {s} item(s)"
+    if v == "maxItems":
+        return f"must have at most {s} item(s)"
+    if v == "minProperties":
+        return f"must have at least {s} key(s)"
+    if v == "uniqueItems":
+        return "must not repeat an item"
+    if v in ("oneOf", "anyOf"):
+        desc = error.schema.get("description")
+        return "is not a valid form" + (f" (expected {desc})" if desc else "")
+    if v == "not":
+        return "combines keys that exclude each other"
+    return error.message
+
+
+def _best_error(error: jsonschema.ValidationError) -> jsonschema.ValidationError:
+    """Descend into oneOf/anyOf to the branch the user most likely meant."""
+    while error.validator in ("oneOf", "anyOf") and error.context:
+        branches: dict[int, list] = defaultdict(list)
+        for sub in error.context:
+            branches[sub.relative_schema_path[0]].append(sub)
+        # a branch whose root type/const/required fails is a different form: skip it
+        def is_other_form(errs):
+            return any(len(e.relative_path) == 0 and e.validator in ("type", "const", "enum") for e in errs) or any(
+                len(e.relative_path) == 1 and e.validator in ("const",) for e in errs)
+        viable = [errs for errs in branches.values() if not is_other_form(errs)]
+        if len(viable) != 1:
+            return error
+        error = max(viable[0], key=lambda e: len(e.absolute_path))
+    return error
+
+
+def _raise_schema_error(config: Mapping, schema: Mapping) -> None:
+    validator_cls = jsonschema.validators.validator_for(schema)
+    validator = validator_cls(schema)
+    errors = sorted(validator.iter_errors(config), key=lambda e: (list(map(str, e.absolute_path)), str(e.validator)))
+    if not errors:
+        return
+    error = _best_error(errors[0])
+    path = list(error.absolute_path)
+    if error.validator == "additionalProperties":
+        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
+        raise ConfigError(f"config: {format_path(path + [extra[0]]) if extra else format_path(path)}: unknown key")
+    if error.validator == "required":
+        missing = [k for k in error.validator_value if k not in error.instance]
+        raise ConfigError(f"config: {format_path(path + missing[:1])}: missing required key")
+    if error.validator == "propertyNames":
+        raise ConfigError(f"config: {format_path(path)}: key {error.instance!r} must be letters, digits and _")
+    raise ConfigError(f"config: {format_path(path)} = {_show(error.instance)}: {_reason(error)}")
+
+
+def _fill_defaults(config: dict, schema: Mapping) -> dict:
+    """Fill schema defaults (as ``snakemake.utils.validate(..., set_default=True)`` does)."""
+    base = jsonschema.validators.validator_for(schema)
+
+    def set_defaults(validator, properties, instance, schema_):
+        if isinstance(instance, dict):
+            for key, sub in properties.items():
+                if "default" in sub and key not in instance:
+                    instance[key] = copy.deepcopy(sub["default"])
+        yield from base.VALIDATORS["properties"](validator, properties, instance, schema_)
+
+    extended = jsonschema.validators.extend(base, {"properties": set_defaults})
+    extended(schema).validate(config)
+    return config
+
+
+def _secret_kind(secret) -> str:
+    return "absent" if secret == "absent" else next(iter(secret))
+
+
+def _check_references(config: Mapping) -> None:
+    datasets = config.get("datasets", {})
+    mu = config.get("multiuser", {})
+    users = mu.get("users", {})
+    data_users = mu.get("data_users", {})
+    for name, user in users.items():
+        where = f"config: multiuser.users.{name}"
+        if len(user["values"]) != len(user["probabilities"]):
+            raise ConfigError(f"{where}: values and probabilities have different lengths "
+                              f"({len(user['values'])} vs {len(user['probabilities'])})")
+        if len(set(user["values"])) != len(user["values"]):
+            raise ConfigError(f"{where}.values: must not repeat a value")
+        total = float(np.sum(user["probabilities"]))
+        if abs(total - 1.0) > 1e-9:
+            raise ConfigError(f"{where}.probabilities: sum to {total!r}, must sum to 1 (within 1e-9)")
+    for name in set(users) & set(data_users):
+        raise ConfigError(f"config: multiuser.data_users.{name}: name already used in multiuser.users")
+    for name, user in data_users.items():
+        if user["dataset"] not in datasets:
+            raise ConfigError(f"config: multiuser.data_users.{name}.dataset = {user['dataset']!r}: "
+                              f"not a key of datasets (have: {', '.join(sorted(datasets))})")
+    known = set(users) | set(data_users)
+    for exp_name, exp in mu.get("experiments", {}).items():
+        where = f"config: multiuser.experiments.{exp_name}"
+        try:
+            eps = expand_grid(exp["epsilons"], name=f"multiuser.experiments.{exp_name}.epsilons")
+        except ConfigError as err:
+            raise ConfigError(f"config: {err}") from None
+        if not np.all(eps > 0):
+            raise ConfigError(f"{where}.epsilons: every epsilon must be > 0")
+        for k, user in enumerate(exp.get("rest", [])):
+            if user not in known:
+                raise ConfigError(f"{where}.rest[{k}] = {user!r}: unknown user (not in multiuser.users or data_users)")
+        panels = exp["panels"] if "panels" in exp else {"": {"secrets": exp["secrets"]}}
+        for panel_name, panel in panels.items():
+            pwhere = f"{where}.panels.{panel_name}" if panel_name else where
+            for k, user in enumerate(panel.get("rest", [])):
+                if user not in known:
+                    raise ConfigError(f"{pwhere}.rest[{k}] = {user!r}: unknown user")
+            secrets = panel["secrets"]
+            for k, secret in enumerate(secrets):
+                if isinstance(secret, Mapping) and "user" in secret and secret["user"] not in known:
+                    raise ConfigError(f"{pwhere}.secrets[{k}].user = {secret['user']!r}: unknown user "
+                                      f"(not in multiuser.users or data_users)")
+            if secrets[0] == secrets[1]:
+                raise ConfigError(f"{pwhere}.secrets: the two secrets are the same")
+            kinds = (_secret_kind(secrets[0]), _secret_kind(secrets[1]))
+            for method in exp["methods"]:
+                allowed = APPLICABLE_SECRETS[method]
+                if allowed is not None and kinds not in allowed:
+                    raise ConfigError(f"{where}.methods: {method} does not apply to the secret pair "
+                                      f"({kinds[0]}, {kinds[1]}) of {pwhere.removeprefix('config: ')}")
+    gauss = config.get("gaussian", {})
+    for fig in ("fig3", "fig4"):
+        spec = gauss.get(fig)
+        if spec and spec["dataset"] not in datasets:
+            raise ConfigError(f"config: gaussian.{fig}.dataset = {spec['dataset']!r}: not a key of datasets")
+    if "fig2" in gauss and gauss["fig2"]["K"]["stop"] < gauss["fig2"]["K"]["start"]:
+        raise ConfigError("config: gaussian.fig2.K.stop: must be >= K.start")
+    if "fig1" in gauss:
+        lo, hi = gauss["fig1"]["window"]
+        if not lo < hi:
+            raise ConfigError(f"config: gaussian.fig1.window = [{lo}, {hi}]: must be increasing")
+
+
+def validate_config(config: dict, schema: Mapping | None = None) -> dict:
+    """Check ``config`` against the schema and its cross-references; fill the defaults.
+
+    Returns the same dict with defaults filled in. Raises :class:`ConfigError` with a
+    one-line message naming the offending key and value.
+    """
+    schema = load_schema() if schema is None else schema
+    if not isinstance(config, Mapping):
+        raise ConfigError("config: the configuration must be a mapping of keys")
+    _raise_schema_error(config, schema)
+    _fill_defaults(config, schema)
+    _check_references(config)
+    return config

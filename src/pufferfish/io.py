@@ -1,0 +1,64 @@
+"""Atomic, deterministic file output: a reader never sees half a file."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+
+__all__ = ["atomic_path", "write_csv", "write_json", "remove_quietly"]
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike, suffix: str | None = None):
+    """Yield a temporary path beside ``path``; on success rename it onto ``path``.
+
+    The rename is atomic on one file system, so ``path`` is either absent, the old file
+    or the complete new one. On error the temporary file is removed.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix or path.suffix or ".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        remove_quietly(tmp)
+        raise
+
+
+def write_csv(frame: pd.DataFrame, path: str | os.PathLike) -> None:
+    """Write ``frame`` as CSV (no index, LF line ends, floats in shortest round-trip form)."""
+    with atomic_path(path) as tmp:
+        frame.to_csv(tmp, index=False, lineterminator="\n")
+
+
+def write_json(obj, path: str | os.PathLike) -> None:
+    """Write ``obj`` as indented JSON with sorted keys (byte-identical for equal objects)."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(json.dumps(obj, indent=2, sort_keys=True, default=_default) + "\n", encoding="utf-8")
+
+
+def _default(value):
+    import numpy as np
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, Path):
+        return str(value)
+    raise TypeError(f"not JSON serializable: {type(value).__name__}")
+
+
+def remove_quietly(*paths) -> None:
+    """Remove files if they exist (used to leave no partial output behind)."""
+    for p in paths:
+        with contextlib.suppress(FileNotFoundError, IsADirectoryError):
+            os.remove(p)

@@ -1,0 +1,237 @@
+"""Calibration methods of the multi-user pufferfish paper (000: Ding, Lu, Yang, Zhang).
+
+Each method returns the Laplace scale theta (noise density exp(-|z|/theta) / (2 theta),
+eq. 2) for every epsilon of a grid, as the paper states it. Every method is a sufficient
+condition; :mod:`pufferfish.audit` computes the privacy loss each theta really achieves.
+
+=================  ==========================  ====================================
+method             secret pair                 condition
+=================  ==========================  ====================================
+``theorem1``       (s_a, s_b)                  eq. (10): max |a_i - b_i| / eps
+``theorem2``       (s_a, s_perp)               eq. (12): max |a_i| / eps
+``theorem3_max``   (s_P, s_perp)               eq. (14): max_t |t| / eps
+``theorem3_brent`` (s_P, s_perp)               eq. (13): E[exp(|D_i| / theta)] = exp(eps)
+``theorem4``       (s_P, s_Q)                  eqs. (16)-(17): sup_t Delta*(t) of F_P, F_Q / eps
+``lemma5``         (s_P, s_Q), Bernoulli       eq. (18): 1 / eps
+``lemma6``         (s_P, s_Q), Bernoulli       eq. (21): sup_x 1 / log(e^eps + (e^eps - 1) psi(x))
+``kantorovich``    any pair                    eq. (5)/(28): sup over supp(pi*) |x - x'| / eps
+=================  ==========================  ====================================
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from fractions import Fraction
+
+import numpy as np
+from scipy import optimize
+from scipy.special import logsumexp
+
+from .errors import NotApplicableError
+from .grids import check_epsilons
+from .lattice import LatticePMF
+from .system import Absent, Draws, Reports, SecretPair
+from .transport import delta_star, plan_span
+
+__all__ = [
+    "theorem1", "theorem2", "theorem3_max", "theorem3_brent", "theorem4", "lemma5", "lemma6",
+    "kantorovich", "lemma6_psi", "bernoulli_eq15", "METHODS", "calibrate", "BRENT_RTOL",
+]
+
+#: relative tolerance passed to scipy.optimize.brentq for eq. (13) (4 * machine epsilon)
+BRENT_RTOL = 4 * np.finfo(float).eps
+
+
+def _eps(epsilons) -> np.ndarray:
+    return check_epsilons(epsilons)
+
+
+def theorem1(a, b, *, epsilons) -> np.ndarray:
+    """Theorem 1, eq. (10): theta = max_i |a_i - b_i| / epsilon for secrets (s_{a_i}, s_{b_i}).
+
+    ``a`` and ``b`` are the two reported values (or arrays of them, one per user/prior).
+    """
+    gap = float(np.max(np.abs(np.asarray(a, dtype=float) - np.asarray(b, dtype=float))))
+    return gap / _eps(epsilons)
+
+
+def theorem2(a, *, epsilons) -> np.ndarray:
+    """Theorem 2, eq. (12): theta = max_i |a_i| / epsilon for secrets (s_{a_i}, s_{perp_i})."""
+    return float(np.max(np.abs(np.asarray(a, dtype=float)))) / _eps(epsilons)
+
+
+def theorem3_max(pmf: LatticePMF, *, epsilons) -> np.ndarray:
+    """Theorem 3, eq. (14): theta = max_{t in supp(P_i)} |t| / epsilon for (s_{P_i}, s_{perp_i})."""
+    return float(np.max(np.abs(pmf.support))) / _eps(epsilons)
+
+
+def theorem3_brent(pmf: LatticePMF, *, epsilons) -> np.ndarray:
+    """Theorem 3, eq. (13): the theta solving E_{D_i ~ P_i}[exp(|D_i| / theta)] = exp(epsilon).
+
+    g(theta) = log E[exp(|D|/theta)] - epsilon (a log-sum-exp, so large 1/theta cannot
+    overflow) is decreasing in theta. With M = max|t| and p_M = Pr(|D| = M) the root lies
+    in the bracket [M / (epsilon - log p_M), M / epsilon]: at the right end
+    E[exp(|D| eps / M)] <= exp(eps), at the left end E[...] >= p_M exp(eps - log p_M) =
+    exp(eps). ``scipy.optimize.brentq`` solves it with xtol = 1e-15 * M / epsilon and
+    rtol = 4 * machine epsilon (:data:`BRENT_RTOL`). D = 0 almost surely needs no noise
+    (theta = 0). For Bernoulli(p) the root is eq. (15) (:func:`bernoulli_eq15`).
+    """
+    eps = _eps(epsilons)
+    abs_t = np.abs(pmf.support).astype(float)
+    logp = np.log(pmf.probs[pmf.probs > 0])
+    big = float(abs_t.max())
+    if big == 0.0:
+        return np.zeros_like(eps)
+    log_pm = float(logsumexp(logp[abs_t == big]))
+    out = np.empty_like(eps)
+    for k, e in enumerate(eps):
+        def g(theta, e=e):
+            return float(logsumexp(logp + abs_t / theta)) - e
+        lo, hi = big / (e - log_pm), big / e
+        if g(hi) >= 0.0 or lo == hi:  # |D| = M almost surely: the bound (14) is exact
+            out[k] = hi
+            continue
+        out[k] = optimize.brentq(g, lo, hi, xtol=1e-15 * hi, rtol=BRENT_RTOL, maxiter=500)
+    return out
+
+
+def bernoulli_eq15(p: float, *, epsilons) -> np.ndarray:
+    """Eq. (15): theta = 1 / log((e^eps - (1 - p)) / p), the root of (13) for D ~ Bernoulli(p)."""
+    eps = _eps(epsilons)
+    return 1.0 / np.log((np.exp(eps) - (1.0 - p)) / p)
+
+
+def theorem4(p: LatticePMF, q: LatticePMF, *, epsilons) -> np.ndarray:
+    """Theorem 4, eqs. (16)-(17): theta = sup_t Delta*(t) / epsilon, Delta* from F_{P_i}, F_{Q_i} only.
+
+    The other users do not enter: W_inf(R + P, R + Q) <= W_inf(P, Q) for any independent R.
+    """
+    return float(np.max(delta_star(p, q)[1])) / _eps(epsilons)
+
+
+def _require_bernoulli(p: LatticePMF, q: LatticePMF, method: str) -> tuple[Fraction, Fraction]:
+    for name, pmf in (("P_i", p), ("Q_i", q)):
+        if not pmf.is_binary():
+            raise NotApplicableError(f"{method} needs Bernoulli users, but {name} has support "
+                                     f"{pmf.support.tolist()} (not within {{0, 1}})")
+    def prob_one(pmf: LatticePMF) -> Fraction:
+        if pmf.exact is not None:
+            return pmf.exact_on(1, 1)[0]
+        return Fraction(float(pmf.pmf_on(1, 1)[0]))
+    return prob_one(p), prob_one(q)
+
+
+def lemma5(p: LatticePMF, q: LatticePMF, *, epsilons) -> np.ndarray:
+    """Lemma 5, eq. (18): theta = 1 / epsilon when P_i and Q_i are Bernoulli."""
+    _require_bernoulli(p, q, "lemma5")
+    return 1.0 / _eps(epsilons)
+
+
+def lemma6_psi(p: LatticePMF, q: LatticePMF, rest_sum: LatticePMF) -> tuple[np.ndarray, np.ndarray]:
+    """psi_i(x) of Lemma 6 at every x of the support hull of X = f(D_-i) + D_i.
+
+    With r = Pr(f(D_-i) = .), pi* moves mass one step (Lemma 6's proof) and the relaxed
+    condition (20) is required column by column, for each x' under s_{Q_i}:
+
+    * p < q: supp(pi*) = {(x'-1, x'), (x', x')}, pi*(x', x') = p r(x'-1) + (1-q) r(x'),
+      pi*(x'-1, x') = (q-p) r(x'-1), so
+      psi(x) = [(1-q) r(x) + p r(x-1)] / [(q-p) r(x-1)]   (as printed in the paper);
+    * p > q: supp(pi*) = {(x'+1, x'), (x', x')}, pi*(x', x') = (1-p) r(x') + q r(x'-1),
+      pi*(x'+1, x') = F_Q(x') - F_P(x') = (p-q) r(x'), so
+      psi(x) = [(1-p) r(x) + q r(x-1)] / [(p-q) r(x)].
+
+    The printed p > q case is the p < q formula with p and q swapped, whose denominator
+    r(x-1) is not pi*(x'+1, x'); the form above is derived from the plan (the tests check
+    it against :func:`pufferfish.transport.kantorovich_plan`). x runs over the whole
+    support of X, including the point one above the largest sum of the other users; where
+    the denominator vanishes the column carries no shifted mass and psi = +inf (no
+    constraint). Returns ``(x, psi)``.
+    """
+    pp, qq = _require_bernoulli(p, q, "lemma6")
+    lo, hi = rest_sum.lo, rest_sum.hi + 1
+    xs = np.arange(lo, hi + 1)
+    r = rest_sum.exact_on(lo - 1, hi) if rest_sum.exact is not None else [Fraction(float(v)) for v in rest_sum.pmf_on(lo - 1, hi)]
+    psi = np.full(xs.size, np.inf)
+    for k in range(xs.size):
+        r_prev, r_here = r[k], r[k + 1]        # r(x-1), r(x)
+        if pp < qq and r_prev > 0:
+            psi[k] = float(((1 - qq) * r_here + pp * r_prev) / ((qq - pp) * r_prev))
+        elif pp > qq and r_here > 0:
+            psi[k] = float(((1 - pp) * r_here + qq * r_prev) / ((pp - qq) * r_here))
+    return xs, psi
+
+
+def lemma6(p: LatticePMF, q: LatticePMF, rest_sum: LatticePMF, *, epsilons) -> np.ndarray:
+    """Lemma 6 (relaxed sufficient condition), eq. (21), with psi from :func:`lemma6_psi`.
+
+    theta = sup_x 1 / log(e^eps + (e^eps - 1) psi(x)) = 1 / log(e^eps + (e^eps - 1) min_x psi(x)),
+    computed as 1 / (eps + log1p((1 - e^-eps) psi_min)) for accuracy at small epsilon.
+    Because x runs over the whole support, min psi is p/(q-p) (p < q) or (1-p)/(p-q)
+    (p > q) for any finite rest: the value does not depend on the other users.
+    P_i = Q_i needs no noise (theta = 0).
+    """
+    eps = _eps(epsilons)
+    pp, qq = _require_bernoulli(p, q, "lemma6")
+    if pp == qq:
+        return np.zeros_like(eps)
+    psi_min = float(np.min(lemma6_psi(p, q, rest_sum)[1]))
+    return 1.0 / (eps + np.log1p(-np.expm1(-eps) * psi_min))
+
+
+def kantorovich(prior_i: LatticePMF, prior_j: LatticePMF, *, epsilons) -> np.ndarray:
+    """Proposition 1, eq. (5) (= Proposition 2, eq. 28): sup_{(x,x') in supp(pi*)} |x - x'| / epsilon.
+
+    ``prior_i`` and ``prior_j`` are the two full query priors P_{X|S}(.|s_i), P_{X|S}(.|s_j);
+    the span of the monotone plan pi* is computed by Lemma 7 (sup Delta*).
+    """
+    return float(plan_span(prior_i, prior_j)) / _eps(epsilons)
+
+
+def _user_pmf(secret, method: str) -> LatticePMF:
+    if not isinstance(secret, Draws):
+        raise NotApplicableError(f"{method} needs a secret of the form 'user i draws from P', got {secret.label()!r}")
+    return secret.pmf
+
+
+def calibrate(method: str, pair: SecretPair, *, epsilons) -> np.ndarray:
+    """Apply ``method`` (a key of :data:`METHODS`) to ``pair``; theta for every epsilon.
+
+    Raises :class:`~pufferfish.errors.NotApplicableError` when the pair is not of the
+    form the method is stated for.
+    """
+    a, b = pair.first, pair.second
+    if method == "kantorovich":
+        return kantorovich(pair.prior_i, pair.prior_j, epsilons=epsilons)
+    if method == "theorem1":
+        if not (isinstance(a, Reports) and isinstance(b, Reports)):
+            raise NotApplicableError("theorem1 needs two reported values (s_a, s_b)")
+        return theorem1(a.value, b.value, epsilons=epsilons)
+    if method == "theorem2":
+        values = [s.value for s in (a, b) if isinstance(s, Reports)]
+        if len(values) != 1 or not any(isinstance(s, Absent) for s in (a, b)):
+            raise NotApplicableError("theorem2 needs a reported value and an absent user (s_a, s_perp)")
+        return theorem2(values[0], epsilons=epsilons)
+    if method in ("theorem3_max", "theorem3_brent"):
+        drawn = [s for s in (a, b) if isinstance(s, Draws)]
+        if len(drawn) != 1 or not any(isinstance(s, Absent) for s in (a, b)):
+            raise NotApplicableError(f"{method} needs a user drawing from P and an absent user (s_P, s_perp)")
+        return METHODS[method](drawn[0].pmf, epsilons=epsilons)
+    if method in ("theorem4", "lemma5"):
+        return METHODS[method](_user_pmf(a, method), _user_pmf(b, method), epsilons=epsilons)
+    if method == "lemma6":
+        return lemma6(_user_pmf(a, method), _user_pmf(b, method), pair.rest_sum, epsilons=epsilons)
+    raise NotApplicableError(f"unknown method {method!r} (known: {', '.join(METHODS)})")
+
+
+#: every calibration method of the paper, by name
+METHODS = {
+    "theorem1": theorem1,
+    "theorem2": theorem2,
+    "theorem3_max": theorem3_max,
+    "theorem3_brent": theorem3_brent,
+    "theorem4": theorem4,
+    "lemma5": lemma5,
+    "lemma6": lemma6,
+    "kantorovich": kantorovich,
+}

@@ -1,0 +1,1 @@
+# rules: download (filled in by its issue)

@@ -1,0 +1,1 @@
+# rules: gaussian (filled in by its issue)

@@ -1,0 +1,1 @@
+# rules: multiuser (filled in by its issue)

@@ -1,0 +1,1 @@
+# rules: report (filled in by its issue)
