@@ -22,7 +22,7 @@ $(STAMP): requirements.txt pyproject.toml
 	@touch $@
 
 reproduce: $(STAMP)
-	$(BIN)/snakemake --cores $(CORES)
+	$(BIN)/snakemake --workflow-profile workflow/profiles/default --cores $(CORES)
 	$(BIN)/snakemake --cores 1 --report results/report.html
 
 test: $(STAMP)

@@ -192,6 +192,8 @@ def _check_references(config: Mapping) -> None:
         for k, user in enumerate(exp.get("rest", [])):
             if user not in known:
                 raise ConfigError(f"{where}.rest[{k}] = {user!r}: unknown user (not in multiuser.users or data_users)")
+        if exp["kind"] == "plan" and "panels" in exp:
+            raise ConfigError(f"{where}: kind 'plan' draws one secret pair; use `secrets`, not `panels`")
         panels = exp["panels"] if "panels" in exp else {"": {"secrets": exp["secrets"]}}
         for panel_name, panel in panels.items():
             pwhere = f"{where}.panels.{panel_name}" if panel_name else where

@@ -24,12 +24,19 @@ def atomic_path(path: str | os.PathLike, suffix: str | None = None):
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix or path.suffix or ".tmp", dir=path.parent)
     os.close(fd)
+    os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the file the usual mode
     try:
         yield Path(tmp)
         os.replace(tmp, path)
     except BaseException:
         remove_quietly(tmp)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def write_csv(frame: pd.DataFrame, path: str | os.PathLike) -> None:

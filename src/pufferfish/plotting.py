@@ -25,19 +25,25 @@ __all__ = ["OKABE_ITO", "series_style", "setup_style", "save_figure", "TIGHT_STY
 OKABE_ITO = ["#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7"]
 _MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 #: the style of the exact smallest scale (theta_min / b_min)
-TIGHT_STYLE = dict(color="#000000", linestyle="--", linewidth=1.6, marker=None, label="tight (exact audit)")
+TIGHT_STYLE = dict(color="#000000", linestyle="--", linewidth=1.6, marker=None, zorder=10, label="tight (exact audit)")
 
 
 def series_style(k: int) -> dict:
-    """Colour, marker and line style of the k-th plotted series (skipping black, kept for tight)."""
+    """Colour, marker, dash and width of the k-th plotted series (black is kept for ``tight``).
+
+    Widths decrease and markers alternate filled/hollow, so series that coincide (e.g. two
+    theorems giving the same theta) stay visible on top of each other.
+    """
     colours = OKABE_ITO[1:]
-    return dict(color=colours[k % len(colours)], marker=_MARKERS[k % len(_MARKERS)], markersize=4,
-                linestyle="-", linewidth=1.4)
+    dashes = ["-", (0, (5, 2)), ":", "-."]
+    return dict(color=colours[k % len(colours)], marker=_MARKERS[k % len(_MARKERS)], markersize=7 - 1.2 * (k % 3),
+                markerfacecolor=colours[k % len(colours)] if k % 2 == 0 else "white",
+                linestyle=dashes[k % len(dashes)], linewidth=max(1.0, 3.0 - 0.8 * k), zorder=2 + k)
 
 
 def setup_style() -> None:
     """rcParams for readable, deterministic figures."""
-    os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
+    os.environ.setdefault("SOURCE_DATE_EPOCH", "1704067200")  # fixed PDF font timestamps
     plt.rcParams.update({
         "figure.dpi": 100,
         "savefig.dpi": 150,

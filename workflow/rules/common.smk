@@ -1,5 +1,6 @@
 # Loaded first: validate the configuration (one line and exit 1 on a mistake), then
 # hold the list of final targets that each rules file extends.
+import re
 import sys
 from pathlib import Path
 
@@ -21,8 +22,28 @@ validate(config, str(SCHEMA))
 TARGETS = []
 
 
-def datasets_used():
-    """Dataset keys referenced by some experiment (only those are downloaded by `all`)."""
-    used = {u["dataset"] for u in config["multiuser"].get("data_users", {}).values()}
-    used |= {spec["dataset"] for key, spec in config["gaussian"].items() if key in ("fig3", "fig4")}
-    return sorted(used)
+def raw_csv(dataset):
+    """The cached table of a dataset (rule download)."""
+    return f"data/raw/{dataset}.csv"
+
+
+def raw_json(dataset):
+    """The provenance record of a dataset (rule download)."""
+    return f"data/raw/{dataset}.json"
+
+
+def alternatives(names):
+    """A wildcard constraint matching exactly the given names."""
+    return "|".join(re.escape(n) for n in sorted(names)) or "(?!x)x"
+
+
+def experiment_data_users(name):
+    """Data-derived users (config multiuser.data_users) an experiment refers to."""
+    spec = config["multiuser"]["experiments"][name]
+    data_users = config["multiuser"].get("data_users", {})
+    panels = spec["panels"].values() if "panels" in spec else [spec]
+    names = set(spec.get("rest", []))
+    for panel in panels:
+        names |= set(panel.get("rest", []))
+        names |= {s["user"] for s in panel["secrets"] if isinstance(s, dict) and "user" in s}
+    return sorted(n for n in names if n in data_users)

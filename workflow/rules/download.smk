@@ -1,1 +1,31 @@
-# rules: download (filled in by its issue)
+# rules: download. data/raw/{dataset}.csv (the table as read) and data/raw/{dataset}.json
+# (its provenance) for every key of config["datasets"]; the work is pufferfish.fetch.
+# Offline: UCI_MIRROR=/path/to/mirror (README). It is not a param, so switching between
+# the mirror and the network does not re-run the job; a change of the dataset's spec does.
+
+# on a cluster, download on the submit host (compute nodes often have no internet)
+localrules:
+    download,
+
+
+rule download:
+    output:
+        csv="data/raw/{dataset}.csv",
+        json="data/raw/{dataset}.json",
+    log:
+        "results/logs/download/{dataset}.log",
+    params:
+        spec=lambda w: config["datasets"][w.dataset],
+    wildcard_constraints:
+        dataset="|".join(sorted(config["datasets"])),
+    script:
+        "../scripts/download.py"
+
+
+TARGETS.extend(
+    expand(
+        "data/raw/{dataset}.{ext}",
+        dataset=sorted(config["datasets"]),
+        ext=["csv", "json"],
+    )
+)

@@ -1,1 +1,105 @@
-# rules: multiuser (filled in by its issue)
+# Multi-user pufferfish privacy (paper 000): data-derived users, calibration + audit of
+# every experiment in config `multiuser.experiments`, transport plans, figures.
+MU = config["multiuser"]
+DATA_USERS = MU.get("data_users", {})
+EXPERIMENTS = MU["experiments"]
+PLAN_EXPERIMENTS = sorted(k for k, v in EXPERIMENTS.items() if v["kind"] == "plan")
+
+
+rule multiuser_data_user:
+    input:
+        csv=lambda w: raw_csv(DATA_USERS[w.user]["dataset"]),
+        json=lambda w: raw_json(DATA_USERS[w.user]["dataset"]),
+    output:
+        csv="results/priors/{user}.csv",
+        json="results/priors/{user}.json",
+    params:
+        spec=lambda w: DATA_USERS[w.user],
+    log:
+        "results/logs/multiuser_data_user/{user}.log",
+    wildcard_constraints:
+        user=alternatives(DATA_USERS),
+    script:
+        "../scripts/multiuser_data_user.py"
+
+
+rule multiuser_experiment:
+    input:
+        users=lambda w: [f"results/priors/{u}.json" for u in experiment_data_users(w.experiment)],
+    output:
+        theta="results/theta/multiuser_{experiment}.csv",
+        audit="results/audit/multiuser_{experiment}.csv",
+        priors="results/priors/multiuser_{experiment}.csv",
+    params:
+        spec=lambda w: EXPERIMENTS[w.experiment],
+        multiuser=MU,
+        audit=config["audit"],
+    log:
+        "results/logs/multiuser_experiment/{experiment}.log",
+    wildcard_constraints:
+        experiment=alternatives(EXPERIMENTS),
+    script:
+        "../scripts/multiuser_experiment.py"
+
+
+rule multiuser_plan:
+    input:
+        users=lambda w: [f"results/priors/{u}.json" for u in experiment_data_users(w.experiment)],
+    output:
+        plan="results/plans/multiuser_{experiment}.csv",
+        cdf="results/plans/multiuser_{experiment}_cdf.csv",
+    params:
+        spec=lambda w: EXPERIMENTS[w.experiment],
+        multiuser=MU,
+    log:
+        "results/logs/multiuser_plan/{experiment}.log",
+    wildcard_constraints:
+        experiment=alternatives(PLAN_EXPERIMENTS),
+    script:
+        "../scripts/multiuser_plan.py"
+
+
+rule multiuser_figure:
+    input:
+        theta="results/theta/multiuser_{experiment}.csv",
+        priors="results/priors/multiuser_{experiment}.csv",
+        plan=lambda w: (
+            [f"results/plans/multiuser_{w.experiment}.csv"]
+            if EXPERIMENTS[w.experiment]["kind"] == "plan"
+            else []
+        ),
+        users=lambda w: [f"results/priors/{u}.json" for u in experiment_data_users(w.experiment)],
+    output:
+        png=report(
+            "results/figures/multiuser/{experiment}.png",
+            caption="../report/multiuser_figure.rst",
+            category="Multi-user pufferfish privacy (paper 000)",
+            labels={"figure": "{experiment}"},
+        ),
+        pdf="results/figures/multiuser/{experiment}.pdf",
+        csv="results/figures/multiuser/{experiment}.csv",
+    params:
+        spec=lambda w: EXPERIMENTS[w.experiment],
+    log:
+        "results/logs/multiuser_figure/{experiment}.log",
+    wildcard_constraints:
+        experiment=alternatives(EXPERIMENTS),
+    script:
+        "../scripts/multiuser_figure.py"
+
+
+TARGETS.extend(
+    expand(
+        "results/{kind}/multiuser_{experiment}.csv",
+        kind=["theta", "audit", "priors"],
+        experiment=sorted(EXPERIMENTS),
+    )
+)
+TARGETS.extend(expand("results/plans/multiuser_{experiment}.csv", experiment=PLAN_EXPERIMENTS))
+TARGETS.extend(
+    expand(
+        "results/figures/multiuser/{experiment}.{ext}",
+        experiment=sorted(EXPERIMENTS),
+        ext=["png", "pdf", "csv"],
+    )
+)

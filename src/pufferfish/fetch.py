@@ -1,0 +1,394 @@
+"""Obtain the UCI datasets of ``config.yaml``: download or offline mirror, verify, record.
+
+A dataset spec (a value of ``config["datasets"]``) names where the bytes come from:
+
+``source: ucimlrepo``
+    UCI's standardized ``data.csv`` of dataset ``uci_id``, the file that
+    ``ucimlrepo.fetch_ucirepo(id=uci_id)`` reads. Its URL is resolved through UCI's API
+    (``ucimlrepo.fetch.API_BASE_URL + "?id=N"``, JSON field ``data.data_url``), exactly as
+    ``fetch_ucirepo`` does, and the bytes are parsed with ``pandas.read_csv`` and no
+    options, as ``fetch_ucirepo`` does (plus ``read_csv`` options if the spec gives any).
+``source: archive``
+    The ``member`` of the zip archive at ``url``, parsed with
+    ``pandas.read_csv(**spec["read_csv"])`` and verified against the pinned ``sha256``.
+
+Either way the table is then checked against the spec: exactly ``rows`` rows, and every
+name in ``columns`` among its columns. Nothing is cleaned and no row is dropped here.
+
+Offline mirror. If the environment variable ``UCI_MIRROR`` names a directory laid out
+like the UCI site, ``https://archive.ics.uci.edu/<path>`` is read from
+``$UCI_MIRROR/<path>`` and ucimlrepo's dataset ``N`` from
+``$UCI_MIRROR/static/public/N/data.csv``; the network is then never touched (a file
+missing from the mirror is an error, not a reason to go online).
+
+Why ``ucimlrepo.fetch_ucirepo`` itself is not called. It hands ``data_url`` straight to
+``pd.read_csv``, so the bytes never reach the caller: they cannot be hashed for the
+provenance record or checked against a pin, and they cannot be written atomically. The
+pandas URL reader has no timeout, so a stalled connection hangs the job forever; the
+errors (``ConnectionError('Error connecting to server')``) name neither dataset nor URL;
+and there is no way to point it at a mirror. This module makes the same two requests
+(the API query, then ``data_url``) with :func:`urllib.request.urlopen` and a timeout.
+
+Every file is written atomically (:mod:`pufferfish.io`), and only after every check has
+passed: a dataset that fails a check leaves nothing behind. The errors a user can fix
+are :class:`~pufferfish.errors.DownloadError` (the bytes could not be obtained or failed
+their checksum), :class:`~pufferfish.errors.DataError` (the table does not match its
+spec) and :class:`~pufferfish.errors.ConfigError` (the spec itself is incomplete), each
+with a one-line message that starts with ``dataset <name>:``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import io
+import json
+import logging
+import os
+import ssl
+import urllib.error
+import urllib.parse
+import urllib.request
+import zipfile
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path, PurePosixPath
+
+import pandas as pd
+from ucimlrepo.fetch import API_BASE_URL, DATASET_FILE_BASE_URL
+
+from .errors import ConfigError, DataError, DownloadError
+from .io import atomic_path, remove_quietly, write_csv, write_json
+
+__all__ = [
+    "MIRROR_ENV", "UCI_SITE", "DEFAULT_TIMEOUT", "NETWORK", "Provenance",
+    "download", "fetch_dataset", "mirror_from_env", "mirror_path", "ucimlrepo_data_url",
+    "parse_csv", "check_table", "sha256_hex",
+]
+
+log = logging.getLogger(__name__)
+
+#: environment variable naming a local mirror of archive.ics.uci.edu
+MIRROR_ENV = "UCI_MIRROR"
+#: the site a mirror stands for; every URL read from a mirror must start with it
+UCI_SITE = "https://archive.ics.uci.edu/"
+#: seconds a connection may stay silent before the download is given up
+DEFAULT_TIMEOUT = 60.0
+#: what ``Provenance.read_from`` says when the bytes came over the network
+NETWORK = "network"
+
+_WAY_OUT = f"set {MIRROR_ENV} to a local mirror of archive.ics.uci.edu (see README)"
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a dataset's table came from and what was checked (``data/raw/{dataset}.json``).
+
+    Attributes:
+        dataset: the key of the dataset in ``config["datasets"]``.
+        source: ``"ucimlrepo"`` or ``"archive"``.
+        url: the URL of the bytes parsed (for ``archive``, of the zip holding ``member``).
+        uci_id: the UCI dataset id (``ucimlrepo`` only).
+        member: the member of the zip that was parsed (``archive`` only).
+        sha256: SHA-256 of the bytes parsed (for ``archive``, of the member).
+        sha256_expected: the pinned SHA-256 from the spec, if any.
+        sha256_verified: whether ``sha256`` was checked against a pin (and matched).
+        archive_sha256: SHA-256 of the whole zip (``archive`` only; a mirror may hold a
+            repack, so only the member is pinned).
+        read_from: the mirror file read, or ``"network"``.
+        rows: number of rows of the table.
+        columns: every column of the table, in order.
+        read_csv: the ``pandas.read_csv`` options used (empty: pandas' defaults).
+        citation: how to cite the dataset (from the spec).
+    """
+
+    dataset: str
+    source: str
+    url: str
+    sha256: str
+    sha256_verified: bool
+    read_from: str
+    rows: int
+    columns: tuple[str, ...]
+    uci_id: int | None = None
+    member: str | None = None
+    sha256_expected: str | None = None
+    archive_sha256: str | None = None
+    read_csv: Mapping = field(default_factory=dict, hash=False)
+    citation: str | None = None
+
+    def to_dict(self) -> dict:
+        """A JSON-ready dict (lists for tuples)."""
+        record = asdict(self)
+        record["columns"] = list(self.columns)
+        record["read_csv"] = dict(self.read_csv)
+        return record
+
+
+# --------------------------------------------------------------------------------------
+# public API
+# --------------------------------------------------------------------------------------
+
+def download(dataset: str, spec: Mapping, *, csv_path: str | os.PathLike, json_path: str | os.PathLike,
+             mirror: str | os.PathLike | None = None, timeout: float = DEFAULT_TIMEOUT) -> Provenance:
+    """Fetch and check ``dataset``, then write its table to ``csv_path`` and provenance to ``json_path``.
+
+    The CSV is the parsed table as ``to_csv(index=False)``, so ``pd.read_csv(csv_path)``
+    gives it back (missing values as NaN); this is checked before the file is put in
+    place. Both files are written atomically, and only after every check has passed;
+    if writing either fails, neither is left behind.
+
+    Args:
+        dataset: the key of the dataset in ``config["datasets"]`` (used in messages).
+        spec: the dataset's entry of ``config["datasets"]``.
+        csv_path, json_path: where to write the table and its :class:`Provenance`.
+        mirror: a local mirror of archive.ics.uci.edu; ``None``: ``$UCI_MIRROR`` if set,
+            else the network.
+        timeout: seconds a network connection may stay silent.
+
+    Returns:
+        The provenance record written to ``json_path``.
+
+    Raises:
+        DownloadError, DataError, ConfigError: see :func:`fetch_dataset`, plus a
+            :class:`DataError` if the CSV would not read back as the parsed table.
+    """
+    frame, record = fetch_dataset(dataset, spec, mirror=mirror, timeout=timeout)
+    try:
+        with atomic_path(csv_path) as tmp:
+            write_csv(frame, tmp)
+            _check_round_trip(dataset, frame, tmp)
+        write_json(record.to_dict(), json_path)
+    except BaseException:
+        remove_quietly(csv_path, json_path)
+        raise
+    log.info("dataset %s: wrote %s and %s", dataset, csv_path, json_path)
+    return record
+
+
+def fetch_dataset(dataset: str, spec: Mapping, *, mirror: str | os.PathLike | None = None,
+                  timeout: float = DEFAULT_TIMEOUT) -> tuple[pd.DataFrame, Provenance]:
+    """Read ``dataset`` as its ``spec`` says, check it, and return the table and its provenance.
+
+    Args:
+        dataset: the key of the dataset in ``config["datasets"]`` (used in messages).
+        spec: ``source`` (``ucimlrepo`` with ``uci_id``, or ``archive`` with ``url``,
+            ``member``, ``sha256``), ``rows``, ``columns``, and optionally ``read_csv``
+            and ``citation``.
+        mirror: a local mirror of archive.ics.uci.edu; ``None``: ``$UCI_MIRROR`` if set,
+            else the network.
+        timeout: seconds a network connection may stay silent.
+
+    Raises:
+        DownloadError: the bytes cannot be obtained (no network, not in the mirror, not
+            a zip, no such member) or their SHA-256 differs from the pin.
+        DataError: the bytes do not parse, or the table has other ``rows`` or lacks
+            some of ``columns``.
+        ConfigError: the spec lacks a key its source needs.
+    """
+    source = _require(dataset, spec, "source")
+    rows = _require(dataset, spec, "rows")
+    columns = _require(dataset, spec, "columns")
+    options = dict(spec.get("read_csv") or {})
+    root = Path(mirror).resolve() if mirror is not None else mirror_from_env()
+    if root is not None and not root.is_dir():
+        raise DownloadError(f"dataset {dataset}: {MIRROR_ENV}={root} is not a directory")
+
+    if source == "ucimlrepo":
+        uci_id = _require(dataset, spec, "uci_id")
+        if root is not None:
+            url = f"{DATASET_FILE_BASE_URL}/{uci_id}/data.csv"
+            read_from = _mirror_file(dataset, root, url)
+            data = _read_mirror(dataset, read_from, url)
+        else:
+            url = ucimlrepo_data_url(uci_id, dataset=dataset, timeout=timeout)
+            read_from = NETWORK
+            data = _read_url(dataset, url, timeout=timeout)
+        where, member, archive_sha256 = url, None, None
+    elif source == "archive":
+        url = _require(dataset, spec, "url")
+        member = _require(dataset, spec, "member")
+        _require(dataset, spec, "sha256")
+        uci_id = None
+        if root is not None:
+            read_from = _mirror_file(dataset, root, url)
+            archive = _read_mirror(dataset, read_from, url)
+        else:
+            read_from = NETWORK
+            archive = _read_url(dataset, url, timeout=timeout)
+        archive_sha256 = sha256_hex(archive)
+        data = _zip_member(dataset, archive, member, where=str(read_from) if root is not None else url)
+        where = f"member {member} of {url}"
+    else:
+        raise ConfigError(f"dataset {dataset}: datasets.{dataset}.source = {source!r}: "
+                          "must be one of ucimlrepo, archive")
+
+    digest = sha256_hex(data)
+    expected = spec.get("sha256")
+    if expected is not None and digest != expected.lower():
+        what = f"member {member} of {url}" if member else url
+        raise DownloadError(f"dataset {dataset}: sha256 mismatch for {what}: expected {expected}, found {digest}")
+    log.info("dataset %s: read %d bytes of %s from %s, sha256 %s%s", dataset, len(data), where, read_from,
+             digest, " (verified)" if expected else "")
+
+    frame = parse_csv(data, read_csv=options, dataset=dataset, where=where)
+    check_table(dataset, frame, rows=rows, columns=columns)
+    record = Provenance(
+        dataset=dataset, source=source, url=url, uci_id=uci_id, member=member,
+        sha256=digest, sha256_expected=expected, sha256_verified=expected is not None,
+        archive_sha256=archive_sha256, read_from=str(read_from), rows=len(frame),
+        columns=tuple(str(c) for c in frame.columns), read_csv=options, citation=spec.get("citation"),
+    )
+    log.info("dataset %s: %d rows x %d columns", dataset, *frame.shape)
+    return frame, record
+
+
+def mirror_from_env(environ: Mapping[str, str] | None = None) -> Path | None:
+    """The mirror named by ``$UCI_MIRROR`` as an absolute path, or ``None`` if unset or empty."""
+    value = (os.environ if environ is None else environ).get(MIRROR_ENV, "")
+    return Path(value).resolve() if value.strip() else None
+
+
+def mirror_path(mirror: str | os.PathLike, url: str) -> Path:
+    """The file of ``mirror`` that stands for ``url`` (``https://archive.ics.uci.edu/<path>``).
+
+    The URL path is percent-decoded (``%2B`` and ``+`` both name ``+``). A URL of another
+    site, with a query, or with a ``..`` in its path is refused (``DownloadError``).
+    """
+    parts = urllib.parse.urlsplit(url)
+    if not url.startswith(UCI_SITE) or parts.query or parts.fragment:
+        raise DownloadError(f"{url} cannot be read from a mirror: only {UCI_SITE}<path> URLs can")
+    relative = PurePosixPath(urllib.parse.unquote(parts.path).lstrip("/"))
+    if not relative.parts or any(part in ("..", ".") for part in relative.parts):
+        raise DownloadError(f"{url} cannot be read from a mirror: it names no file inside the mirror")
+    # not resolved further: a mirror may hold symbolic links to files kept elsewhere
+    return Path(mirror).resolve().joinpath(*relative.parts)
+
+
+def ucimlrepo_data_url(uci_id: int, *, dataset: str, timeout: float = DEFAULT_TIMEOUT) -> str:
+    """Ask UCI's API for the ``data.csv`` URL of dataset ``uci_id``, as ``fetch_ucirepo`` does."""
+    api_url = f"{API_BASE_URL}?id={int(uci_id)}"
+    answer = _read_url(dataset, api_url, timeout=timeout)
+    try:
+        reply = json.loads(answer)
+        status, metadata = reply.get("status"), reply.get("data")
+    except (ValueError, AttributeError) as err:
+        raise DownloadError(f"dataset {dataset}: {api_url} did not answer with JSON ({_one_line(err)})") from err
+    if status != 200 or not isinstance(metadata, Mapping):
+        message = reply.get("message") or "dataset not found in repository"
+        raise DownloadError(f"dataset {dataset}: UCI has no dataset with id {uci_id} ({_one_line(message)}; {api_url})")
+    data_url = metadata.get("data_url")
+    if not data_url or not isinstance(data_url, str):
+        raise DownloadError(f"dataset {dataset}: UCI dataset id {uci_id} has no data.csv to import ({api_url})")
+    log.info("dataset %s: UCI id %s resolves to %s", dataset, uci_id, data_url)
+    return data_url
+
+
+def parse_csv(data: bytes, *, read_csv: Mapping | None = None, dataset: str = "?", where: str = "data") -> pd.DataFrame:
+    """Parse ``data`` with ``pandas.read_csv(**read_csv)`` (no options: as ucimlrepo does)."""
+    options = dict(read_csv or {})
+    try:
+        return pd.read_csv(io.BytesIO(data), **options)
+    except TypeError as err:
+        raise ConfigError(f"dataset {dataset}: datasets.{dataset}.read_csv: {_one_line(err)}") from err
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as err:
+        raise DataError(f"dataset {dataset}: cannot parse {where} as CSV ({_one_line(err)})") from err
+
+
+def check_table(dataset: str, frame: pd.DataFrame, *, rows: int, columns) -> None:
+    """Refuse (``DataError``) a table without exactly ``rows`` rows or lacking one of ``columns``."""
+    found = [str(c) for c in frame.columns]
+    missing = [c for c in columns if c not in found]
+    if missing:
+        raise DataError(f"dataset {dataset}: columns {_abbrev(missing)} not found "
+                        f"(expected {_abbrev(columns)}; found {_abbrev(found)})")
+    if len(frame) != rows:
+        raise DataError(f"dataset {dataset}: expected {rows} rows, found {len(frame)}")
+
+
+def sha256_hex(data: bytes) -> str:
+    """Lower-case hex SHA-256 of ``data``."""
+    return hashlib.sha256(data).hexdigest()
+
+
+# --------------------------------------------------------------------------------------
+# helpers
+# --------------------------------------------------------------------------------------
+
+def _require(dataset: str, spec: Mapping, key: str):
+    if spec.get(key) is None:
+        raise ConfigError(f"dataset {dataset}: datasets.{dataset}.{key} is missing")
+    return spec[key]
+
+
+def _mirror_file(dataset: str, root: Path, url: str) -> Path:
+    try:
+        return mirror_path(root, url)
+    except DownloadError as err:
+        raise DownloadError(f"dataset {dataset}: {err}") from None
+
+
+def _read_mirror(dataset: str, path: Path, url: str) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise DownloadError(f"dataset {dataset}: {MIRROR_ENV} is set but {path} is not in the mirror "
+                            f"(it stands for {url})") from None
+    except OSError as err:
+        raise DownloadError(f"dataset {dataset}: cannot read {path} from the mirror ({_one_line(err)})") from err
+
+
+def _read_url(dataset: str, url: str, *, timeout: float) -> bytes:
+    """GET ``url`` (at most ``timeout`` seconds of silence); any failure names the way out."""
+    log.info("dataset %s: downloading %s", dataset, url)
+    try:
+        with urllib.request.urlopen(url, timeout=timeout, context=_ssl_context()) as response:
+            return response.read()
+    except urllib.error.HTTPError as err:
+        raise DownloadError(f"dataset {dataset}: cannot download {url} (HTTP {err.code} {_one_line(err.reason)}); "
+                            f"{_WAY_OUT}") from err
+    except urllib.error.URLError as err:
+        raise DownloadError(f"dataset {dataset}: cannot reach {url} ({_one_line(err.reason)}); {_WAY_OUT}") from err
+    except (OSError, http.client.HTTPException) as err:  # timeouts and resets while reading
+        reason = _one_line(err) or type(err).__name__
+        raise DownloadError(f"dataset {dataset}: cannot reach {url} ({reason}); {_WAY_OUT}") from err
+
+
+def _ssl_context() -> ssl.SSLContext:
+    """The certificate store ucimlrepo uses (certifi's), or the system's if certifi is absent."""
+    try:
+        import certifi
+    except ImportError:  # pragma: no cover - certifi comes with ucimlrepo
+        return ssl.create_default_context()
+    return ssl.create_default_context(cafile=certifi.where())
+
+
+def _zip_member(dataset: str, archive: bytes, member: str, *, where: str) -> bytes:
+    try:
+        with zipfile.ZipFile(io.BytesIO(archive)) as zf:
+            names = zf.namelist()
+            data = zf.read(member) if member in names else None
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, OSError, EOFError) as err:
+        raise DownloadError(f"dataset {dataset}: {where} is not a readable zip archive ({_one_line(err)})") from err
+    if data is None:
+        raise DownloadError(f"dataset {dataset}: {where} has no member {member} (members: {_abbrev(names)})")
+    return data
+
+
+def _check_round_trip(dataset: str, frame: pd.DataFrame, path: Path) -> None:
+    """Refuse a CSV that ``pd.read_csv`` would not read back as ``frame``."""
+    try:
+        pd.testing.assert_frame_equal(pd.read_csv(path), frame, check_exact=True)
+    except AssertionError as err:
+        raise DataError(f"dataset {dataset}: the CSV written would not read back as the table parsed "
+                        f"({_one_line(err)}); check datasets.{dataset}.read_csv") from err
+
+
+def _one_line(value) -> str:
+    return " ".join(str(value).split())
+
+
+def _abbrev(items, limit: int = 40) -> str:
+    items = list(items)
+    shown = ", ".join(items[:limit])
+    return f"[{shown}{', ...' if len(items) > limit else ''}]"

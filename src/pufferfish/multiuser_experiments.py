@@ -1,0 +1,302 @@
+"""Experiments of the multi-user paper as declared in config.yaml (``multiuser`` section).
+
+The workflow scripts only call :func:`data_user_prior` (one data-derived user) and
+:func:`run_experiment` (one figure or table: calibrate every method, audit every theta,
+compute theta_min, and, for ``kind: plan``, the transport plan and Delta*). Nothing here
+is specific to a figure: a new experiment in config.yaml needs no code.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .audit import lattice_privacy_loss, theta_min
+from .errors import ConfigError
+from .grids import check_epsilons, expand_grid
+from .lattice import LatticePMF
+from .multiuser import calibrate
+from .priors import condition, describe_encoding, empirical_pmf, encode
+from .system import Absent, Draws, Reports, SecretPair, User, query_prior
+from .transport import delta_star, kantorovich_plan
+
+__all__ = [
+    "data_user_prior", "build_users", "secret_from_spec", "experiment_pairs", "run_experiment",
+    "ExperimentResult", "run_plan", "prior_frame", "THETA_COLUMNS", "AUDIT_COLUMNS", "read_user_prior",
+]
+
+log = logging.getLogger("pufferfish")
+
+#: columns of results/theta/multiuser_<experiment>.csv
+THETA_COLUMNS = ["panel", "method", "epsilon", "theta", "epsilon_achieved", "theta_min"]
+#: columns shared by every results/audit/<experiment>.csv (both papers)
+AUDIT_COLUMNS = ["experiment", "panel", "method", "epsilon", "delta", "scale", "epsilon_achieved",
+                 "delta_achieved", "scale_min", "violation"]
+
+
+# ------------------------------------------------------------------------------ data users
+def data_user_prior(frame: pd.DataFrame, spec: Mapping, *, name: str) -> tuple[LatticePMF, dict]:
+    """Pr(attribute | given) of a dataset, encoded to integers (config ``multiuser.data_users``).
+
+    Returns the exact empirical pmf and a provenance record (dataset, condition, encoding,
+    row counts).
+    """
+    cond = condition(frame, attribute=spec["attribute"], given=spec["given"], dataset=spec["dataset"])
+    codes = encode(cond.values, spec["encoding"], name=f"multiuser.data_users.{name}", column=frame[spec["attribute"]])
+    pmf = empirical_pmf(codes, name=f"multiuser.data_users.{name}")
+    record = {
+        "user": name,
+        "dataset": spec["dataset"],
+        "attribute": spec["attribute"],
+        "given": dict(spec["given"]),
+        "encoding": describe_encoding(spec["encoding"]),
+        **cond.record(),
+        "values": pmf.support.tolist(),
+        "counts": [int(c) for c in np.unique(codes, return_counts=True)[1]],
+    }
+    return pmf, record
+
+
+def prior_frame(pmf: LatticePMF) -> pd.DataFrame:
+    """``value,probability`` rows of a pmf (atoms with positive mass)."""
+    mask = pmf.probs > 0
+    return pd.DataFrame({"value": pmf.values[mask], "probability": pmf.probs[mask]})
+
+
+def read_user_prior(path, *, name: str, record: Mapping | None = None) -> LatticePMF:
+    """Read a ``value,probability`` prior written by the data-user rule.
+
+    When ``record`` (its provenance JSON) carries the counts, the exact fractions are rebuilt.
+    """
+    if record is not None and "counts" in record:
+        return LatticePMF.from_counts(record["values"], record["counts"], name=name)
+    frame = pd.read_csv(path)
+    return LatticePMF.from_values(frame["value"].tolist(), frame["probability"].tolist(), name=name)
+
+
+# ------------------------------------------------------------------------------ config -> model
+def build_users(mu_config: Mapping, data_pmfs: Mapping[str, LatticePMF]) -> dict[str, User]:
+    """Every user of the ``multiuser`` config: lattice users and data-derived users."""
+    users = {}
+    for name, spec in mu_config.get("users", {}).items():
+        pmf = LatticePMF.from_values(spec["values"], spec["probabilities"], name=f"multiuser.users.{name}")
+        users[name] = User(pmf, float(spec.get("presence", 1.0)), name)
+    for name, spec in mu_config.get("data_users", {}).items():
+        if name in data_pmfs:
+            users[name] = User(data_pmfs[name], float(spec.get("presence", 1.0)), name)
+    return users
+
+
+def secret_from_spec(spec, users: Mapping[str, User]):
+    """``absent`` / ``{value: a}`` / ``{user: NAME}`` -> :class:`Absent` / :class:`Reports` / :class:`Draws`."""
+    if spec == "absent":
+        return Absent()
+    if "value" in spec:
+        return Reports(int(spec["value"]))
+    name = spec["user"]
+    if name not in users:
+        raise ConfigError(f"config: unknown user {name!r}")
+    return Draws(users[name].pmf, name)
+
+
+def experiment_pairs(spec: Mapping, users: Mapping[str, User]) -> dict[str, SecretPair]:
+    """The secret pair of every panel of an experiment (panel ``""`` when there is one pair)."""
+    panels = spec["panels"] if "panels" in spec else {"": {"secrets": spec["secrets"]}}
+    pairs = {}
+    for panel, pspec in panels.items():
+        rest = [users[name] for name in pspec.get("rest", spec.get("rest", []))]
+        first, second = (secret_from_spec(s, users) for s in pspec["secrets"])
+        pairs[panel] = SecretPair.of(first, second, rest)
+    return pairs
+
+
+def secret_label(spec) -> str:
+    if spec == "absent":
+        return "absent"
+    if "value" in spec:
+        return f"reports {spec['value']}"
+    return f"draws from {spec['user']}"
+
+
+# ------------------------------------------------------------------------------ running
+@dataclass(frozen=True, eq=False)
+class ExperimentResult:
+    """Every table one experiment writes (see :func:`run_experiment`)."""
+
+    theta: pd.DataFrame
+    audit: pd.DataFrame
+    priors: pd.DataFrame
+    violations: list = field(default_factory=list)
+
+
+def run_experiment(name: str, spec: Mapping, users: Mapping[str, User], *, audit: Mapping) -> ExperimentResult:
+    """Calibrate, audit and (for ``kind: plan``) transport-plan one experiment.
+
+    For every panel, method and epsilon: theta from the method, the exact privacy loss it
+    achieves (both directions), and theta_min (the ``tight`` method, added to every
+    experiment). A theta whose loss exceeds epsilon * (1 + audit.rtol) is a violation: it
+    is logged as a warning and flagged in the audit table, never silently dropped.
+    """
+    epsilons = check_epsilons(expand_grid(spec["epsilons"], name=f"multiuser.experiments.{name}.epsilons"),
+                              name=f"multiuser.experiments.{name}.epsilons")
+    rtol = float(audit.get("rtol", 1e-9))
+    brtol = float(audit.get("bisection_rtol", 1e-12))
+    steps = int(audit.get("bisection_max_steps", 200))
+    pairs = experiment_pairs(spec, users)
+    theta_rows, audit_rows, prior_rows, violations = [], [], [], []
+    experiment = f"multiuser_{name}"
+    for panel, pair in pairs.items():
+        p, q = pair.prior_i, pair.prior_j
+        for label, secret_spec, pmf in (("s_i", _spec_of(spec, panel, 0), p), ("s_j", _spec_of(spec, panel, 1), q)):
+            frame = prior_frame(pmf)
+            frame.insert(0, "secret", f"{label}: {secret_label(secret_spec)}")
+            frame.insert(0, "panel", panel)
+            prior_rows.append(frame)
+        tight_results = [theta_min(p, q, float(e), rtol=brtol, max_steps=steps) for e in epsilons]
+        thetas = {m: calibrate(m, pair, epsilons=epsilons) for m in spec["methods"]}
+        thetas["tight"] = np.array([t.theta for t in tight_results])
+        for method, values in thetas.items():
+            for k, (eps, theta) in enumerate(zip(epsilons, values)):
+                tmin = tight_results[k].theta
+                if theta > 0 and np.isfinite(theta):
+                    loss = lattice_privacy_loss(p, q, theta)
+                    achieved, fwd, bwd = loss.epsilon, loss.forward, loss.backward
+                elif theta == 0:
+                    achieved = fwd = bwd = float(tight_results[k].loss) if tmin == 0 else np.inf
+                else:
+                    achieved = fwd = bwd = np.nan
+                violation = bool(achieved > eps * (1.0 + rtol))
+                if violation:
+                    violations.append((experiment, panel, method, float(eps), float(theta), float(achieved)))
+                    log.warning("%s%s: %s theta=%.6g at epsilon=%g achieves epsilon=%.6g (violation)",
+                                experiment, f" [{panel}]" if panel else "", method, theta, eps, achieved)
+                theta_rows.append({"panel": panel, "method": method, "epsilon": float(eps), "theta": float(theta),
+                                   "epsilon_achieved": achieved, "theta_min": tmin})
+                audit_rows.append({"experiment": experiment, "panel": panel, "method": method, "epsilon": float(eps),
+                                   "delta": np.nan, "scale": float(theta), "epsilon_achieved": achieved,
+                                   "delta_achieved": np.nan, "scale_min": tmin, "violation": violation,
+                                   "loss_forward": fwd, "loss_backward": bwd,
+                                   "tight_note": tight_results[k].reason})
+    theta = pd.DataFrame(theta_rows, columns=THETA_COLUMNS)
+    audit_frame = pd.DataFrame(audit_rows)
+    priors = pd.concat(prior_rows, ignore_index=True)
+    return ExperimentResult(theta, audit_frame, priors, violations)
+
+
+def run_plan(name: str, spec: Mapping, users: Mapping[str, User]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The monotone plan pi* (eq. 6) and the CDF/Delta* table (Lemma 7) of a ``kind: plan`` experiment.
+
+    Returns ``(plan, cdf)``: plan rows ``x,x_prime,mass`` (x under the first secret, x' under
+    the second; non-zero entries), cdf rows ``x,F_i,F_j,delta_star`` over every lattice point
+    between the extreme atoms. Lemma 7 (sup of the plan's |x - x'| = sup Delta*) is checked.
+    """
+    if "panels" in spec:
+        raise ConfigError(f"config: multiuser.experiments.{name}: kind 'plan' takes one secret pair (secrets), not panels")
+    pair = experiment_pairs(spec, users)[""]
+    p, q = pair.prior_i, pair.prior_j
+    plan = kantorovich_plan(p, q)
+    xs, ds = delta_star(p, q)
+    if plan.span != int(ds.max()):  # Lemma 7: a mismatch would be a bug, never a result
+        raise AssertionError(f"multiuser_{name}: plan span {plan.span} != sup Delta* {int(ds.max())}")
+    lo, hi = int(xs[0]), int(xs[-1])
+    cdf = pd.DataFrame({"x": xs, "F_i": p.cdf_on(lo, hi), "F_j": q.cdf_on(lo, hi),
+                        "delta_star": ds})
+    return pd.DataFrame({"x": plan.x, "x_prime": plan.x_prime, "mass": plan.mass}), cdf
+
+
+def _spec_of(spec: Mapping, panel: str, k: int):
+    return (spec["panels"][panel]["secrets"] if panel else spec["secrets"])[k]
+
+
+# ------------------------------------------------------------------------------ file-level steps
+def _load_data_users(records: Mapping[str, str]) -> dict[str, LatticePMF]:
+    import json
+    out = {}
+    for name, path in records.items():
+        with open(path, encoding="utf-8") as handle:
+            record = json.load(handle)
+        out[name] = read_user_prior(None, name=name, record=record)
+    return out
+
+
+def write_data_user(*, name: str, spec: Mapping, data_csv, data_json, out_csv, out_json) -> dict:
+    """Step ``multiuser_data_user``: the prior of one data-derived user, with its provenance."""
+    import json
+
+    from .io import write_csv, write_json
+    frame = pd.read_csv(data_csv)
+    pmf, record = data_user_prior(frame, spec, name=name)
+    with open(data_json, encoding="utf-8") as handle:
+        source = json.load(handle)
+    record["dataset_sha256"] = source.get("sha256")
+    log.info("%s: %s rows in %s, %s dropped (missing), %s used; values %s", name, record["rows_in_dataset"],
+             spec["dataset"], record["rows_dropped_missing"], record["rows_used"], record["values"])
+    write_csv(prior_frame(pmf), out_csv)
+    write_json(record, out_json)
+    return record
+
+
+def write_experiment(*, name: str, spec: Mapping, multiuser: Mapping, audit: Mapping,
+                     data_users: Mapping[str, str], out_theta, out_audit, out_priors) -> ExperimentResult:
+    """Step ``multiuser_experiment``: theta, audit and query priors of one experiment."""
+    from .io import write_csv
+    users = build_users(multiuser, _load_data_users(data_users))
+    result = run_experiment(name, spec, users, audit=audit)
+    write_csv(result.priors, out_priors)
+    write_csv(result.audit, out_audit)
+    write_csv(result.theta, out_theta)
+    return result
+
+
+def write_plan(*, name: str, spec: Mapping, multiuser: Mapping, data_users: Mapping[str, str], out_plan, out_cdf) -> None:
+    """Step ``multiuser_plan``: pi* and the CDF/Delta* table of one ``kind: plan`` experiment."""
+    from .io import write_csv
+    users = build_users(multiuser, _load_data_users(data_users))
+    plan, cdf = run_plan(name, spec, users)
+    log.info("multiuser_%s: %d plan entries, sup |x - x'| = %d", name, len(plan), int(cdf.delta_star.max()))
+    write_csv(cdf, out_cdf)
+    write_csv(plan, out_plan)
+
+
+def describe_secret(spec, records: Mapping[str, Mapping]) -> str:
+    """A short label of a secret for figures: data users as ``attribute | condition (n rows)``."""
+    if isinstance(spec, Mapping) and spec.get("user") in records:
+        rec = records[spec["user"]]
+        given = ", ".join(f"{k}={v}" for k, v in rec["given"].items())
+        return f"{rec['attribute']} | {given} (n={rec['rows_used']})"
+    return secret_label(spec)
+
+
+def write_figure(*, name: str, spec: Mapping, theta_csv, priors_csv, plan_csv=None, user_records=(),
+                 png, pdf, csv) -> None:
+    """Step ``multiuser_figure``: the plan figure (kind plan) or theta against epsilon (kind theta).
+
+    ``user_records`` are the provenance JSONs of the data-derived users (for the panel titles:
+    attribute, condition and rows used).
+    """
+    import json
+    import textwrap
+
+    from .multiuser_plots import plot_plan, plot_theta
+    records = {}
+    for path in user_records:
+        with open(path, encoding="utf-8") as handle:
+            record = json.load(handle)
+        records[record["user"]] = record
+    theta = pd.read_csv(theta_csv, keep_default_na=False, na_values=[""], dtype={"panel": str})
+    theta["panel"] = theta["panel"].fillna("")
+    title = spec.get("title", name)
+    if spec["kind"] == "plan":
+        labels = [f"$s_{k}$: {describe_secret(s, records)}" for k, s in zip("ij", spec["secrets"])]
+        plot_plan(pd.read_csv(plan_csv), pd.read_csv(priors_csv), theta, title=title, secret_labels=labels,
+                  png=png, pdf=pdf, csv=csv)
+    else:
+        panel_titles = {}
+        for panel, pspec in spec.get("panels", {}).items():
+            text = " vs ".join(describe_secret(s, records) for s in pspec["secrets"])
+            panel_titles[panel] = panel + "\n" + "\n".join(textwrap.wrap(text, 48))
+        plot_theta(theta, title=title, panel_titles=panel_titles, png=png, pdf=pdf, csv=csv)

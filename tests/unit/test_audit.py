@@ -1,0 +1,137 @@
+"""The exact lattice audit L(theta) and the tight calibration theta_min."""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from pufferfish.audit import lattice_privacy_loss, log_density_at_lattice, theta_min, zero_noise_loss
+from pufferfish.errors import ConfigError
+from pufferfish.lattice import LatticePMF, sum_of_users
+from pufferfish.multiuser import kantorovich, theorem3_brent, theorem3_max, theorem4
+from tests.conftest import random_pmf
+
+
+def brute_force(p, q, theta, per_unit=2000):
+    """sup over a dense y grid (step 1/per_unit, lattice points included), densities summed directly."""
+    lo, hi = min(p.lo, q.lo) - 3, max(p.hi, q.hi) + 3
+    y = lo + np.arange((hi - lo) * per_unit + 1) / per_unit
+    def dens(m):
+        return (m.probs[None, :] * np.exp(-np.abs(y[:, None] - m.values[None, :]) / theta)).sum(1) / (2 * theta)
+    d = np.log(dens(p)) - np.log(dens(q))
+    return d.max(), -d.min()
+
+
+def test_point_masses_lose_their_distance_over_theta():
+    """Laplace mechanism: |log ratio| of a vs b is |a - b| / theta, attained beyond the atoms."""
+    loss = lattice_privacy_loss(LatticePMF.point(5), LatticePMF.point(3), 0.7)
+    assert loss.forward == pytest.approx(2 / 0.7, rel=1e-14)
+    assert loss.backward == pytest.approx(2 / 0.7, rel=1e-14)
+
+
+def test_nonnegative_user_vs_absent_is_log_mgf(table2, p4):
+    """(s_P, s_perp) with D >= 0: sup_y log p_P/p_perp = log E[e^{D/theta}] (reached as y -> +inf)."""
+    rest = sum_of_users(table2)
+    theta = 2.5
+    loss = lattice_privacy_loss(sum_of_users([rest, p4]), rest, theta)
+    assert loss.forward == pytest.approx(p4.log_mgf(1 / theta), rel=1e-13)
+    # the other direction is -log E[e^{-D/theta}] (reached as y -> -inf)
+    assert loss.backward == pytest.approx(-p4.log_mgf(-1 / theta), rel=1e-13)
+
+
+def test_theorem3_brent_is_exactly_tight_for_nonnegative_users(table2, p4):
+    """So eq. (13) is the smallest theta: the audit's bisection must land on Brent's root."""
+    rest = sum_of_users(table2)
+    eps = np.array([0.1, 0.37, 1.0])
+    brent = theorem3_brent(p4, epsilons=eps)
+    tight = [theta_min(sum_of_users([rest, p4]), rest, e).theta for e in eps]
+    np.testing.assert_allclose(tight, brent, rtol=1e-10)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), theta=st.floats(0.2, 20.0))
+def test_audit_agrees_with_dense_grid(seed, theta):
+    rng = np.random.default_rng(seed)
+    p, q = random_pmf(rng, zero_prob=0.0), random_pmf(rng, zero_prob=0.0)
+    loss = lattice_privacy_loss(p, q, theta)
+    fwd, bwd = brute_force(p, q, theta)
+    # the grid contains every lattice point, so it reaches the exact sup up to rounding
+    assert loss.forward == pytest.approx(fwd, rel=1e-9, abs=1e-12)
+    assert loss.backward == pytest.approx(bwd, rel=1e-9, abs=1e-12)
+
+
+def test_log_density_matches_direct_sum():
+    rng = np.random.default_rng(3)
+    probs = rng.random(30)
+    probs /= probs.sum()
+    for theta in (0.05, 1.0, 40.0):
+        k = np.arange(30)
+        direct = (probs[None, :] * np.exp(-np.abs(k[:, None] - k[None, :]) / theta)).sum(1) / (2 * theta)
+        np.testing.assert_allclose(log_density_at_lattice(probs, theta), np.log(direct), rtol=1e-13)
+
+
+@pytest.mark.parametrize("theta", [1e-3, 0.3, 1e4])
+def test_huge_support_neither_overflows_nor_underflows(theta):
+    """A translation by 1 of a 10^5-point prior costs exactly 1/theta (eps down to 1e-4)."""
+    n = 100_000
+    base = np.full(n, 1.0 / n)
+    p, q = LatticePMF(0, base), LatticePMF(1, base)
+    loss = lattice_privacy_loss(p, q, theta)
+    assert loss.forward == pytest.approx(1 / theta, rel=1e-9)
+    assert loss.backward == pytest.approx(1 / theta, rel=1e-9)
+
+
+def test_loss_is_non_increasing_in_theta(table2, p4, q4):
+    rest = sum_of_users(table2)
+    p, q = sum_of_users([rest, p4]), sum_of_users([rest, q4])
+    losses = [lattice_privacy_loss(p, q, t).epsilon for t in np.geomspace(0.05, 50, 200)]
+    assert all(b <= a * (1 + 1e-12) for a, b in zip(losses, losses[1:]))
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_property_kantorovich_and_theorems_never_violate_and_tight_is_tight(seed):
+    rng = np.random.default_rng(seed)
+    rest = sum_of_users([random_pmf(rng, lo=0, zero_prob=0.0) for _ in range(int(rng.integers(0, 3)))])
+    a, b = random_pmf(rng, lo=int(rng.integers(0, 3))), random_pmf(rng, lo=int(rng.integers(0, 3)))
+    eps = np.array([0.05, 0.3, 1.0, 2.0])
+    pa, pb = sum_of_users([rest, a]), sum_of_users([rest, b])
+    checks = {
+        "kantorovich": (kantorovich(pa, pb, epsilons=eps), pa, pb),
+        "theorem4": (theorem4(a, b, epsilons=eps), pa, pb),
+        "theorem3_max": (theorem3_max(a, epsilons=eps), pa, rest),
+        "theorem3_brent": (theorem3_brent(a, epsilons=eps), pa, rest),
+    }
+    for method, (thetas, p, q) in checks.items():
+        for theta, e in zip(thetas, eps):
+            if theta > 0:
+                assert lattice_privacy_loss(p, q, theta).epsilon <= e * (1 + 1e-9), method
+    previous = 0.0
+    for e in eps[::-1]:  # theta_min is non-increasing in epsilon
+        res = theta_min(pa, pb, float(e))
+        if res.theta > 0:
+            assert res.loss <= e and res.loss >= e * (1 - 1e-9)
+            assert lattice_privacy_loss(pa, pb, res.theta * (1 - 1e-9)).epsilon > e
+        assert res.theta >= previous
+        previous = res.theta
+
+
+def test_zero_noise_when_priors_are_close():
+    p = LatticePMF.from_values([0, 1], [0.7, 0.3])
+    q = LatticePMF.from_values([0, 1], [0.8, 0.2])
+    assert zero_noise_loss(p, q) == pytest.approx(math.log(1.5))
+    res = theta_min(p, q, 0.5)
+    assert res.theta == 0.0 and "no noise" in res.reason
+    assert theta_min(p, q, 0.3).theta > 0
+
+
+@pytest.mark.parametrize("bad", [0.0, -1.0, math.inf, math.nan])
+def test_bad_scale_refused(bad):
+    with pytest.raises(ConfigError, match="theta"):
+        lattice_privacy_loss(LatticePMF.point(0), LatticePMF.point(1), bad)
+
+
+def test_bisection_is_bounded():
+    p, q = LatticePMF.point(0), LatticePMF.point(1)
+    res = theta_min(p, q, 0.5, rtol=1e-300, max_steps=30)
+    assert res.steps <= 30 and math.isinf(res.theta) and "within 30 steps" in res.reason

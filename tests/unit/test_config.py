@@ -1,0 +1,103 @@
+"""config.yaml validation: every mistake is one line naming the key and the reason."""
+import copy
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from pufferfish.config import validate_config
+from pufferfish.errors import ConfigError
+from pufferfish.grids import expand_grid
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    with open(ROOT / "config.yaml", encoding="utf-8") as handle:
+        return yaml.safe_load(handle)
+
+
+def test_shipped_config_is_valid_and_defaults_filled(shipped):
+    cfg = validate_config(copy.deepcopy(shipped))
+    assert cfg["audit"]["rtol"] == 1e-9
+    assert cfg["multiuser"]["users"]["D1"]["presence"] == 1.0
+
+
+def _set(cfg, path, value):
+    *head, last = path
+    node = cfg
+    for key in head:
+        node = node[key]
+    if value is _DELETE:
+        del node[last]
+    else:
+        node[last] = value
+
+
+_DELETE = object()
+EXP = ["multiuser", "experiments"]
+
+CASES = [
+    (EXP + ["fig4", "epsilons"], [-0.1, 0.2], "config: multiuser.experiments.fig4.epsilons[0] = -0.1: must be > 0"),
+    (EXP + ["fig4", "epsilons"], {"start": 0, "stop": 1, "step": 0.1},
+     "config: multiuser.experiments.fig4.epsilons.start = 0: must be > 0"),
+    (EXP + ["fig4", "epsilonz"], [0.1], "config: multiuser.experiments.fig4.epsilonz: unknown key"),
+    (EXP + ["fig4", "methods"], ["theorem3_max", "theorem9"],
+     "config: multiuser.experiments.fig4.methods[1] = 'theorem9': must be one of kantorovich"),
+    (EXP + ["fig4", "methods"], ["lemma5"],
+     "config: multiuser.experiments.fig4.methods: lemma5 does not apply to the secret pair (user, absent)"),
+    (EXP + ["fig4", "secrets"], [{"user": "P5"}, "absent"],
+     "config: multiuser.experiments.fig4.secrets[0].user = 'P5': unknown user"),
+    (EXP + ["fig4", "secrets"], [{"usr": "P4"}, "absent"],
+     "config: multiuser.experiments.fig4.secrets[0] = {\"usr\": \"P4\"}: is not a valid form (expected absent, {value: <integer>} or {user: <name>})"),
+    (EXP + ["fig5", "secrets"], [{"value": 1}, "absent"],
+     "config: multiuser.experiments.fig5 = "),
+    (EXP + ["fig9", "panels", "adult", "secrets"], [{"user": "nobody"}, "absent"],
+     "config: multiuser.experiments.fig9.panels.adult.secrets[0].user = 'nobody': unknown user"),
+    (EXP + ["fig1", "rest"], ["D1", "D7"], "config: multiuser.experiments.fig1.rest[1] = 'D7': unknown user"),
+    (["multiuser", "users", "D1", "probabilities"], [0.5, 0.5, 0.1, 0, 0],
+     "config: multiuser.users.D1.probabilities: sum to 1.1, must sum to 1 (within 1e-9)"),
+    (["multiuser", "users", "D1", "probabilities"], [-0.5, 0.5, 0.1, 0, 0],
+     "config: multiuser.users.D1.probabilities[0] = -0.5: must be >= 0"),
+    (["multiuser", "users", "D1", "values"], [1, 2, 3], "config: multiuser.users.D1: values and probabilities have different lengths"),
+    (["multiuser", "data_users", "bank_loan_management", "dataset"], "bank",
+     "config: multiuser.data_users.bank_loan_management.dataset = 'bank': not a key of datasets"),
+    (["datasets", "adult", "uci_id"], "two", "config: datasets.adult.uci_id = 'two': must be an integer"),
+    (["datasets", "adult", "uci_id"], _DELETE, "config: datasets.adult.uci_id: missing required key"),
+    (["datasets", "hungarian_heart", "sha256"], "abc", "config: datasets.hungarian_heart.sha256 = 'abc': must match"),
+    (["gaussian", "fig3", "privacy", 0, "delta"], 1.5, "config: gaussian.fig3.privacy[0].delta = 1.5: must be < 1"),
+    (["gaussian", "fig3", "privacy", 0, "epsilon"], 0, "config: gaussian.fig3.privacy[0].epsilon = 0: must be > 0"),
+    (["gaussian", "fig3", "dataset"], "census", "config: gaussian.fig3.dataset = 'census': not a key of datasets"),
+    (["audit", "rtol"], 0, "config: audit.rtol = 0: must be > 0"),
+    (["sed"], 1, "config: sed: unknown key"),
+]
+
+
+@pytest.mark.parametrize("path, value, message", CASES, ids=[".".join(map(str, c[0])) for c in CASES])
+def test_bad_config_gives_one_line_naming_the_key(shipped, path, value, message):
+    cfg = copy.deepcopy(shipped)
+    _set(cfg, path, value)
+    with pytest.raises(ConfigError) as info:
+        validate_config(cfg)
+    text = str(info.value)
+    assert text.startswith(message), text
+    assert "\n" not in text
+
+
+def test_plan_experiment_with_panels_refused(shipped):
+    cfg = copy.deepcopy(shipped)
+    exp = cfg["multiuser"]["experiments"]["fig9"]
+    exp["kind"] = "plan"
+    with pytest.raises(ConfigError, match="multiuser.experiments.fig9: kind 'plan' draws one secret pair"):
+        validate_config(cfg)
+
+
+@pytest.mark.parametrize("spec, expected", [
+    ({"start": 0.1, "stop": 1.0, "step": 0.1}, [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]),
+    ({"start": 0.001, "stop": 0.04, "step": 0.001}, [k / 1000 for k in range(1, 41)]),
+    ([0.5, 0.1], [0.5, 0.1]),
+])
+def test_grids(spec, expected):
+    np.testing.assert_array_equal(expand_grid(spec), expected)

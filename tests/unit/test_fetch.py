@@ -1,0 +1,377 @@
+"""pufferfish.fetch: mirror and network paths, checksums, row/column checks, atomic writes.
+
+Every fixture is built here in ``tmp_path`` (a tiny fake mirror); the network is always a
+monkeypatched ``urllib.request.urlopen``. Only ``test_real_mirror`` reads real data, and
+only when ``UCI_MIRROR`` is set.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import re
+import urllib.error
+import urllib.request
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from pufferfish import fetch
+from pufferfish.errors import ConfigError, DataError, DownloadError
+from pufferfish.fetch import Provenance, download, fetch_dataset, mirror_path
+
+REPO = Path(__file__).resolve().parents[2]
+SITE = "https://archive.ics.uci.edu"
+
+# ucimlrepo-style data.csv: CRLF, NaN as missing, no final line break
+UCI_CSV = b"age,colour,score\r\n39,red,1.5\r\n50,NaN,2.25\r\n38,blue,NaN"
+# an archive member: no header, `?` as missing
+MEMBER = b"63,1,233\n67,0,?\n41,1,204\n"
+MEMBER_NAME = "processed.tiny.data"
+ARCHIVE_URL = f"{SITE}/static/public/45/tiny+archive.zip"
+
+
+def _zip(members: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    return buffer.getvalue()
+
+
+ARCHIVE = _zip({MEMBER_NAME: MEMBER, "tiny.names": b"age, sex, chol\n"})
+
+
+def ucimlrepo_spec(**changes) -> dict:
+    spec = {"source": "ucimlrepo", "uci_id": 7, "rows": 3, "columns": ["age", "colour"], "citation": "Tiny (2024)."}
+    return {**spec, **changes}
+
+
+def archive_spec(**changes) -> dict:
+    spec = {
+        "source": "archive", "url": ARCHIVE_URL, "member": MEMBER_NAME,
+        "sha256": hashlib.sha256(MEMBER).hexdigest(), "rows": 3, "columns": ["age", "chol"],
+        "read_csv": {"header": None, "names": ["age", "sex", "chol"], "na_values": ["?"]},
+        "citation": "Tiny heart (1988).",
+    }
+    return {**spec, **changes}
+
+
+@pytest.fixture
+def mirror(tmp_path, monkeypatch):
+    """A fake mirror with ucimlrepo id 7 and the archive; UCI_MIRROR points to it, urlopen is off."""
+    root = tmp_path / "mirror"
+    (root / "static/public/7").mkdir(parents=True)
+    (root / "static/public/7/data.csv").write_bytes(UCI_CSV)
+    (root / "static/public/45").mkdir(parents=True)
+    (root / "static/public/45/tiny+archive.zip").write_bytes(ARCHIVE)
+    monkeypatch.setenv("UCI_MIRROR", str(root))
+
+    def no_network(*args, **kwargs):
+        raise AssertionError("the network was touched although UCI_MIRROR is set")
+
+    monkeypatch.setattr(urllib.request, "urlopen", no_network)
+    return root
+
+
+@pytest.fixture
+def cache(tmp_path):
+    path = tmp_path / "raw"
+    path.mkdir()
+    return path
+
+
+def outputs(cache: Path, name: str) -> dict:
+    return {"csv_path": cache / f"{name}.csv", "json_path": cache / f"{name}.json"}
+
+
+class FakeResponse(io.BytesIO):
+    """What ``urlopen`` returns: readable, a context manager."""
+
+
+@pytest.fixture
+def server(monkeypatch):
+    """No mirror; urlopen answers from a dict URL -> bytes and records each call."""
+    monkeypatch.delenv("UCI_MIRROR", raising=False)
+    pages: dict[str, bytes] = {}
+    calls: list[tuple[str, dict]] = []
+
+    def urlopen(url, *args, **kwargs):
+        url = getattr(url, "full_url", url)
+        calls.append((url, kwargs))
+        if url not in pages:
+            raise urllib.error.HTTPError(url, 404, "Not Found", {}, None)
+        return FakeResponse(pages[url])
+
+    monkeypatch.setattr(urllib.request, "urlopen", urlopen)
+    return pages, calls
+
+
+# --------------------------------------------------------------------------------------
+# mirror hit
+# --------------------------------------------------------------------------------------
+
+def test_mirror_ucimlrepo(mirror, cache):
+    record = download("tiny", ucimlrepo_spec(), **outputs(cache, "tiny"))
+    path = mirror / "static/public/7/data.csv"
+    assert record == Provenance(
+        dataset="tiny", source="ucimlrepo", url=f"{SITE}/static/public/7/data.csv", uci_id=7,
+        sha256=hashlib.sha256(UCI_CSV).hexdigest(), sha256_verified=False, read_from=str(path),
+        rows=3, columns=("age", "colour", "score"), citation="Tiny (2024).",
+    )
+    assert json.loads((cache / "tiny.json").read_text()) == record.to_dict()
+    expected = pd.read_csv(io.BytesIO(UCI_CSV))  # what ucimlrepo would hold
+    pd.testing.assert_frame_equal(pd.read_csv(cache / "tiny.csv"), expected)
+    assert pd.isna(expected.loc[1, "colour"]) and pd.isna(expected.loc[2, "score"])
+
+
+def test_mirror_archive(mirror, cache):
+    record = download("heart", archive_spec(), **outputs(cache, "heart"))
+    provenance = json.loads((cache / "heart.json").read_text())
+    assert provenance["sha256"] == hashlib.sha256(MEMBER).hexdigest()
+    assert provenance["sha256_expected"] == provenance["sha256"]
+    assert provenance["sha256_verified"] is True
+    assert provenance["archive_sha256"] == hashlib.sha256(ARCHIVE).hexdigest()
+    assert provenance["read_from"] == str(mirror / "static/public/45/tiny+archive.zip")
+    assert provenance["url"] == ARCHIVE_URL and provenance["member"] == MEMBER_NAME
+    assert provenance["rows"] == 3 and provenance["columns"] == ["age", "sex", "chol"]
+    assert provenance["citation"] == "Tiny heart (1988)." and provenance["uci_id"] is None
+    assert provenance == record.to_dict()
+    table = pd.read_csv(cache / "heart.csv")
+    assert table["chol"].tolist()[0] == 233 and np.isnan(table["chol"].tolist()[1])  # `?` -> NaN
+    assert len(table) == 3  # nothing dropped
+
+
+def test_mirror_argument_overrides_environment(mirror, cache, monkeypatch):
+    monkeypatch.delenv("UCI_MIRROR")
+    frame, record = fetch_dataset("tiny", ucimlrepo_spec(), mirror=mirror)
+    assert record.read_from == str(mirror / "static/public/7/data.csv") and len(frame) == 3
+
+
+def test_mirror_path_layout(tmp_path):
+    assert mirror_path(tmp_path, f"{SITE}/static/public/45/heart+disease.zip") == \
+        tmp_path.resolve() / "static/public/45/heart+disease.zip"
+    assert mirror_path(tmp_path, f"{SITE}/static/public/45/heart%2Bdisease.zip").name == "heart+disease.zip"
+    for bad in ("https://example.org/x.zip", f"{SITE}/../etc/passwd", f"{SITE}/api/dataset?id=2", f"{SITE}/"):
+        with pytest.raises(DownloadError, match="cannot be read from a mirror"):
+            mirror_path(tmp_path, bad)
+
+
+# --------------------------------------------------------------------------------------
+# refusals
+# --------------------------------------------------------------------------------------
+
+def test_checksum_mismatch_refused_and_nothing_left(mirror, cache):
+    wrong = "0" * 64
+    with pytest.raises(DownloadError) as err:
+        download("heart", archive_spec(sha256=wrong), **outputs(cache, "heart"))
+    message = str(err.value)
+    assert message == (f"dataset heart: sha256 mismatch for member {MEMBER_NAME} of {ARCHIVE_URL}: "
+                       f"expected {wrong}, found {hashlib.sha256(MEMBER).hexdigest()}")
+    assert list(cache.iterdir()) == []
+
+
+@pytest.mark.parametrize("changes, expected", [
+    ({"rows": 4}, "dataset tiny: expected 4 rows, found 3"),
+    ({"columns": ["age", "height", "weight"]},
+     "dataset tiny: columns [height, weight] not found (expected [age, height, weight]; found [age, colour, score])"),
+])
+def test_rows_or_columns_mismatch_refused(mirror, cache, changes, expected):
+    with pytest.raises(DataError) as err:
+        download("tiny", ucimlrepo_spec(**changes), **outputs(cache, "tiny"))
+    assert str(err.value) == expected
+    assert list(cache.iterdir()) == []
+
+
+def test_archive_rows_mismatch_refused(mirror, cache):
+    with pytest.raises(DataError, match="^dataset heart: expected 294 rows, found 3$"):
+        download("heart", archive_spec(rows=294), **outputs(cache, "heart"))
+    assert list(cache.iterdir()) == []
+
+
+def test_mirror_set_but_file_missing(mirror, cache):
+    with pytest.raises(DownloadError) as err:
+        download("other", ucimlrepo_spec(uci_id=222), **outputs(cache, "other"))
+    path = mirror / "static/public/222/data.csv"
+    assert str(err.value) == (f"dataset other: UCI_MIRROR is set but {path} is not in the mirror "
+                              f"(it stands for {SITE}/static/public/222/data.csv)")
+    assert list(cache.iterdir()) == []
+
+
+def test_mirror_archive_without_member(mirror, cache):
+    with pytest.raises(DownloadError, match=r"has no member processed\.nothing\.data \(members: \["):
+        download("heart", archive_spec(member="processed.nothing.data"), **outputs(cache, "heart"))
+
+
+def test_mirror_not_a_directory(tmp_path, cache, monkeypatch):
+    monkeypatch.setenv("UCI_MIRROR", str(tmp_path / "nowhere"))
+    with pytest.raises(DownloadError, match="UCI_MIRROR=.*nowhere is not a directory"):
+        download("tiny", ucimlrepo_spec(), **outputs(cache, "tiny"))
+
+
+def test_incomplete_spec(mirror, cache):
+    spec = archive_spec()
+    del spec["member"]
+    with pytest.raises(ConfigError, match=r"^dataset heart: datasets\.heart\.member is missing$"):
+        fetch_dataset("heart", spec)
+
+
+# --------------------------------------------------------------------------------------
+# network (monkeypatched urlopen)
+# --------------------------------------------------------------------------------------
+
+def test_no_mirror_no_network_one_line_error(cache, monkeypatch):
+    monkeypatch.delenv("UCI_MIRROR", raising=False)
+
+    def offline(url, *args, **kwargs):
+        raise urllib.error.URLError(OSError(-3, "Temporary failure in name resolution"))
+
+    monkeypatch.setattr(urllib.request, "urlopen", offline)
+    for name, spec, url in [("adult", ucimlrepo_spec(uci_id=2), f"{SITE}/api/dataset?id=2"),
+                            ("heart", archive_spec(), ARCHIVE_URL)]:
+        with pytest.raises(DownloadError) as err:
+            download(name, spec, **outputs(cache, name))
+        message = str(err.value)
+        assert "\n" not in message
+        assert message == (f"dataset {name}: cannot reach {url} ([Errno -3] Temporary failure in name "
+                           "resolution); set UCI_MIRROR to a local mirror of archive.ics.uci.edu (see README)")
+    assert list(cache.iterdir()) == []
+
+
+def test_network_timeout_while_reading(cache, monkeypatch):
+    monkeypatch.delenv("UCI_MIRROR", raising=False)
+
+    class Stalled(FakeResponse):
+        def read(self, *args):
+            raise TimeoutError("timed out")
+
+    monkeypatch.setattr(urllib.request, "urlopen", lambda url, *a, **k: Stalled(b""))
+    expected = rf"^dataset heart: cannot reach {re.escape(ARCHIVE_URL)} \(timed out\); set UCI_MIRROR"
+    with pytest.raises(DownloadError, match=expected):
+        fetch_dataset("heart", archive_spec())
+
+
+def test_network_ucimlrepo(server, cache):
+    pages, calls = server
+    api_url = f"{fetch.API_BASE_URL}?id=7"
+    data_url = f"{SITE}/static/public/7/data.csv"
+    pages[api_url] = json.dumps({"status": 200, "data": {"uci_id": 7, "name": "Tiny", "data_url": data_url}}).encode()
+    pages[data_url] = UCI_CSV
+    record = download("tiny", ucimlrepo_spec(), **outputs(cache, "tiny"), timeout=7.5)
+    assert [url for url, _ in calls] == [api_url, data_url]
+    assert all(kwargs.get("timeout") == 7.5 for _, kwargs in calls)
+    assert record.read_from == "network" and record.url == data_url and record.uci_id == 7
+    assert record.sha256 == hashlib.sha256(UCI_CSV).hexdigest() and not record.sha256_verified
+    pd.testing.assert_frame_equal(pd.read_csv(cache / "tiny.csv"), pd.read_csv(io.BytesIO(UCI_CSV)))
+
+
+def test_network_archive(server, cache):
+    pages, calls = server
+    pages[ARCHIVE_URL] = ARCHIVE
+    record = download("heart", archive_spec(), **outputs(cache, "heart"))
+    assert [url for url, _ in calls] == [ARCHIVE_URL]
+    assert record.read_from == "network" and record.sha256_verified
+    assert record.sha256 == hashlib.sha256(MEMBER).hexdigest()
+    assert record.archive_sha256 == hashlib.sha256(ARCHIVE).hexdigest()
+    assert pd.read_csv(cache / "heart.csv")["age"].tolist() == [63, 67, 41]
+
+
+def test_network_http_error(server, cache):
+    expected = rf"^dataset heart: cannot download {re.escape(ARCHIVE_URL)} \(HTTP 404 Not Found\); set UCI_MIRROR"
+    with pytest.raises(DownloadError, match=expected):
+        download("heart", archive_spec(), **outputs(cache, "heart"))
+
+
+def test_network_unknown_uci_id(server, cache):
+    pages, _ = server
+    pages[f"{fetch.API_BASE_URL}?id=7"] = json.dumps({"status": 404, "message": "Dataset not found"}).encode()
+    with pytest.raises(DownloadError, match=r"^dataset tiny: UCI has no dataset with id 7 \(Dataset not found; "):
+        fetch_dataset("tiny", ucimlrepo_spec())
+
+
+def test_network_checksum_mismatch(server, cache):
+    pages, _ = server
+    pages[ARCHIVE_URL] = _zip({MEMBER_NAME: MEMBER + b"1,1,1\n"})
+    with pytest.raises(DownloadError, match="sha256 mismatch"):
+        download("heart", archive_spec(), **outputs(cache, "heart"))
+    assert list(cache.iterdir()) == []
+
+
+def test_network_not_a_zip(server, cache):
+    pages, _ = server
+    pages[ARCHIVE_URL] = b"<html>maintenance</html>"
+    expected = rf"^dataset heart: {re.escape(ARCHIVE_URL)} is not a readable zip archive \(File is not a zip file\)$"
+    with pytest.raises(DownloadError, match=expected):
+        fetch_dataset("heart", archive_spec())
+
+
+# --------------------------------------------------------------------------------------
+# atomic writes
+# --------------------------------------------------------------------------------------
+
+def test_interrupted_csv_write_leaves_nothing(mirror, cache, monkeypatch):
+    def half_then_fail(self, path, *args, **kwargs):
+        Path(path).write_text("age,colour\n39,")  # half a file
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", half_then_fail)
+    with pytest.raises(RuntimeError, match="disk full"):
+        download("tiny", ucimlrepo_spec(), **outputs(cache, "tiny"))
+    assert list(cache.iterdir()) == []
+
+
+def test_interrupted_json_write_leaves_nothing(mirror, cache, monkeypatch):
+    def fail(obj, path):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(fetch, "write_json", fail)
+    with pytest.raises(RuntimeError, match="disk full"):
+        download("tiny", ucimlrepo_spec(), **outputs(cache, "tiny"))
+    assert list(cache.iterdir()) == []
+
+
+def test_failed_fetch_keeps_existing_files(mirror, cache):
+    paths = outputs(cache, "tiny")
+    download("tiny", ucimlrepo_spec(), **paths)
+    before = {p: p.read_bytes() for p in cache.iterdir()}
+    with pytest.raises(DataError):
+        download("tiny", ucimlrepo_spec(rows=99), **paths)
+    assert {p: p.read_bytes() for p in cache.iterdir()} == before
+
+
+def test_csv_that_does_not_read_back_is_refused(mirror, cache):
+    # "NaN" kept as text by keep_default_na=False would read back as a missing value
+    spec = ucimlrepo_spec(read_csv={"keep_default_na": False})
+    with pytest.raises(DataError, match="^dataset tiny: the CSV written would not read back as the table parsed"):
+        download("tiny", spec, **outputs(cache, "tiny"))
+    assert list(cache.iterdir()) == []
+
+
+# --------------------------------------------------------------------------------------
+# the real mirror (CI sets UCI_MIRROR)
+# --------------------------------------------------------------------------------------
+
+@pytest.mark.skipif(not os.environ.get("UCI_MIRROR"), reason="UCI_MIRROR is not set")
+def test_real_mirror(tmp_path, monkeypatch):
+    def no_network(*args, **kwargs):
+        raise AssertionError("the network was touched although UCI_MIRROR is set")
+
+    monkeypatch.setattr(urllib.request, "urlopen", no_network)
+    config = yaml.safe_load((REPO / "config.yaml").read_text(encoding="utf-8"))
+    expected_rows = {"adult": 48842, "bank_marketing": 45211, "student_performance": 649, "hungarian_heart": 294}
+    for name, rows in expected_rows.items():
+        record = download(name, config["datasets"][name], csv_path=tmp_path / f"{name}.csv",
+                          json_path=tmp_path / f"{name}.json")
+        assert record.rows == rows
+        assert len(pd.read_csv(tmp_path / f"{name}.csv")) == rows
+        assert record.read_from.startswith(str(Path(os.environ["UCI_MIRROR"]).resolve()))
+        assert record.sha256 == json.loads((tmp_path / f"{name}.json").read_text())["sha256"]
+    heart = json.loads((tmp_path / "hungarian_heart.json").read_text())
+    assert heart["sha256_verified"] is True
+    assert heart["sha256"] == config["datasets"]["hungarian_heart"]["sha256"]

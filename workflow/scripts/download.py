@@ -1,0 +1,14 @@
+"""Snakemake script of rule ``download``: one dataset into data/raw/ (see :mod:`pufferfish.fetch`).
+
+Reads ``$UCI_MIRROR`` if set (no network then), else downloads from archive.ics.uci.edu.
+"""
+
+from pufferfish.cli import run
+from pufferfish.fetch import download
+
+
+def main(smk):
+    download(smk.wildcards.dataset, smk.params.spec, csv_path=smk.output.csv, json_path=smk.output.json)
+
+
+run(main, snakemake)  # noqa: F821 - injected by Snakemake
