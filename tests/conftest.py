@@ -36,3 +36,10 @@ def random_pmf(rng, *, size=None, lo=None, zero_prob=0.2) -> LatticePMF:
     if w.sum() == 0:
         w[0] = 1.0
     return LatticePMF(lo, w / w.sum())
+
+
+def pytest_configure(config):
+    """Let the integration tests import their fixture builder."""
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).parent / "integration"))

@@ -47,3 +47,32 @@ def experiment_data_users(name):
         names |= set(panel.get("rest", []))
         names |= {s["user"] for s in panel["secrets"] if isinstance(s, dict) and "user" in s}
     return sorted(n for n in names if n in data_users)
+
+
+def audit_tables():
+    """Every per-experiment audit table of both papers (inputs of the summary)."""
+    tables = [f"results/audit/multiuser_{e}.csv" for e in sorted(config["multiuser"]["experiments"])]
+    tables += [f"results/audit/gaussian_{f}.csv" for f in ("fig2", "fig3", "fig4") if f in config["gaussian"]]
+    return tables
+
+
+def reproduction_inputs(paper_values):
+    """The output files that paper_values.yaml reads."""
+    from pufferfish.report import paper_value_files
+
+    return paper_value_files(paper_values)
+
+
+def print_violations(summary_csv):
+    """At the end of a successful run, repeat every audit violation as a warning."""
+    from pufferfish.report import read_violation_lines
+
+    for line in read_violation_lines(summary_csv):
+        sys.stderr.write(line + "\n")
+
+
+def git_state(repo):
+    """Commit and modified-tracked-files flag of the repository (None outside git)."""
+    from pufferfish.report import git_state as _git_state
+
+    return _git_state(repo)

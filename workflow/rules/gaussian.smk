@@ -1,1 +1,178 @@
-# rules: gaussian (filled in by its issue)
+# Gaussian and GMM priors (paper 004, Ding, IEEE TIFS 2024): Figs. 1-5, every scale
+# audited exactly (pufferfish.gaussian_audit) with the tight scale b_min beside it.
+# The work is in pufferfish.gaussian_experiments; the scripts only unpack snakemake.
+GAUSS = config["gaussian"]
+GAUSS_CATEGORY = "Gaussian priors (paper 004)"
+GMM_FIGS = [f for f in ("fig3", "fig4") if f in GAUSS]
+
+
+if "fig1" in GAUSS:
+
+    rule gaussian_fig1:
+        output:
+            theta="results/theta/gaussian_fig1.csv",
+            png=report(
+                "results/figures/gaussian/fig1.png",
+                caption="../report/gaussian_fig1.rst",
+                category=GAUSS_CATEGORY,
+            ),
+            pdf="results/figures/gaussian/fig1.pdf",
+            csv="results/figures/gaussian/fig1.csv",
+        params:
+            spec=GAUSS["fig1"],
+        log:
+            "results/logs/gaussian_fig1/fig1.log",
+        script:
+            "../scripts/gaussian_fig1.py"
+
+
+if "fig2" in GAUSS:
+
+    rule gaussian_fig2:
+        output:
+            theta="results/theta/gaussian_fig2.csv",
+            audit="results/audit/gaussian_fig2.csv",
+            png=report(
+                "results/figures/gaussian/fig2.png",
+                caption="../report/gaussian_fig2.rst",
+                category=GAUSS_CATEGORY,
+            ),
+            pdf="results/figures/gaussian/fig2.pdf",
+            csv="results/figures/gaussian/fig2.csv",
+        params:
+            spec=GAUSS["fig2"],
+            audit=config["audit"],
+        log:
+            "results/logs/gaussian_fig2/fig2.log",
+        script:
+            "../scripts/gaussian_fig2.py"
+
+
+rule gaussian_gmm:
+    input:
+        csv=lambda w: raw_csv(GAUSS[w.fig]["dataset"]),
+        json=lambda w: raw_json(GAUSS[w.fig]["dataset"]),
+    output:
+        json="results/gmm/gaussian_{fig}.json",
+    params:
+        spec=lambda w: GAUSS[w.fig],
+        gmm=GAUSS["gmm"],
+        seed=config["seed"],
+    log:
+        "results/logs/gaussian_gmm/{fig}.log",
+    wildcard_constraints:
+        fig=alternatives(GMM_FIGS),
+    script:
+        "../scripts/gaussian_gmm.py"
+
+
+if "fig3" in GAUSS:
+
+    rule gaussian_fig3:
+        input:
+            gmm="results/gmm/gaussian_fig3.json",
+            csv=raw_csv(GAUSS["fig3"]["dataset"]),
+        output:
+            theta="results/theta/gaussian_fig3.csv",
+            audit="results/audit/gaussian_fig3.csv",
+            png=report(
+                "results/figures/gaussian/fig3.png",
+                caption="../report/gaussian_fig3.rst",
+                category=GAUSS_CATEGORY,
+            ),
+            pdf="results/figures/gaussian/fig3.pdf",
+            csv="results/figures/gaussian/fig3.csv",
+            theta_png=report(
+                "results/figures/gaussian/fig3_theta.png",
+                caption="../report/gaussian_fig3_theta.rst",
+                category=GAUSS_CATEGORY,
+            ),
+            theta_pdf="results/figures/gaussian/fig3_theta.pdf",
+            theta_csv="results/figures/gaussian/fig3_theta.csv",
+        params:
+            name="fig3",
+            spec=GAUSS["fig3"],
+            audit=config["audit"],
+            seed=config["seed"],
+        log:
+            "results/logs/gaussian_fig3/fig3.log",
+        script:
+            "../scripts/gaussian_gmm_figure.py"
+
+
+if "fig4" in GAUSS:
+
+    rule gaussian_fig4:
+        input:
+            gmm="results/gmm/gaussian_fig4.json",
+            csv=raw_csv(GAUSS["fig4"]["dataset"]),
+        output:
+            theta="results/theta/gaussian_fig4.csv",
+            audit="results/audit/gaussian_fig4.csv",
+            png=report(
+                "results/figures/gaussian/fig4.png",
+                caption="../report/gaussian_fig4.rst",
+                category=GAUSS_CATEGORY,
+            ),
+            pdf="results/figures/gaussian/fig4.pdf",
+            csv="results/figures/gaussian/fig4.csv",
+            theta_png=report(
+                "results/figures/gaussian/fig4_theta.png",
+                caption="../report/gaussian_fig4_theta.rst",
+                category=GAUSS_CATEGORY,
+            ),
+            theta_pdf="results/figures/gaussian/fig4_theta.pdf",
+            theta_csv="results/figures/gaussian/fig4_theta.csv",
+        params:
+            name="fig4",
+            spec=GAUSS["fig4"],
+            audit=config["audit"],
+            seed=config["seed"],
+        log:
+            "results/logs/gaussian_fig4/fig4.log",
+        script:
+            "../scripts/gaussian_gmm_figure.py"
+
+
+if "fig5" in GAUSS:
+
+    rule gaussian_fig5:
+        output:
+            theta="results/theta/gaussian_fig5.csv",
+            png=report(
+                "results/figures/gaussian/fig5.png",
+                caption="../report/gaussian_fig5.rst",
+                category=GAUSS_CATEGORY,
+            ),
+            pdf="results/figures/gaussian/fig5.pdf",
+            csv="results/figures/gaussian/fig5.csv",
+        params:
+            spec=GAUSS["fig5"],
+        log:
+            "results/logs/gaussian_fig5/fig5.log",
+        script:
+            "../scripts/gaussian_fig5.py"
+
+
+# every final output of the figures present in the config
+GAUSS_TARGETS = {
+    "fig1": ["results/theta/gaussian_fig1.csv"]
+    + expand("results/figures/gaussian/fig1.{ext}", ext=["png", "pdf", "csv"]),
+    "fig2": ["results/theta/gaussian_fig2.csv", "results/audit/gaussian_fig2.csv"]
+    + expand("results/figures/gaussian/fig2.{ext}", ext=["png", "pdf", "csv"]),
+    "fig3": [
+        "results/gmm/gaussian_fig3.json",
+        "results/theta/gaussian_fig3.csv",
+        "results/audit/gaussian_fig3.csv",
+    ]
+    + expand("results/figures/gaussian/fig3{kind}.{ext}", kind=["", "_theta"], ext=["png", "pdf", "csv"]),
+    "fig4": [
+        "results/gmm/gaussian_fig4.json",
+        "results/theta/gaussian_fig4.csv",
+        "results/audit/gaussian_fig4.csv",
+    ]
+    + expand("results/figures/gaussian/fig4{kind}.{ext}", kind=["", "_theta"], ext=["png", "pdf", "csv"]),
+    "fig5": ["results/theta/gaussian_fig5.csv"]
+    + expand("results/figures/gaussian/fig5.{ext}", ext=["png", "pdf", "csv"]),
+}
+TARGETS.extend(t for fig, files in GAUSS_TARGETS.items() if fig in GAUSS for t in files)

@@ -1,0 +1,250 @@
+"""Reviewers' view: the audit summary, the paper-versus-reproduction table, provenance.
+
+* :func:`audit_summary` folds every ``results/audit/*.csv`` (both papers share its columns)
+  into one row per (experiment, panel, method).
+* :func:`reproduction_table` compares every number the papers state (declared, with the
+  reason for any expected difference, in ``workflow/report/paper_values.yaml``) with the
+  value read off our outputs.
+* :func:`provenance` records package versions, the git commit, a hash of the resolved
+  config and each dataset's source, sha256 and row count. It holds no timestamps, so
+  reruns give the same bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import math
+import platform
+import subprocess
+from collections.abc import Mapping, Sequence
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .errors import ConfigError
+
+__all__ = ["audit_summary", "SUMMARY_COLUMNS", "reproduction_table", "REPRODUCTION_COLUMNS", "provenance",
+           "config_hash", "violation_lines"]
+
+log = logging.getLogger("pufferfish")
+
+SUMMARY_COLUMNS = ["experiment", "panel", "method", "rows", "max_epsilon_ratio", "max_delta_ratio",
+                   "min_scale_ratio", "max_scale_ratio", "violations"]
+REPRODUCTION_COLUMNS = ["source", "item", "paper_value", "our_value", "status", "note"]
+#: packages whose versions the provenance records
+PACKAGES = ["pufferfish-calibration", "snakemake", "numpy", "scipy", "pandas", "scikit-learn", "matplotlib",
+            "ucimlrepo", "pygments", "jsonschema", "pyyaml"]
+
+
+# ------------------------------------------------------------------------------ audit summary
+def _ratio(num: pd.Series, den: pd.Series) -> pd.Series:
+    """num / den with x/0 = inf (x > 0) and 0/0 = 1 (both scales zero: no noise, as tight says)."""
+    num, den = num.astype(float), den.astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = num / den
+    out[(num == 0) & (den == 0)] = 1.0
+    return out
+
+
+def audit_summary(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """One row per (experiment, panel, method) of the audit tables.
+
+    ``max_epsilon_ratio`` = max epsilon_achieved / epsilon over rows whose target is pure
+    epsilon (no delta); ``max_delta_ratio`` = max delta_achieved / delta over (epsilon, delta)
+    rows; ``min_scale_ratio`` / ``max_scale_ratio`` = min / max of scale / scale_min (theta /
+    theta_min or b / b_min; 1 for ``tight``); ``violations`` = rows flagged by the audit.
+    """
+    data = pd.concat(frames, ignore_index=True)
+    data["panel"] = data["panel"].fillna("").astype(str)
+    pure = data["delta"].isna()
+    data["epsilon_ratio"] = np.where(pure, _ratio(data["epsilon_achieved"], data["epsilon"]), np.nan)
+    data["delta_ratio"] = np.where(~pure, _ratio(data["delta_achieved"], data["delta"]), np.nan)
+    data["scale_ratio"] = _ratio(data["scale"], data["scale_min"])
+    data["violation"] = data["violation"].astype(str).str.lower().isin(["true", "1"])
+    grouped = data.groupby(["experiment", "panel", "method"], sort=False)
+    out = grouped.agg(rows=("method", "size"), max_epsilon_ratio=("epsilon_ratio", "max"),
+                      max_delta_ratio=("delta_ratio", "max"), min_scale_ratio=("scale_ratio", "min"),
+                      max_scale_ratio=("scale_ratio", "max"), violations=("violation", "sum")).reset_index()
+    out["violations"] = out["violations"].astype(int)
+    return out[SUMMARY_COLUMNS]
+
+
+def violation_lines(summary: pd.DataFrame) -> list[str]:
+    """One warning line per (experiment, panel, method) with violations."""
+    lines = []
+    for row in summary[summary.violations > 0].itertuples():
+        where = f"{row.experiment}" + (f" [{row.panel}]" if row.panel else "")
+        ratio = row.max_delta_ratio if not math.isnan(row.max_delta_ratio) else row.max_epsilon_ratio
+        lines.append(f"WARNING: {where}: {row.method} violates its target in {row.violations} of {row.rows} "
+                     f"rows (achieved/target up to {ratio:.6g}); see results/audit/{row.experiment}.csv")
+    return lines
+
+
+# ------------------------------------------------------------------------------ reproduction
+def _read(path: Path, cache: dict) -> pd.DataFrame:
+    if path not in cache:
+        if path.suffix == ".json":
+            with open(path, encoding="utf-8") as handle:
+                cache[path] = pd.json_normalize(json.load(handle))
+        else:
+            cache[path] = pd.read_csv(path, keep_default_na=False, na_values=[""])
+    return cache[path]
+
+
+def _select(spec: Mapping, root: Path, cache: dict) -> float:
+    """The number an item of paper_values.yaml points at in our outputs.
+
+    ``file`` (CSV or JSON under ``root``), optional ``where`` (column -> value filters,
+    compared as text), ``expr`` (a pandas expression of the columns, default the ``column``)
+    and ``reduce`` (``single`` (default), ``max``, ``min``, ``sum``, ``count``, ``len``).
+    """
+    frame = _read(root / spec["file"], cache)
+    for column, value in spec.get("where", {}).items():
+        if column not in frame.columns:
+            raise ConfigError(f"paper_values: {spec['file']} has no column {column!r}")
+        frame = frame[frame[column].astype(str) == str(value)]
+    reduce = spec.get("reduce", "single")
+    if reduce == "count":
+        return float(len(frame))
+    if reduce == "len":  # length of a list-valued field (e.g. the columns of a dataset record)
+        return float(len(frame[spec["column"]].iloc[0]))
+    values = frame.eval(spec["expr"]) if "expr" in spec else frame[spec["column"]]
+    values = pd.to_numeric(pd.Series(values), errors="coerce").dropna()
+    if reduce == "sum":  # nothing selected sums to 0 (e.g. a zero entry of a sparse plan)
+        return float(values.sum())
+    if values.empty:
+        raise ConfigError(f"paper_values: nothing selected by {dict(spec)!r}")
+    if reduce == "single":
+        if len(values) != 1:
+            raise ConfigError(f"paper_values: {dict(spec)!r} selects {len(values)} values, expected one")
+        return float(values.iloc[0])
+    return float(getattr(values, reduce)())
+
+
+def reproduction_table(items: Sequence[Mapping], root: str | Path = ".") -> pd.DataFrame:
+    """Compare each paper value with ours: ``match`` within the item's tolerance, else ``differs``.
+
+    Every ``differs`` must carry the item's one-line ``note`` (a misprint, unstated
+    parameters, another dataset version...): an unexplained difference is logged as a
+    warning and written with the note ``UNEXPLAINED``.
+    """
+    rows, cache = [], {}
+    for item in items:
+        ours = _select(item["ours"], Path(root), cache)
+        paper = float(item["paper_value"])
+        tol = float(item.get("tolerance", 0.0))
+        bound = tol * (abs(paper) if item.get("relative", False) else 1.0)
+        status = "match" if abs(ours - paper) <= bound else "differs"
+        note = item.get("note", "")
+        if status == "differs" and not note:
+            note = "UNEXPLAINED"
+            log.warning("reproduction: %s / %s differs (paper %s, ours %s) with no explanation",
+                        item["source"], item["item"], paper, ours)
+        rows.append({"source": item["source"], "item": item["item"], "paper_value": _fmt(paper),
+                     "our_value": _fmt(ours), "status": status, "note": note if status == "differs" or note else ""})
+    return pd.DataFrame(rows, columns=REPRODUCTION_COLUMNS)
+
+
+def _fmt(value: float):
+    return int(value) if float(value).is_integer() and abs(value) < 1e15 else float(f"{value:.10g}")
+
+
+# ------------------------------------------------------------------------------ provenance
+def config_hash(config: Mapping) -> str:
+    """sha256 of the resolved config as canonical JSON (sorted keys)."""
+    text = json.dumps(config, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _git(args: list[str], cwd: Path) -> str | None:
+    try:
+        out = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=10, check=True)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip()
+
+
+def git_state(repo: str | Path) -> dict:
+    """The commit checked out in ``repo`` and whether tracked files are modified (None outside git)."""
+    commit = _git(["rev-parse", "HEAD"], Path(repo))
+    status = _git(["status", "--porcelain", "--untracked-files=no"], Path(repo))
+    return {"commit": commit, "modified_tracked_files": bool(status) if status is not None else None}
+
+
+def provenance(*, config: Mapping, dataset_records: Sequence[str | Path], repo: str | Path) -> dict:
+    """Versions, commit, config hash and dataset checksums of this run (no timestamps)."""
+    versions = {}
+    for name in PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    datasets = {}
+    for path in dataset_records:
+        with open(path, encoding="utf-8") as handle:
+            rec = json.load(handle)
+        datasets[rec["dataset"]] = {k: rec.get(k) for k in ("source", "uci_id", "url", "member", "sha256",
+                                                            "sha256_verified", "rows", "citation")}
+    return {
+        "python": platform.python_version(),
+        "packages": versions,
+        "git": git_state(repo),
+        "config_sha256": config_hash(config),
+        "datasets": datasets,
+    }
+
+
+# ------------------------------------------------------------------------------ helpers for the rules
+def load_paper_values(path: str | Path) -> list[dict]:
+    """The items of ``workflow/report/paper_values.yaml``."""
+    import yaml
+    with open(path, encoding="utf-8") as handle:
+        return yaml.safe_load(handle)["items"]
+
+
+def paper_value_files(path: str | Path) -> list[str]:
+    """Every output file the reproduction table reads (sorted, unique)."""
+    return sorted({item["ours"]["file"] for item in load_paper_values(path)})
+
+
+def read_violation_lines(summary_csv: str | Path) -> list[str]:
+    """:func:`violation_lines` of a written summary (nothing if it does not exist)."""
+    if not Path(summary_csv).exists():
+        return []
+    summary = pd.read_csv(summary_csv, keep_default_na=False, na_values=[""], dtype={"panel": str})
+    summary["panel"] = summary["panel"].fillna("")
+    return violation_lines(summary)
+
+
+def write_audit_summary(tables: Sequence[str | Path], out: str | Path) -> pd.DataFrame:
+    """Step ``audit_summary``."""
+    from .io import write_csv
+    frames = [pd.read_csv(t, keep_default_na=False, na_values=[""], dtype={"panel": str}) for t in tables]
+    summary = audit_summary(frames)
+    for line in violation_lines(summary):
+        log.warning(line.removeprefix("WARNING: "))
+    write_csv(summary, out)
+    return summary
+
+
+def write_reproduction(values_yaml: str | Path, out: str | Path, root: str | Path = ".") -> pd.DataFrame:
+    """Step ``reproduction``."""
+    from .io import write_csv
+    table = reproduction_table(load_paper_values(values_yaml), root)
+    log.info("reproduction: %d items, %d match, %d differ", len(table), int((table.status == "match").sum()),
+             int((table.status == "differs").sum()))
+    write_csv(table, out)
+    return table
+
+
+def write_provenance(*, config: Mapping, dataset_records: Sequence[str | Path], repo: str | Path,
+                     out: str | Path) -> dict:
+    """Step ``provenance``."""
+    from .io import write_json
+    record = provenance(config=config, dataset_records=dataset_records, repo=repo)
+    write_json(record, out)
+    return record

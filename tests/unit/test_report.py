@@ -1,0 +1,56 @@
+"""Audit summary and the paper-versus-reproduction table."""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pufferfish.report import audit_summary, config_hash, reproduction_table, violation_lines
+
+
+def _audit(rows):
+    cols = ["experiment", "panel", "method", "epsilon", "delta", "scale", "epsilon_achieved", "delta_achieved",
+            "scale_min", "violation"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def test_audit_summary_by_hand():
+    lattice = _audit([
+        ["e", "", "m", 0.5, np.nan, 4.0, 0.25, np.nan, 2.0, False],
+        ["e", "", "m", 1.0, np.nan, 2.0, 0.5, np.nan, 1.0, False],
+        ["e", "", "bad", 1.0, np.nan, 0.5, 1.5, np.nan, 1.0, True],
+        ["e", "", "tight", 1.0, np.nan, 0.0, 0.9, np.nan, 0.0, False],
+    ])
+    gauss = _audit([["g", "sigma2=4", "theorem2", 1.0, 0.3, 3.0, 2.0, 0.1, 1.5, False]])
+    out = audit_summary([lattice, gauss]).set_index(["experiment", "method"])
+    assert out.loc[("e", "m"), "max_epsilon_ratio"] == 0.5           # max(0.25/0.5, 0.5/1.0)
+    assert out.loc[("e", "m"), "min_scale_ratio"] == 2.0 == out.loc[("e", "m"), "max_scale_ratio"]
+    assert out.loc[("e", "bad"), "violations"] == 1 and out.loc[("e", "bad"), "max_epsilon_ratio"] == 1.5
+    assert out.loc[("e", "tight"), "min_scale_ratio"] == 1.0          # 0/0: both need no noise
+    assert out.loc[("g", "theorem2"), "max_delta_ratio"] == pytest.approx(0.1 / 0.3)
+    assert math.isnan(out.loc[("g", "theorem2"), "max_epsilon_ratio"])
+    lines = violation_lines(out.reset_index())
+    assert len(lines) == 1 and "e: bad violates its target in 1 of 1 rows" in lines[0]
+
+
+def test_reproduction_table_match_differs_and_notes(tmp_path):
+    pd.DataFrame({"x": [1, 1, 2], "x_prime": [2, 3, 3], "mass": [0.25, 0.25, 0.5]}).to_csv(tmp_path / "plan.csv",
+                                                                                         index=False)
+    items = [
+        {"source": "s", "item": "span", "paper_value": 2, "ours": {"file": "plan.csv", "expr": "abs(x - x_prime)",
+                                                                 "reduce": "max"}},
+        {"source": "s", "item": "entry", "paper_value": 0.3, "ours": {"file": "plan.csv", "where": {"x": 2, "x_prime": 3},
+                                                                     "column": "mass"}, "note": "a misprint"},
+        {"source": "s", "item": "zero entry", "paper_value": 0, "ours": {"file": "plan.csv", "where": {"x": 2, "x_prime": 2},
+                                                                        "column": "mass", "reduce": "sum"}},
+        {"source": "s", "item": "unexplained", "paper_value": 7, "ours": {"file": "plan.csv", "reduce": "count"}},
+    ]
+    table = reproduction_table(items, tmp_path)
+    assert table.status.tolist() == ["match", "differs", "match", "differs"]
+    assert table.our_value.tolist() == [2, 0.5, 0, 3]
+    assert table.note.tolist() == ["", "a misprint", "", "UNEXPLAINED"]
+
+
+def test_config_hash_ignores_key_order():
+    assert config_hash({"a": 1, "b": [1, 2]}) == config_hash({"b": [1, 2], "a": 1})
+    assert config_hash({"a": 1}) != config_hash({"a": 2})

@@ -1,0 +1,10 @@
+"""Rule audit_summary: one row per (experiment, panel, method) of every audit table."""
+from pufferfish.cli import run
+from pufferfish.report import write_audit_summary
+
+
+def main(smk):
+    write_audit_summary(list(smk.input), smk.output[0])
+
+
+run(main, snakemake)  # noqa: F821

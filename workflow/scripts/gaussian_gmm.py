@@ -1,0 +1,11 @@
+"""Rule gaussian_gmm: fit the GMM prior of each secret of Fig. 3 or 4 of paper 004."""
+from pufferfish.cli import run
+from pufferfish.gaussian_experiments import fit_experiment_gmms
+
+
+def main(smk):
+    fit_experiment_gmms(smk.wildcards.fig, smk.params.spec, gmm=smk.params.gmm, seed=smk.params.seed,
+                        data_csv=smk.input.csv, data_json=smk.input.json, out_json=smk.output.json)
+
+
+run(main, snakemake)  # noqa: F821

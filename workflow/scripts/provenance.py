@@ -1,0 +1,11 @@
+"""Rule provenance: versions, git commit, config hash, dataset checksums (results/provenance.json)."""
+from pufferfish.cli import run
+from pufferfish.report import write_provenance
+
+
+def main(smk):
+    write_provenance(config=smk.params.config, dataset_records=list(smk.input.datasets), repo=smk.params.repo,
+                     out=smk.output[0])
+
+
+run(main, snakemake)  # noqa: F821

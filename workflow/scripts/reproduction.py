@@ -1,0 +1,10 @@
+"""Rule reproduction: every number the papers state next to ours (results/reproduction.csv)."""
+from pufferfish.cli import run
+from pufferfish.report import write_reproduction
+
+
+def main(smk):
+    write_reproduction(smk.input.values, smk.output[0])
+
+
+run(main, snakemake)  # noqa: F821
