@@ -76,3 +76,10 @@ def git_state(repo):
     from pufferfish.report import git_state as _git_state
 
     return _git_state(repo)
+
+
+def read_user_records(paths):
+    """Provenance records of data-derived users (for figure captions)."""
+    from pufferfish.multiuser_experiments import read_user_records as _read
+
+    return _read(paths)

@@ -10,7 +10,12 @@ if "fig1" in GAUSS:
 
     rule gaussian_fig1:
         output:
-            theta="results/theta/gaussian_fig1.csv",
+            theta=report(
+                "results/theta/gaussian_fig1.csv",
+                caption="../report/theta_table.rst",
+                category="Tables: theta and b",
+                labels={"table": "gaussian_fig1"},
+            ),
             png=report(
                 "results/figures/gaussian/fig1.png",
                 caption="../report/gaussian_fig1.rst",
@@ -30,7 +35,12 @@ if "fig2" in GAUSS:
 
     rule gaussian_fig2:
         output:
-            theta="results/theta/gaussian_fig2.csv",
+            theta=report(
+                "results/theta/gaussian_fig2.csv",
+                caption="../report/theta_table.rst",
+                category="Tables: theta and b",
+                labels={"table": "gaussian_fig2"},
+            ),
             audit="results/audit/gaussian_fig2.csv",
             png=report(
                 "results/figures/gaussian/fig2.png",
@@ -73,7 +83,12 @@ if "fig3" in GAUSS:
             gmm="results/gmm/gaussian_fig3.json",
             csv=raw_csv(GAUSS["fig3"]["dataset"]),
         output:
-            theta="results/theta/gaussian_fig3.csv",
+            theta=report(
+                "results/theta/gaussian_fig3.csv",
+                caption="../report/theta_table.rst",
+                category="Tables: theta and b",
+                labels={"table": "gaussian_fig3"},
+            ),
             audit="results/audit/gaussian_fig3.csv",
             png=report(
                 "results/figures/gaussian/fig3.png",
@@ -107,7 +122,12 @@ if "fig4" in GAUSS:
             gmm="results/gmm/gaussian_fig4.json",
             csv=raw_csv(GAUSS["fig4"]["dataset"]),
         output:
-            theta="results/theta/gaussian_fig4.csv",
+            theta=report(
+                "results/theta/gaussian_fig4.csv",
+                caption="../report/theta_table.rst",
+                category="Tables: theta and b",
+                labels={"table": "gaussian_fig4"},
+            ),
             audit="results/audit/gaussian_fig4.csv",
             png=report(
                 "results/figures/gaussian/fig4.png",
@@ -138,7 +158,12 @@ if "fig5" in GAUSS:
 
     rule gaussian_fig5:
         output:
-            theta="results/theta/gaussian_fig5.csv",
+            theta=report(
+                "results/theta/gaussian_fig5.csv",
+                caption="../report/theta_table.rst",
+                category="Tables: theta and b",
+                labels={"table": "gaussian_fig5"},
+            ),
             png=report(
                 "results/figures/gaussian/fig5.png",
                 caption="../report/gaussian_fig5.rst",

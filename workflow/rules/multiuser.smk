@@ -27,12 +27,17 @@ rule multiuser_experiment:
     input:
         users=lambda w: [f"results/priors/{u}.json" for u in experiment_data_users(w.experiment)],
     output:
-        theta="results/theta/multiuser_{experiment}.csv",
+        theta=report(
+            "results/theta/multiuser_{experiment}.csv",
+            caption="../report/theta_table.rst",
+            category="Tables: theta and b",
+            labels={"table": "multiuser_{experiment}"},
+        ),
         audit="results/audit/multiuser_{experiment}.csv",
         priors="results/priors/multiuser_{experiment}.csv",
     params:
         spec=lambda w: EXPERIMENTS[w.experiment],
-        multiuser=MU,
+        multiuser={"users": MU["users"], "data_users": DATA_USERS},  # not the experiments: editing one reruns only its jobs
         audit=config["audit"],
     log:
         "results/logs/multiuser_experiment/{experiment}.log",
@@ -50,7 +55,7 @@ rule multiuser_plan:
         cdf="results/plans/multiuser_{experiment}_cdf.csv",
     params:
         spec=lambda w: EXPERIMENTS[w.experiment],
-        multiuser=MU,
+        multiuser={"users": MU["users"], "data_users": DATA_USERS},  # not the experiments: editing one reruns only its jobs
     log:
         "results/logs/multiuser_plan/{experiment}.log",
     wildcard_constraints:
@@ -80,6 +85,8 @@ rule multiuser_figure:
         csv="results/figures/multiuser/{experiment}.csv",
     params:
         spec=lambda w: EXPERIMENTS[w.experiment],
+        # read when the job runs (the caption lists dataset, condition and row counts)
+        users=lambda w, input: read_user_records(input.users),
     log:
         "results/logs/multiuser_figure/{experiment}.log",
     wildcard_constraints:

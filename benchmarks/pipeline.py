@@ -1,0 +1,205 @@
+"""Benchmark of the Snakemake pipeline: a full run from an empty results/, then an incremental one.
+
+Not a test. It never touches the repository's own results/: it copies the repository
+(``git ls-files`` plus untracked, not ignored files; not results/ nor .snakemake/) to a
+scratch directory (default /tmp/bench_repo, recreated), copies data/raw there (so the
+datasets are cached and no download job runs), and in that copy:
+
+1. times ``snakemake --cores 2`` from an empty results/ (target: <= 60 s);
+2. changes the epsilon grid of one experiment (default ``fig6``) in the copy's
+   config.yaml and times ``snakemake --cores 2`` again (target: <= 10 s); only that
+   experiment's jobs (and the reports that gather every experiment) should run.
+
+Both runs list the jobs that ran (rule and wildcards, parsed from Snakemake's log); the
+incremental run flags any job of another experiment. The copy imports the package from
+its own src/ (PYTHONPATH). Logs: <scratch>/bench_full.log, <scratch>/bench_incremental.log.
+Last line: ``full_seconds: <s>`` (the wall time of the full run, also when it failed).
+
+Run: ``.venv/bin/python benchmarks/pipeline.py [--experiment fig6] [--dest /tmp/bench_repo]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+SKIP = ("results/", ".snakemake/", "data/raw/")
+#: rules that gather every experiment: they rerun whenever any experiment changes
+GATHERING = ("all", "report", "audit_summary", "reproduction", "provenance")
+
+
+def repo_files() -> list[str]:
+    listed = []
+    for args in (["ls-files", "-z"], ["ls-files", "-z", "--others", "--exclude-standard"]):
+        out = subprocess.run(["git", *args], cwd=REPO, capture_output=True, check=True).stdout
+        listed += [f for f in out.decode().split("\0") if f]
+    return sorted({f for f in listed if not f.startswith(SKIP) and (REPO / f).is_file()})
+
+
+def make_copy(dest: Path) -> int:
+    if dest.exists():
+        if not (dest / ".bench_repo").exists():
+            sys.exit(f"{dest} exists and is not a copy made by this script: refusing to delete it")
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    (dest / ".bench_repo").write_text("scratch copy made by benchmarks/pipeline.py\n")
+    files = repo_files()
+    for f in files:
+        target = dest / f
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO / f, target)
+    shutil.copytree(REPO / "data" / "raw", dest / "data" / "raw", copy_function=shutil.copy2)
+    return len(files)
+
+
+def snakemake(dest: Path, log_name: str) -> tuple[int, float, str]:
+    env = dict(os.environ, PYTHONPATH=str(dest / "src") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    cmd = [sys.executable, "-m", "snakemake", "--cores", "2"]
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=dest, env=env, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    log = proc.stdout + proc.stderr
+    (dest / log_name).write_text(log)
+    return proc.returncode, seconds, log
+
+
+def jobs_ran(log: str) -> list[tuple[str, str]]:
+    """(rule, wildcards) of every job Snakemake started, in order."""
+    jobs, current = [], None
+    for line in log.splitlines():
+        head = re.match(r"^(?:local)?rule (\w+):\s*$", line)
+        if head:
+            if current:
+                jobs.append(current)
+            current = [head.group(1), ""]
+            continue
+        if current is not None:
+            if line.startswith((" ", "\t")):
+                wild = re.match(r"^\s+wildcards:\s*(.*)$", line)
+                if wild:
+                    current[1] = wild.group(1).strip()
+            else:
+                jobs.append(current)
+                current = None
+    if current:
+        jobs.append(current)
+    return [tuple(j) for j in jobs]
+
+
+def job_durations(log: str) -> list[tuple[float, str]]:
+    """(seconds, "rule [wildcards]") of every finished job, from the log's timestamps (1 s resolution)."""
+    stamp, started, names, out = None, {}, {}, []
+    rule, last = None, None
+    for line in log.splitlines():
+        m = re.match(r"^\[(\w{3} \w{3} +\d+ [\d:]+ \d{4})\]$", line)
+        if m:
+            stamp = datetime.strptime(m.group(1), "%a %b %d %H:%M:%S %Y")
+            continue
+        m = re.match(r"^(?:local)?rule (\w+):\s*$", line)
+        if m:
+            rule = m.group(1)
+            continue
+        m = re.match(r"^\s+jobid: (\d+)", line)
+        if m and stamp is not None:
+            last = m.group(1)
+            started[last], names[last] = stamp, rule
+            continue
+        m = re.match(r"^\s+wildcards:\s*(.*)$", line)
+        if m and last is not None:
+            names[last] = f"{rule} [{m.group(1).strip()}]"
+            continue
+        m = re.match(r"^Finished jobid: (\d+)", line)
+        if m and m.group(1) in started:
+            out.append(((stamp - started[m.group(1)]).total_seconds(), names[m.group(1)]))
+    return sorted(out, reverse=True)
+
+
+def show_slowest(log: str, count: int = 6) -> None:
+    durations = job_durations(log)
+    if durations:
+        total = sum(d for d, _ in durations)
+        top = ", ".join(f"{name} {d:.0f} s" for d, name in durations[:count])
+        print(f"  job time (1 s resolution): {total:.0f} s summed over jobs; slowest: {top}")
+
+
+def show_jobs(jobs, experiment: str | None = None) -> list[tuple[str, str]]:
+    """Print the jobs; return those that belong to another experiment than ``experiment``."""
+    foreign = []
+    for rule, wild in jobs:
+        mark = ""
+        if experiment is not None:
+            values = dict(kv.split("=", 1) for kv in wild.split(", ") if "=" in kv)
+            other = values.get("experiment") not in (None, experiment)
+            if other or (not values and rule not in GATHERING):
+                foreign.append((rule, wild))
+                mark = "   <- not the changed experiment"
+        print(f"    {rule}{' [' + wild + ']' if wild else ''}{mark}")
+    return foreign
+
+
+def failure_tail(log: str, lines: int = 25) -> None:
+    errs = [ln for ln in log.splitlines() if ln.strip()]
+    print("  last lines of the log:")
+    for ln in errs[-lines:]:
+        print(f"    | {ln}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--dest", type=Path, default=Path("/tmp/bench_repo"), help="scratch copy (recreated)")
+    parser.add_argument("--experiment", default="fig6", help="experiment whose epsilon grid is changed")
+    args = parser.parse_args()
+    dest = args.dest.resolve()
+    if dest == REPO or REPO in dest.parents:
+        sys.exit("the scratch copy must be outside the repository")
+    count = make_copy(dest)
+    print(f"copy: {count} files of {REPO} (+ data/raw) -> {dest}")
+
+    rc, full, log = snakemake(dest, "bench_full.log")
+    jobs = jobs_ran(log)
+    print(f"full run: snakemake --cores 2 from an empty results/: {full:.1f} s, exit code {rc}, {len(jobs)} jobs "
+          f"(target <= 60 s: {'met' if rc == 0 and full <= 60 else 'NOT met'})")
+    show_jobs(jobs)
+    show_slowest(log)
+    if rc != 0:
+        failure_tail(log)
+        print("incremental run: not attempted (the full run failed)")
+        print(f"full_seconds: {full:.1f}")
+        return 1
+
+    config_path = dest / "config.yaml"
+    config = yaml.safe_load(config_path.read_text())
+    spec = config["multiuser"]["experiments"][args.experiment]
+    before = spec["epsilons"]
+    spec["epsilons"] = {"start": 0.05, "stop": 1.0, "step": 0.05}
+    config_path.write_text(yaml.safe_dump(config, sort_keys=False))
+    print(f"changed multiuser.experiments.{args.experiment}.epsilons: {before} -> {spec['epsilons']} (in the copy)")
+
+    rc, inc, log = snakemake(dest, "bench_incremental.log")
+    jobs = jobs_ran(log)
+    print(f"incremental run: {inc:.1f} s, exit code {rc}, {len(jobs)} jobs "
+          f"(target <= 10 s: {'met' if rc == 0 and inc <= 10 else 'NOT met'})")
+    foreign = show_jobs(jobs, args.experiment)
+    show_slowest(log)
+    if rc != 0:
+        failure_tail(log)
+    if foreign:
+        print(f"  {len(foreign)} job(s) of other experiments reran: the change is not confined to {args.experiment}")
+    else:
+        print(f"  only {args.experiment}'s jobs (and the gathering reports) reran")
+    print(f"full_seconds: {full:.1f}")
+    return 0 if rc == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
