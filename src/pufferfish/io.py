@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import glob
 import json
 import os
 import tempfile
@@ -18,10 +19,14 @@ def atomic_path(path: str | os.PathLike, suffix: str | None = None):
     """Yield a temporary path beside ``path``; on success rename it onto ``path``.
 
     The rename is atomic on one file system, so ``path`` is either absent, the old file
-    or the complete new one. On error the temporary file is removed.
+    or the complete new one. On error the temporary file is removed; temporaries left by a
+    writer that was killed (``.<name>.*`` beside ``path``) are removed by the next writer.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    # temporaries of an earlier writer killed before its rename (SIGKILL leaves no chance to clean up)
+    for stale in path.parent.glob(f".{glob.escape(path.name)}.*"):
+        remove_quietly(stale)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix or path.suffix or ".tmp", dir=path.parent)
     os.close(fd)
     os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the file the usual mode
