@@ -199,12 +199,7 @@ def delta_star(p: LatticePMF, q: LatticePMF, *, tol: float = FLOAT_TIE_TOL) -> t
     xs = np.arange(lo, hi + 1)
     exact = _exact_masses(p, q)
     if exact is not None:
-        fi, fj, acc_i, acc_j = [], [], Fraction(0), Fraction(0)
-        for a, b in zip(p.exact_on(lo, hi), q.exact_on(lo, hi)):
-            acc_i += a
-            acc_j += b
-            fi.append(acc_i)
-            fj.append(acc_j)
+        fi, fj = _exact_cdf(p, lo, hi), _exact_cdf(q, lo, hi)
         n = len(fi)
         delta = np.zeros(n, dtype=np.int64)
         up = 0      # first x' with F_j(x') >= F_i(x): nondecreasing in x
@@ -238,6 +233,15 @@ def delta_star(p: LatticePMF, q: LatticePMF, *, tol: float = FLOAT_TIE_TOL) -> t
     return xs, delta
 
 
+def _exact_cdf(pmf: LatticePMF, lo: int, hi: int) -> list[Fraction]:
+    """F(x) at x = lo..hi as exact fractions (``pmf`` carries exact masses)."""
+    acc, out = Fraction(0), []
+    for mass in pmf.exact_on(lo, hi):
+        acc += mass
+        out.append(acc)
+    return out
+
+
 def _float_order(fi, si, fj, sj, tol) -> tuple[np.ndarray, np.ndarray]:
     """Where F_i > F_j and where F_i < F_j, ties (module docstring) excluded."""
     both_low = (fi <= 0.5) & (fj <= 0.5)
@@ -255,12 +259,7 @@ def _delta_star_reference(p: LatticePMF, q: LatticePMF, *, tol: float = FLOAT_TI
     xs = np.arange(lo, hi + 1)
     exact = _exact_masses(p, q)
     if exact is not None:
-        fi, fj, acc_i, acc_j = [], [], Fraction(0), Fraction(0)
-        for a, b in zip(p.exact_on(lo, hi), q.exact_on(lo, hi)):
-            acc_i += a
-            acc_j += b
-            fi.append(acc_i)
-            fj.append(acc_j)
+        fi, fj = _exact_cdf(p, lo, hi), _exact_cdf(q, lo, hi)
         delta = np.zeros(xs.size, dtype=np.int64)
         for k, (a, b) in enumerate(zip(fi, fj)):
             if a > b:   # first x' with F_j(x') >= F_i(x)

@@ -106,13 +106,18 @@ def _running_job_pids(workdir: Path) -> list[int]:
     return pids
 
 
+def _start(workdir: Path, mirror: Path, cores: int, **kwargs) -> subprocess.Popen:
+    """Snakemake on the tiny project in the background (output discarded)."""
+    env = {**os.environ, "UCI_MIRROR": str(mirror)}
+    cmd = [*SNAKEMAKE, "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
+           "--configfile", str(workdir / "tiny.yaml"), "--cores", str(cores)]
+    return subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **kwargs)
+
+
 def test_killed_job_then_rerun_gives_the_same_outputs(tiny, tmp_path):
     reference = digests(tiny[0])
     workdir, mirror = tiny_project.build(tmp_path)
-    env = {**os.environ, "UCI_MIRROR": str(mirror)}
-    cmd = [*SNAKEMAKE, "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-           "--configfile", str(workdir / "tiny.yaml"), "--cores", "1"]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = _start(workdir, mirror, 1)
     killed = False
     deadline = time.time() + 120
     while proc.poll() is None and time.time() < deadline and not killed:
@@ -131,10 +136,7 @@ def test_killed_job_then_rerun_gives_the_same_outputs(tiny, tmp_path):
 def test_killed_snakemake_then_rerun_gives_the_same_outputs(tiny, tmp_path):
     reference = digests(tiny[0])
     workdir, mirror = tiny_project.build(tmp_path)
-    env = {**os.environ, "UCI_MIRROR": str(mirror)}
-    cmd = [*SNAKEMAKE, "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-           "--configfile", str(workdir / "tiny.yaml"), "--cores", "2"]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = _start(workdir, mirror, 2, start_new_session=True)
     deadline = time.time() + 120
     while proc.poll() is None and time.time() < deadline:
         if len(list((workdir / "results").rglob("*.csv"))) >= 6:
