@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 from collections import defaultdict
 from collections.abc import Mapping
 from pathlib import Path
@@ -18,7 +19,7 @@ import numpy as np
 import yaml
 
 from .errors import ConfigError
-from .grids import expand_grid
+from .grids import check_deltas, check_epsilons, expand_grid
 
 __all__ = ["load_schema", "validate_config", "format_path", "SCHEMA_PATH", "APPLICABLE_SECRETS"]
 
@@ -159,6 +160,25 @@ def _secret_kind(secret) -> str:
     return "absent" if secret == "absent" else next(iter(secret))
 
 
+def _check_finite(node, path=()) -> None:
+    """Every number in the config is finite (YAML's .inf and .nan pass the schema's bounds)."""
+    if isinstance(node, Mapping):
+        for key, value in node.items():
+            _check_finite(value, (*path, key))
+    elif isinstance(node, list):
+        for k, value in enumerate(node):
+            _check_finite(value, (*path, k))
+    elif isinstance(node, float) and not math.isfinite(node):
+        raise ConfigError(f"config: {format_path(path)} = {node}: must be finite")
+
+
+def _check_grid(spec, where: str, check) -> None:
+    try:
+        check(expand_grid(spec, name=where), name=where)
+    except ConfigError as err:
+        raise ConfigError(f"config: {err}") from None
+
+
 def _check_references(config: Mapping) -> None:
     datasets = config.get("datasets", {})
     mu = config.get("multiuser", {})
@@ -183,12 +203,7 @@ def _check_references(config: Mapping) -> None:
     known = set(users) | set(data_users)
     for exp_name, exp in mu.get("experiments", {}).items():
         where = f"config: multiuser.experiments.{exp_name}"
-        try:
-            eps = expand_grid(exp["epsilons"], name=f"multiuser.experiments.{exp_name}.epsilons")
-        except ConfigError as err:
-            raise ConfigError(f"config: {err}") from None
-        if not np.all(eps > 0):
-            raise ConfigError(f"{where}.epsilons: every epsilon must be > 0")
+        _check_grid(exp["epsilons"], f"multiuser.experiments.{exp_name}.epsilons", check_epsilons)
         for k, user in enumerate(exp.get("rest", [])):
             if user not in known:
                 raise ConfigError(f"{where}.rest[{k}] = {user!r}: unknown user (not in multiuser.users or data_users)")
@@ -213,11 +228,23 @@ def _check_references(config: Mapping) -> None:
                 if allowed is not None and kinds not in allowed:
                     raise ConfigError(f"{where}.methods: {method} does not apply to the secret pair "
                                       f"({kinds[0]}, {kinds[1]}) of {pwhere.removeprefix('config: ')}")
+                if method in ("lemma5", "lemma6"):  # Bernoulli users only; data users are checked on the data
+                    for k, secret in enumerate(secrets):
+                        user = users.get(secret["user"])
+                        if user is not None and any(v not in (0, 1) for v, pr in
+                                                    zip(user["values"], user["probabilities"]) if pr > 0):
+                            raise ConfigError(f"{where}.methods: {method} needs Bernoulli users, but "
+                                              f"{pwhere.removeprefix('config: ')}.secrets[{k}].user = "
+                                              f"{secret['user']!r} takes values outside {{0, 1}}")
     gauss = config.get("gaussian", {})
     for fig in ("fig3", "fig4"):
         spec = gauss.get(fig)
         if spec and spec["dataset"] not in datasets:
             raise ConfigError(f"config: gaussian.{fig}.dataset = {spec['dataset']!r}: not a key of datasets")
+        if spec:
+            _check_grid(spec["epsilons"], f"gaussian.{fig}.epsilons", check_epsilons)
+    if "fig5" in gauss:
+        _check_grid(gauss["fig5"]["deltas"], "gaussian.fig5.deltas", check_deltas)
     if "fig2" in gauss and gauss["fig2"]["K"]["stop"] < gauss["fig2"]["K"]["start"]:
         raise ConfigError("config: gaussian.fig2.K.stop: must be >= K.start")
     if "fig1" in gauss:
@@ -235,6 +262,7 @@ def validate_config(config: dict, schema: Mapping | None = None) -> dict:
     schema = load_schema() if schema is None else schema
     if not isinstance(config, Mapping):
         raise ConfigError("config: the configuration must be a mapping of keys")
+    _check_finite(config)
     _raise_schema_error(config, schema)
     _fill_defaults(config, schema)
     _check_references(config)

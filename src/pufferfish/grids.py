@@ -13,6 +13,8 @@ __all__ = ["expand_grid", "check_epsilons", "check_deltas"]
 
 #: decimals kept when a grid is built from ``{start, stop, step}``
 GRID_DECIMALS = 10
+#: the most values a grid may have (a typo such as step: 1e-9 would otherwise never end)
+MAX_GRID = 100_000
 
 
 def expand_grid(spec, *, name: str = "grid") -> np.ndarray:
@@ -27,11 +29,17 @@ def expand_grid(spec, *, name: str = "grid") -> np.ndarray:
             start, stop, step = (float(spec[k]) for k in ("start", "stop", "step"))
         except KeyError as err:
             raise ConfigError(f"{name}: missing key {err.args[0]!r}") from None
+        for key, value in (("start", start), ("stop", stop), ("step", step)):
+            if not math.isfinite(value):
+                raise ConfigError(f"{name}.{key} = {spec[key]!r}: must be finite")
         if not step > 0:
             raise ConfigError(f"{name}.step = {spec['step']}: must be > 0")
         if stop < start:
             raise ConfigError(f"{name}.stop = {spec['stop']}: must be >= start ({spec['start']})")
         count = int(math.floor((stop - start) / step + 1e-9)) + 1
+        if count > MAX_GRID:
+            raise ConfigError(f"{name}: {{start: {spec['start']}, stop: {spec['stop']}, step: {spec['step']}}} "
+                              f"has {count} values, at most {MAX_GRID} allowed")
         values = np.round(start + step * np.arange(count), GRID_DECIMALS)
         return values.astype(float)
     if isinstance(spec, Sequence) and not isinstance(spec, (str, bytes)):
@@ -46,7 +54,7 @@ def check_epsilons(epsilons, *, name: str = "epsilon") -> np.ndarray:
     values = np.atleast_1d(np.asarray(epsilons, dtype=float))
     for k, value in enumerate(values):
         if not (math.isfinite(value) and value > 0):
-            raise ConfigError(f"{name}[{k}] = {value!r}: must be finite and > 0")
+            raise ConfigError(f"{name}[{k}] = {float(value)!r}: must be finite and > 0")
     return values
 
 
@@ -55,5 +63,5 @@ def check_deltas(deltas, *, name: str = "delta") -> np.ndarray:
     values = np.atleast_1d(np.asarray(deltas, dtype=float))
     for k, value in enumerate(values):
         if not (0.0 < value < 1.0):
-            raise ConfigError(f"{name}[{k}] = {value!r}: must be in (0, 1)")
+            raise ConfigError(f"{name}[{k}] = {float(value)!r}: must be in (0, 1)")
     return values

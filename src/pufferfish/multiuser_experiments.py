@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .audit import lattice_privacy_loss, theta_min
-from .errors import ConfigError
+from .errors import ConfigError, NotApplicableError
 from .grids import check_epsilons, expand_grid
 from .lattice import LatticePMF
 from .multiuser import calibrate
@@ -157,7 +157,13 @@ def run_experiment(name: str, spec: Mapping, users: Mapping[str, User], *, audit
             frame.insert(0, "panel", panel)
             prior_rows.append(frame)
         tight_results = [theta_min(p, q, float(e), rtol=brtol, max_steps=steps) for e in epsilons]
-        thetas = {m: calibrate(m, pair, epsilons=epsilons) for m in spec["methods"]}
+        thetas = {}
+        for method in spec["methods"]:
+            try:
+                thetas[method] = calibrate(method, pair, epsilons=epsilons)
+            except NotApplicableError as err:
+                where = f"multiuser.experiments.{name}" + (f".panels.{panel}" if panel else "")
+                raise NotApplicableError(f"{where}: {err}") from None
         thetas["tight"] = np.array([t.theta for t in tight_results])
         for method, values in thetas.items():
             for k, (eps, theta) in enumerate(zip(epsilons, values)):

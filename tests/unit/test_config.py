@@ -72,6 +72,16 @@ CASES = [
     (["gaussian", "fig3", "dataset"], "census", "config: gaussian.fig3.dataset = 'census': not a key of datasets"),
     (["audit", "rtol"], 0, "config: audit.rtol = 0: must be > 0"),
     (["sed"], 1, "config: sed: unknown key"),
+    (EXP + ["fig4", "epsilons"], [float("inf"), 0.5], "config: multiuser.experiments.fig4.epsilons[0] = inf: must be finite"),
+    (EXP + ["fig4", "epsilons"], {"start": 0.1, "stop": float("inf"), "step": 0.1},
+     "config: multiuser.experiments.fig4.epsilons.stop = inf: must be finite"),
+    (EXP + ["fig4", "epsilons"], {"start": 0.1, "stop": 1.0, "step": 1e-9},
+     "config: multiuser.experiments.fig4.epsilons: {start: 0.1, stop: 1.0, step: 1e-09} has 900000001 values"),
+    (["gaussian", "fig3", "epsilons"], [float("inf")], "config: gaussian.fig3.epsilons[0] = inf: must be finite"),
+    (["gaussian", "fig1", "laplace_b"], float("nan"), "config: gaussian.fig1.laplace_b = nan: must be finite"),
+    (["gaussian", "fig5", "deltas"], {"start": 0.5, "stop": 1.5, "step": 0.5}, "config: gaussian.fig5.deltas.stop = 1.5: must be < 1"),
+    (EXP + ["fig6", "methods"], ["lemma5"],
+     "config: multiuser.experiments.fig6.methods: lemma5 needs Bernoulli users, but multiuser.experiments.fig6.secrets[0].user = 'P4'"),
 ]
 
 

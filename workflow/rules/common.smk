@@ -21,6 +21,12 @@ validate(config, str(SCHEMA))
 #: final targets; every rules file appends its own
 TARGETS = []
 
+# digests of the package code each stage runs: a `code` param, so editing src/ reruns the jobs
+from pufferfish.sources import source_digest
+
+CODE = source_digest()  # the whole package (every computing rule)
+FETCH_CODE = source_digest(["fetch", "io", "cli", "errors"])  # downloads only
+
 
 def raw_csv(dataset):
     """The cached table of a dataset (rule download)."""

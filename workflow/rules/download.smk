@@ -15,6 +15,7 @@ rule download:
     log:
         "results/logs/download/{dataset}.log",
     params:
+        code=FETCH_CODE,
         spec=lambda w: config["datasets"][w.dataset],
     wildcard_constraints:
         dataset="|".join(sorted(config["datasets"])),

@@ -24,6 +24,7 @@ if "fig1" in GAUSS:
             pdf="results/figures/gaussian/fig1.pdf",
             csv="results/figures/gaussian/fig1.csv",
         params:
+            code=CODE,
             spec=GAUSS["fig1"],
         log:
             "results/logs/gaussian_fig1/fig1.log",
@@ -50,6 +51,7 @@ if "fig2" in GAUSS:
             pdf="results/figures/gaussian/fig2.pdf",
             csv="results/figures/gaussian/fig2.csv",
         params:
+            code=CODE,
             spec=GAUSS["fig2"],
             audit=config["audit"],
         log:
@@ -65,6 +67,7 @@ rule gaussian_gmm:
     output:
         json="results/gmm/gaussian_{fig}.json",
     params:
+        code=CODE,
         spec=lambda w: GAUSS[w.fig],
         gmm=GAUSS["gmm"],
         seed=config["seed"],
@@ -105,6 +108,7 @@ if "fig3" in GAUSS:
             theta_pdf="results/figures/gaussian/fig3_theta.pdf",
             theta_csv="results/figures/gaussian/fig3_theta.csv",
         params:
+            code=CODE,
             name="fig3",
             spec=GAUSS["fig3"],
             audit=config["audit"],
@@ -144,6 +148,7 @@ if "fig4" in GAUSS:
             theta_pdf="results/figures/gaussian/fig4_theta.pdf",
             theta_csv="results/figures/gaussian/fig4_theta.csv",
         params:
+            code=CODE,
             name="fig4",
             spec=GAUSS["fig4"],
             audit=config["audit"],
@@ -172,6 +177,7 @@ if "fig5" in GAUSS:
             pdf="results/figures/gaussian/fig5.pdf",
             csv="results/figures/gaussian/fig5.csv",
         params:
+            code=CODE,
             spec=GAUSS["fig5"],
         log:
             "results/logs/gaussian_fig5/fig5.log",

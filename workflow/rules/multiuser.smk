@@ -14,6 +14,7 @@ rule multiuser_data_user:
         csv="results/priors/{user}.csv",
         json="results/priors/{user}.json",
     params:
+        code=CODE,
         spec=lambda w: DATA_USERS[w.user],
     log:
         "results/logs/multiuser_data_user/{user}.log",
@@ -36,6 +37,7 @@ rule multiuser_experiment:
         audit="results/audit/multiuser_{experiment}.csv",
         priors="results/priors/multiuser_{experiment}.csv",
     params:
+        code=CODE,
         spec=lambda w: EXPERIMENTS[w.experiment],
         multiuser={"users": MU["users"], "data_users": DATA_USERS},  # not the experiments: editing one reruns only its jobs
         audit=config["audit"],
@@ -54,6 +56,7 @@ rule multiuser_plan:
         plan="results/plans/multiuser_{experiment}.csv",
         cdf="results/plans/multiuser_{experiment}_cdf.csv",
     params:
+        code=CODE,
         spec=lambda w: EXPERIMENTS[w.experiment],
         multiuser={"users": MU["users"], "data_users": DATA_USERS},  # not the experiments: editing one reruns only its jobs
     log:
@@ -84,6 +87,7 @@ rule multiuser_figure:
         pdf="results/figures/multiuser/{experiment}.pdf",
         csv="results/figures/multiuser/{experiment}.csv",
     params:
+        code=CODE,
         spec=lambda w: EXPERIMENTS[w.experiment],
         # read when the job runs (the caption lists dataset, condition and row counts)
         users=lambda w, input: read_user_records(input.users),

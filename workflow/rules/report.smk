@@ -12,6 +12,8 @@ rule audit_summary:
             caption="../report/audit_summary.rst",
             category="Audit",
         ),
+    params:
+        code=CODE,
     log:
         "results/logs/audit_summary/summary.log",
     script:
@@ -28,6 +30,8 @@ rule reproduction:
             caption="../report/reproduction.rst",
             category="Paper versus reproduction",
         ),
+    params:
+        code=CODE,
     log:
         "results/logs/reproduction/reproduction.log",
     script:
@@ -44,6 +48,7 @@ rule provenance:
             category="Provenance",
         ),
     params:
+        code=CODE,
         config=config,
         repo=workflow.basedir,
         git=git_state(workflow.basedir),  # a new commit re-runs this job

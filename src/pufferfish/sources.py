@@ -1,0 +1,25 @@
+"""A digest of the package's own source, so that Snakemake reruns jobs when the code changes.
+
+Snakemake tracks the code of a rule's ``script:`` file, but the scripts here are thin
+adapters: the computation lives in this package. Each rule passes the digest of the
+modules it runs as a ``param``; editing one of them changes the param and reruns the job.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from pathlib import Path
+
+__all__ = ["source_digest", "PACKAGE_DIR"]
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def source_digest(modules: Iterable[str] | None = None) -> str:
+    """sha256 (first 16 hex digits) of the named modules' source (all ``*.py`` of the package if None)."""
+    paths = sorted(PACKAGE_DIR.glob("*.py")) if modules is None else [PACKAGE_DIR / f"{m}.py" for m in sorted(modules)]
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
