@@ -57,16 +57,16 @@ def plot_fig1(pi: GMM, pj: GMM, *, b: float, noise_sd: float, window: tuple[floa
     lap_row = values.set_index("noise").loc["laplace"]
     gau_row = values.set_index("noise").loc["gaussian"]
     labels = [f"s_i: G({mi:g}, {si:g}²)", f"s_j: G({mj:g}, {sj:g}²)"]
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.9), sharex=True)
+    fig, axes = plt.subplots(1, 3, figsize=(14, 4.1), sharex=True)
     panels = [
         ("(a) priors: density of X", "x", prior, None),
         (f"(b) Y = X + N, N ~ Laplace(b = {b:g})", "y", lap,
-         f"max over window |log ratio| = {_fmt(lap_row.max_log_ratio_window)}\n"
+         f"window max |log ratio| = {_fmt(lap_row.max_log_ratio_window)}\n"
          f"sup over all y (exact) = {_fmt(lap_row.sup_log_ratio_all_y)}"),
         (f"(c) Y = X + N, N ~ G(0, {noise_sd ** 2:g}) (same variance)", "y", gau,
-         f"max over window |log ratio| = {_fmt(gau_row.max_log_ratio_window)}\n"
+         f"window max |log ratio| = {_fmt(gau_row.max_log_ratio_window)}\n"
          f"sup over all y = {_fmt(gau_row.sup_log_ratio_all_y)}"
-         + (" (prior variances differ)" if math.isinf(gau_row.sup_log_ratio_all_y) else "")),
+         + ("\n(the prior variances differ)" if math.isinf(gau_row.sup_log_ratio_all_y) else "")),
     ]
     for ax, (title, xlabel, dens, note) in zip(axes, panels):
         for k, d in enumerate(dens):
@@ -76,10 +76,10 @@ def plot_fig1(pi: GMM, pj: GMM, *, b: float, noise_sd: float, window: tuple[floa
         ax.set_xlabel(xlabel)
         ax.set_ylabel("probability density")
         ax.set_xlim(*window)
-        ax.set_ylim(0, 1.45 * max(float(np.max(d)) for d in dens))
+        ax.set_ylim(0, 1.6 * max(float(np.max(d)) for d in dens))
         ax.legend(loc="upper right", fontsize=8)
         if note:
-            ax.text(0.02, 0.97, note, transform=ax.transAxes, va="top", ha="left", fontsize=8, bbox=_BOX)
+            ax.text(0.02, 0.97, note, transform=ax.transAxes, va="top", ha="left", fontsize=7.5, bbox=_BOX)
     fig.suptitle("Fig. 1: Gaussian priors with Laplace vs Gaussian noise of equal variance "
                  "(priors and window are our choice: the paper does not give them)", fontsize=10)
     fig.tight_layout()

@@ -74,7 +74,7 @@ def read_user_prior(path, *, name: str, record: Mapping | None = None) -> Lattic
     """
     if record is not None and "counts" in record:
         return LatticePMF.from_counts(record["values"], record["counts"], name=name)
-    frame = pd.read_csv(path)
+    frame = pd.read_csv(path, float_precision="round_trip")
     return LatticePMF.from_values(frame["value"].tolist(), frame["probability"].tolist(), name=name)
 
 
@@ -303,12 +303,14 @@ def write_figure(*, name: str, spec: Mapping, theta_csv, priors_csv, plan_csv=No
         with open(path, encoding="utf-8") as handle:
             record = json.load(handle)
         records[record["user"]] = record
-    theta = pd.read_csv(theta_csv, keep_default_na=False, na_values=[""], dtype={"panel": str})
+    theta = pd.read_csv(theta_csv, keep_default_na=False, na_values=[""], dtype={"panel": str},
+                        float_precision="round_trip")
     theta["panel"] = theta["panel"].fillna("")
     title = spec.get("title", name)
     if spec["kind"] == "plan":
         labels = [f"$s_{k}$: {describe_secret(s, records)}" for k, s in zip("ij", spec["secrets"])]
-        plot_plan(pd.read_csv(plan_csv), pd.read_csv(priors_csv), theta, title=title, secret_labels=labels,
+        plot_plan(pd.read_csv(plan_csv, float_precision="round_trip"),
+                  pd.read_csv(priors_csv, float_precision="round_trip"), theta, title=title, secret_labels=labels,
                   png=png, pdf=pdf, csv=csv)
     else:
         panel_titles = {}

@@ -31,7 +31,9 @@ _VIOLATION = dict(marker="x", color=OKABE_ITO[6], s=60, linewidths=2, zorder=5)
 def _theta_axes(ax, frame: pd.DataFrame, methods: Sequence[str], *, legend: bool) -> None:
     for k, method in enumerate([m for m in methods if m != "tight"]):
         sub = frame[frame.method == method]
-        ax.plot(sub.epsilon, sub.theta, label=METHOD_LABELS.get(method, method), **series_style(k))
+        step = max(1, len(sub) // 12)  # at most ~12 markers per series, staggered between series
+        ax.plot(sub.epsilon, sub.theta, label=METHOD_LABELS.get(method, method), markevery=(k % step, step),
+                **series_style(k))
     tight = frame[frame.method == "tight"]
     if len(tight):
         ax.plot(tight.epsilon, tight.theta, **TIGHT_STYLE)

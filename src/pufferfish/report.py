@@ -28,7 +28,7 @@ import pandas as pd
 from .errors import ConfigError
 
 __all__ = ["audit_summary", "SUMMARY_COLUMNS", "reproduction_table", "REPRODUCTION_COLUMNS", "provenance",
-           "config_hash", "violation_lines"]
+           "config_hash", "violation_lines", "audit_violations"]
 
 log = logging.getLogger("pufferfish")
 
@@ -91,7 +91,7 @@ def _read(path: Path, cache: dict) -> pd.DataFrame:
             with open(path, encoding="utf-8") as handle:
                 cache[path] = pd.json_normalize(json.load(handle))
         else:
-            cache[path] = pd.read_csv(path, keep_default_na=False, na_values=[""])
+            cache[path] = pd.read_csv(path, keep_default_na=False, na_values=[""], float_precision="round_trip")
     return cache[path]
 
 
@@ -218,6 +218,25 @@ def read_violation_lines(summary_csv: str | Path) -> list[str]:
     summary = pd.read_csv(summary_csv, keep_default_na=False, na_values=[""], dtype={"panel": str})
     summary["panel"] = summary["panel"].fillna("")
     return violation_lines(summary)
+
+
+def audit_violations(audit_csv: str | Path) -> list[str]:
+    """One line per row of an audit table whose scale misses its target (for figure captions).
+
+    Each line names the method, the panel (if any), epsilon (and delta) and the achieved
+    privacy loss, e.g. ``lemma6 at epsilon = 0.1: exact loss 0.12``.
+    """
+    table = pd.read_csv(audit_csv, keep_default_na=False, na_values=[""], dtype={"panel": str})
+    table["panel"] = table["panel"].fillna("")
+    lines = []
+    for row in table[table["violation"].astype(bool)].itertuples(index=False):
+        where = f" (panel {row.panel})" if row.panel else ""
+        if pd.notna(row.delta):
+            target = f"(epsilon, delta) = ({_fmt(row.epsilon)}, {_fmt(row.delta)}): exact delta {_fmt(row.delta_achieved)}"
+        else:
+            target = f"epsilon = {_fmt(row.epsilon)}: exact loss {_fmt(row.epsilon_achieved)}"
+        lines.append(f"{row.method}{where} at {target}")
+    return lines
 
 
 def write_audit_summary(tables: Sequence[str | Path], out: str | Path) -> pd.DataFrame:

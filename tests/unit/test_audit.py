@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 from pufferfish.audit import lattice_privacy_loss, log_density_at_lattice, theta_min, zero_noise_loss
 from pufferfish.errors import ConfigError
 from pufferfish.lattice import LatticePMF, sum_of_users
-from pufferfish.multiuser import kantorovich, theorem3_brent, theorem3_max, theorem4
+from pufferfish.multiuser import kantorovich, lemma5, lemma6, theorem1, theorem2, theorem3_brent, theorem3_max, theorem4
 from tests.conftest import random_pmf
 
 
@@ -135,3 +135,48 @@ def test_bisection_is_bounded():
     p, q = LatticePMF.point(0), LatticePMF.point(1)
     res = theta_min(p, q, 0.5, rtol=1e-300, max_steps=30)
     assert res.steps <= 30 and math.isinf(res.theta) and "within 30 steps" in res.reason
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), p=st.floats(0.01, 0.99), q=st.floats(0.01, 0.99))
+def test_property_lemma5_lemma6_never_violate_for_bernoulli_users(seed, p, q):
+    """Lemmas 5 and 6 (eqs. 18, 21) are sufficient conditions: the exact loss is at most epsilon."""
+    if abs(p - q) < 1e-3:
+        return
+    rng = np.random.default_rng(seed)
+    rest = sum_of_users([random_pmf(rng, lo=0, zero_prob=0.0) for _ in range(int(rng.integers(0, 4)))])
+    bern_p, bern_q = LatticePMF(0, np.array([1 - p, p])), LatticePMF(0, np.array([1 - q, q]))
+    pa, pb = sum_of_users([rest, bern_p]), sum_of_users([rest, bern_q])
+    eps = np.array([0.01, 0.1, 0.5, 1.0, 3.0])
+    for method, thetas in {"lemma5": lemma5(bern_p, bern_q, epsilons=eps),
+                           "lemma6": lemma6(bern_p, bern_q, rest, epsilons=eps)}.items():
+        for theta, e in zip(thetas, eps):
+            assert lattice_privacy_loss(pa, pb, theta).epsilon <= e * (1 + 1e-9), (method, e)
+    # both are upper bounds of the tight scale, and Lemma 6 (relaxed) never exceeds Lemma 5's 1/epsilon
+    assert np.all(lemma6(bern_p, bern_q, rest, epsilons=eps) <= lemma5(bern_p, bern_q, epsilons=eps) * (1 + 1e-12))
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), a=st.integers(-6, 6), b=st.integers(-6, 6))
+def test_property_theorems_1_2_never_violate(seed, a, b):
+    """Theorem 1 (eq. 10, reports a vs b) and Theorem 2 (eq. 12, reports a vs absent) for any rest."""
+    rng = np.random.default_rng(seed)
+    rest = sum_of_users([random_pmf(rng, zero_prob=0.0) for _ in range(int(rng.integers(1, 4)))])
+    eps = np.array([0.05, 0.5, 2.0])
+    at_a, at_b = sum_of_users([rest, LatticePMF(a, np.array([1.0]))]), sum_of_users([rest, LatticePMF(b, np.array([1.0]))])
+    for theta, e in zip(theorem1(a, b, epsilons=eps), eps):
+        if a != b:
+            assert lattice_privacy_loss(at_a, at_b, theta).epsilon <= e * (1 + 1e-9)
+    for theta, e in zip(theorem2(a, epsilons=eps), eps):
+        if a != 0:
+            assert lattice_privacy_loss(at_a, rest, theta).epsilon <= e * (1 + 1e-9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_property_theorem3_brent_never_above_theorem3_max(seed):
+    """eq. (13) solved exactly is never larger than its bound eq. (14) (E e^{|t|/theta} <= e^{max|t|/theta})."""
+    rng = np.random.default_rng(seed)
+    pmf = random_pmf(rng)
+    eps = np.array([0.01, 0.1, 0.5, 1.0, 2.0])
+    assert np.all(theorem3_brent(pmf, epsilons=eps) <= theorem3_max(pmf, epsilons=eps) * (1 + 1e-9))

@@ -15,12 +15,19 @@ from pufferfish.errors import ConfigError
 from pufferfish.gaussian import (corollary1_identical, corollary1a, corollary1b, remark1, tau_lambertw, tau_star,
                                  theorem1)
 
-#: Q^{-1}(0.15), i.e. the 85 % standard-normal quantile (tables: z_0.85 = 1.0364333894937898)
+#: Q^{-1}(0.15), the 85 % standard-normal quantile (printed tables: z_0.85 = 1.0364). The full
+#: double is checked independently of scipy in test_q_inv_015_is_the_root below (math.erfc).
 Q_INV_015 = 1.0364333894937898
 DELTAS = np.array([0.001, 0.01, 0.05, 0.1, 0.3, 0.5, 0.7, 0.9, 0.999])
 
 
 # ----------------------------------------------------------------------------- tau*
+def test_q_inv_015_is_the_root():
+    # Q(t) = erfc(t / sqrt 2) / 2 = 0.15 at the constant, and not one ulp-scale step away from it
+    assert 0.5 * math.erfc(Q_INV_015 / math.sqrt(2)) == pytest.approx(0.15, rel=1e-15)
+    assert 0.5 * math.erfc(1.0364 / math.sqrt(2)) == pytest.approx(0.15, rel=1e-4)
+
+
 def test_tau_star_hand_value():
     assert tau_star(0.3) == pytest.approx(Q_INV_015, abs=1e-15)
 

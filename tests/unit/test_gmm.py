@@ -16,7 +16,7 @@ from pufferfish.errors import DataError, InvalidDistributionError, NotApplicable
 from pufferfish.gaussian import theorem1
 from pufferfish.gmm import GMM, corollary2, fit_gmm, theorem2, theorem2_terms, w2_cost, w2_weights
 
-TAU_03 = 1.0364333894937898   # Q^{-1}(0.15)
+TAU_03 = 1.0364333894937898   # Q^{-1}(0.15); checked with math.erfc in test_gaussian.py
 
 
 def random_gmm(rng, k):

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pufferfish.report import audit_summary, config_hash, reproduction_table, violation_lines
+from pufferfish.report import audit_summary, audit_violations, config_hash, reproduction_table, violation_lines
 
 
 def _audit(rows):
@@ -31,6 +31,21 @@ def test_audit_summary_by_hand():
     assert math.isnan(out.loc[("g", "theorem2"), "max_epsilon_ratio"])
     lines = violation_lines(out.reset_index())
     assert len(lines) == 1 and "e: bad violates its target in 1 of 1 rows" in lines[0]
+
+
+def test_audit_violations_lines_for_captions(tmp_path):
+    table = _audit([
+        ["e", "", "lemma6", 0.1, np.nan, 8.0, 0.125, np.nan, 10.0, True],
+        ["e", "", "lemma5", 0.1, np.nan, 10.0, 0.1, np.nan, 10.0, False],
+        ["g", "b", "theorem2", 1.0, 0.3, 2.0, 0.5, 0.375, 2.5, True],
+    ])
+    table.to_csv(tmp_path / "audit.csv", index=False)
+    assert audit_violations(tmp_path / "audit.csv") == [
+        "lemma6 at epsilon = 0.1: exact loss 0.125",
+        "theorem2 (panel b) at (epsilon, delta) = (1, 0.3): exact delta 0.375",
+    ]
+    table[table.violation].assign(violation=False).to_csv(tmp_path / "clean.csv", index=False)
+    assert audit_violations(tmp_path / "clean.csv") == []
 
 
 def test_reproduction_table_match_differs_and_notes(tmp_path):

@@ -89,3 +89,17 @@ def read_user_records(paths):
     from pufferfish.multiuser_experiments import read_user_records as _read
 
     return _read(paths)
+
+
+def audit_violations(path):
+    """The audit rows of a table whose scale misses its target, one line each (for captions)."""
+    from pufferfish.report import audit_violations as _violations
+
+    return _violations(path)
+
+
+def read_gmm_rows(path):
+    """Rows used and dropped per secret of a GMM fit (for captions)."""
+    from pufferfish.gaussian_experiments import read_gmm_rows as _rows
+
+    return _rows(path)

@@ -111,6 +111,8 @@ if "fig3" in GAUSS:
             code=CODE,
             name="fig3",
             spec=GAUSS["fig3"],
+            # read when the job runs (the caption lists the rows used per secret)
+            rows=lambda w, input: read_gmm_rows(input.gmm),
             audit=config["audit"],
             seed=config["seed"],
         log:
@@ -151,6 +153,8 @@ if "fig4" in GAUSS:
             code=CODE,
             name="fig4",
             spec=GAUSS["fig4"],
+            # read when the job runs (the caption lists the rows used per secret)
+            rows=lambda w, input: read_gmm_rows(input.gmm),
             audit=config["audit"],
             seed=config["seed"],
         log:

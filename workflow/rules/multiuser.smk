@@ -70,6 +70,7 @@ rule multiuser_plan:
 rule multiuser_figure:
     input:
         theta="results/theta/multiuser_{experiment}.csv",
+        audit="results/audit/multiuser_{experiment}.csv",
         priors="results/priors/multiuser_{experiment}.csv",
         plan=lambda w: (
             [f"results/plans/multiuser_{w.experiment}.csv"]
@@ -91,6 +92,7 @@ rule multiuser_figure:
         spec=lambda w: EXPERIMENTS[w.experiment],
         # read when the job runs (the caption lists dataset, condition and row counts)
         users=lambda w, input: read_user_records(input.users),
+        violations=lambda w, input: audit_violations(input.audit),
     log:
         "results/logs/multiuser_figure/{experiment}.log",
     wildcard_constraints:
