@@ -196,6 +196,10 @@ def _check_references(config: Mapping) -> None:
             raise ConfigError(f"{where}.probabilities: sum to {total!r}, must sum to 1 (within 1e-9)")
     for name in set(users) & set(data_users):
         raise ConfigError(f"config: multiuser.data_users.{name}: name already used in multiuser.users")
+    for section, names in (("users", users), ("data_users", data_users)):
+        for name in names:  # results/priors/<name>.csv must not clash with results/priors/multiuser_<experiment>.csv
+            if name.startswith("multiuser_"):
+                raise ConfigError(f"config: multiuser.{section}.{name}: a user name must not start with 'multiuser_'")
     for name, user in data_users.items():
         if user["dataset"] not in datasets:
             raise ConfigError(f"config: multiuser.data_users.{name}.dataset = {user['dataset']!r}: "

@@ -27,6 +27,7 @@ from .transport import delta_star, kantorovich_plan
 __all__ = [
     "data_user_prior", "build_users", "secret_from_spec", "experiment_pairs", "run_experiment",
     "ExperimentResult", "run_plan", "prior_frame", "THETA_COLUMNS", "AUDIT_COLUMNS", "read_user_prior",
+    "config_user_prior", "write_config_user",
 ]
 
 log = logging.getLogger("pufferfish")
@@ -242,6 +243,32 @@ def write_data_user(*, name: str, spec: Mapping, data_csv, data_json, out_csv, o
     log.info("%s: %s rows in %s, %s dropped (missing), %s used; values %s", name, record["rows_in_dataset"],
              spec["dataset"], record["rows_dropped_missing"], record["rows_used"], record["values"])
     write_csv(prior_frame(pmf), out_csv)
+    write_json(record, out_json)
+    return record
+
+
+def config_user_prior(spec: Mapping, *, name: str) -> tuple[LatticePMF, dict]:
+    """A lattice user given in config (``multiuser.users``: Tables 2-4 of paper 000, Bernoulli users).
+
+    Returns the pmf and its provenance record (source, values and probabilities as written,
+    presence zeta).
+    """
+    pmf = LatticePMF.from_values(spec["values"], spec["probabilities"], name=f"multiuser.users.{name}")
+    record = {
+        "user": name,
+        "source": f"config.yaml multiuser.users.{name}",
+        "values": [int(v) for v in spec["values"]],
+        "probabilities": [float(p) for p in spec["probabilities"]],
+        "presence": float(spec.get("presence", 1.0)),
+    }
+    return pmf, record
+
+
+def write_config_user(*, name: str, spec: Mapping, out_csv, out_json) -> dict:
+    """Step ``multiuser_config_user``: the prior of one config lattice user (``value,probability``)."""
+    from .io import write_csv, write_json
+    pmf, record = config_user_prior(spec, name=name)
+    write_csv(pd.DataFrame({"value": record["values"], "probability": record["probabilities"]}), out_csv)
     write_json(record, out_json)
     return record
 

@@ -111,3 +111,15 @@ def test_plan_experiment_with_panels_refused(shipped):
 ])
 def test_grids(spec, expected):
     np.testing.assert_array_equal(expand_grid(spec), expected)
+
+
+@pytest.mark.parametrize("name, message", [
+    ("multiuser_fig1", "config: multiuser.users.multiuser_fig1: a user name must not start with 'multiuser_'"),
+    ("bad/name", "config: multiuser.users"),
+])
+def test_user_names_that_would_clash_as_files_refused(shipped, name, message):
+    cfg = copy.deepcopy(shipped)
+    cfg["multiuser"]["users"][name] = {"values": [0, 1], "probabilities": [0.5, 0.5]}
+    with pytest.raises(ConfigError) as info:
+        validate_config(cfg)
+    assert str(info.value).startswith(message) and "\n" not in str(info.value), str(info.value)

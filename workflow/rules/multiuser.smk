@@ -6,6 +6,21 @@ EXPERIMENTS = MU["experiments"]
 PLAN_EXPERIMENTS = sorted(k for k, v in EXPERIMENTS.items() if v["kind"] == "plan")
 
 
+rule multiuser_config_user:
+    output:
+        csv="results/priors/{user}.csv",
+        json="results/priors/{user}.json",
+    params:
+        code=CODE,
+        spec=lambda w: MU["users"][w.user],
+    log:
+        "results/logs/multiuser_config_user/{user}.log",
+    wildcard_constraints:
+        user=alternatives(MU["users"]),
+    script:
+        "../scripts/multiuser_config_user.py"
+
+
 rule multiuser_data_user:
     input:
         csv=lambda w: raw_csv(DATA_USERS[w.user]["dataset"]),
@@ -108,6 +123,7 @@ TARGETS.extend(
         experiment=sorted(EXPERIMENTS),
     )
 )
+TARGETS.extend(expand("results/priors/{user}.{ext}", user=sorted(MU["users"]) + sorted(DATA_USERS), ext=["csv", "json"]))
 TARGETS.extend(expand("results/plans/multiuser_{experiment}.csv", experiment=PLAN_EXPERIMENTS))
 TARGETS.extend(
     expand(
