@@ -67,35 +67,25 @@ def _show(value) -> str:
     return str(value)
 
 
+#: reasons that only format the schema keyword's value
+_REASONS = {
+    "exclusiveMinimum": "must be > {}", "minimum": "must be >= {}", "exclusiveMaximum": "must be < {}",
+    "maximum": "must be <= {}", "const": "must be {!r}", "pattern": "must match the pattern {}",
+    "minItems": "must have at least {} item(s)", "maxItems": "must have at most {} item(s)",
+    "minProperties": "must have at least {} key(s)", "uniqueItems": "must not repeat an item",
+}
+_KINDS = {"integer": "an integer", "number": "a number", "string": "a string", "array": "a list",
+          "object": "a mapping", "boolean": "true or false"}
+
+
 def _reason(error: jsonschema.ValidationError) -> str:
     v, s = error.validator, error.validator_value
-    if v == "exclusiveMinimum":
-        return f"must be > {s}"
-    if v == "minimum":
-        return f"must be >= {s}"
-    if v == "exclusiveMaximum":
-        return f"must be < {s}"
-    if v == "maximum":
-        return f"must be <= {s}"
+    if v in _REASONS:
+        return _REASONS[v].format(s)
     if v == "type":
-        kinds = s if isinstance(s, list) else [s]
-        return "must be " + " or ".join({"integer": "an integer", "number": "a number", "string": "a string",
-                                          "array": "a list", "object": "a mapping", "boolean": "true or false"}.get(k, k)
-                                         for k in kinds)
+        return "must be " + " or ".join(_KINDS.get(k, k) for k in (s if isinstance(s, list) else [s]))
     if v == "enum":
         return "must be one of " + ", ".join(str(x) for x in s)
-    if v == "const":
-        return f"must be {s!r}"
-    if v == "pattern":
-        return f"must match the pattern {s}"
-    if v == "minItems":
-        return f"must have at least {s} item(s)"
-    if v == "maxItems":
-        return f"must have at most {s} item(s)"
-    if v == "minProperties":
-        return f"must have at least {s} key(s)"
-    if v == "uniqueItems":
-        return "must not repeat an item"
     if v in ("oneOf", "anyOf"):
         desc = error.schema.get("description")
         return "is not a valid form" + (f" (expected {desc})" if desc else "")
