@@ -265,7 +265,7 @@ def config_user_prior(spec: Mapping, *, name: str) -> tuple[LatticePMF, dict]:
 
 
 def write_config_user(*, name: str, spec: Mapping, out_csv, out_json) -> dict:
-    """Step ``multiuser_config_user``: the prior of one config lattice user (``value,probability``)."""
+    """Step ``multiuser_config_users``: the prior of one config lattice user (``value,probability``)."""
     from .io import write_csv, write_json
     pmf, record = config_user_prior(spec, name=name)
     write_csv(pd.DataFrame({"value": record["values"], "probability": record["probabilities"]}), out_csv)

@@ -6,19 +6,17 @@ EXPERIMENTS = MU["experiments"]
 PLAN_EXPERIMENTS = sorted(k for k, v in EXPERIMENTS.items() if v["kind"] == "plan")
 
 
-rule multiuser_config_user:
+rule multiuser_config_users:
     output:
-        csv="results/priors/{user}.csv",
-        json="results/priors/{user}.json",
+        csv=expand("results/priors/{user}.csv", user=sorted(MU["users"])),
+        json=expand("results/priors/{user}.json", user=sorted(MU["users"])),
     params:
         code=CODE,
-        spec=lambda w: MU["users"][w.user],
+        users=MU["users"],
     log:
-        "results/logs/multiuser_config_user/{user}.log",
-    wildcard_constraints:
-        user=alternatives(MU["users"]),
+        "results/logs/multiuser_config_users.log",
     script:
-        "../scripts/multiuser_config_user.py"
+        "../scripts/multiuser_config_users.py"
 
 
 rule multiuser_data_user:
