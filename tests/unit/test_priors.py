@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pufferfish.errors import DataError
+from pufferfish.errors import DataError, InvalidDistributionError
 from pufferfish.multiuser_experiments import data_user_prior
 from pufferfish.priors import condition, empirical_pmf, encode
 
@@ -70,3 +70,19 @@ def test_data_user_prior_record(frame):
     assert pmf.exact == (Fraction(1, 3), Fraction(2, 3))
     assert record["rows_used"] == 3 and record["values"] == [0, 1] and record["counts"] == [1, 2]
     assert record["encoding"].startswith("indicator")
+
+
+def test_config_user_prior_written_as_given(tmp_path):
+    """Table 3's P4 (paper 000), zero mass at 3 kept: the file is the config row, not a refit."""
+    import json
+
+    from pufferfish.multiuser_experiments import write_config_user
+    spec = {"values": [1, 2, 3, 4, 5], "probabilities": [0.4, 0.1, 0.0, 0.1, 0.4], "presence": 0.5}
+    write_config_user(name="P4", spec=spec, out_csv=tmp_path / "P4.csv", out_json=tmp_path / "P4.json")
+    assert (tmp_path / "P4.csv").read_text() == "value,probability\n1,0.4\n2,0.1\n3,0.0\n4,0.1\n5,0.4\n"
+    record = json.loads((tmp_path / "P4.json").read_text())
+    assert record["presence"] == 0.5 and record["source"] == "config.yaml multiuser.users.P4"
+    with pytest.raises(InvalidDistributionError, match=r"multiuser.users.P4: probabilities sum to 1.1"):
+        write_config_user(name="P4", spec={**spec, "probabilities": [0.5, 0.1, 0.0, 0.1, 0.4]},
+                          out_csv=tmp_path / "bad.csv", out_json=tmp_path / "bad.json")
+    assert not (tmp_path / "bad.csv").exists()
