@@ -6,8 +6,15 @@ from pathlib import Path
 
 from snakemake.utils import validate
 
-from pufferfish.config import load_schema, validate_config
-from pufferfish.errors import ConfigError
+try:
+    from pufferfish.config import load_schema, validate_config
+    from pufferfish.errors import ConfigError
+except ModuleNotFoundError as err:
+    sys.stderr.write(
+        f"error: {(err.name or 'pufferfish').split('.')[0]} is not installed in {sys.executable}: run `make setup` "
+        "(or `pip install -r requirements.txt -e .` in your own environment)\n"
+    )
+    sys.exit(1)
 
 SCHEMA = Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml"
 try:
