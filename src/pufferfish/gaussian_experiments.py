@@ -369,9 +369,11 @@ def run_gmm_experiment(name: str, spec: Mapping, *, audit: Mapping, seed: int, g
             noisy.append({"epsilon": eps, "delta": dl, "b": b, "y": x + rng.laplace(0.0, b, size=x.size)})
         samples.append({"label": secret["label"], "given": secret["given"], "x": x, "noisy": noisy})
     title = f"{spec['dataset']}: {spec['attribute']}"
-    plot_gmm_figure(samples, gmms, record=record, title=title, violations=violations, png=png, pdf=pdf, csv=csv)
+    unit = spec.get("unit", "")
+    plot_gmm_figure(samples, gmms, record=record, title=title, violations=violations, png=png, pdf=pdf, csv=csv,
+                    unit=unit)
     plot_theta(theta, title=f"{title}: Theorem 2 (eq. 13) vs exact smallest b", violations=violations,
-               png=theta_png, pdf=theta_pdf, csv=theta_fig_csv)
+               png=theta_png, pdf=theta_pdf, csv=theta_fig_csv, unit=unit)
     return theta
 
 

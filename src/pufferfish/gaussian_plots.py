@@ -134,8 +134,12 @@ def _bins(values: np.ndarray, lo: float, hi: float) -> np.ndarray:
 
 
 def plot_gmm_figure(samples: Sequence[Mapping], gmms: Sequence[GMM], *, record: Mapping, title: str, violations: int,
-                    png, pdf, csv) -> None:
-    """The paper's six panels: per secret (rows) the data with its GMM, then Y at each (epsilon, delta)."""
+                    png, pdf, csv, unit: str = "") -> None:
+    """The paper's six panels: per secret (rows) the data with its GMM, then Y at each (epsilon, delta).
+
+    ``unit`` (config ``unit``) is appended to the axis labels of X and Y.
+    """
+    suffix = f" ({unit})" if unit else ""
     import matplotlib.pyplot as plt
 
     setup_style()
@@ -172,7 +176,7 @@ def plot_gmm_figure(samples: Sequence[Mapping], gmms: Sequence[GMM], *, record: 
         dropped = int(record.get("secrets", [{}] * (r + 1))[r].get("rows_dropped_missing", 0))
         count = f"n = {x.size}" + (f", {dropped} missing dropped" if dropped else "")
         ax.set_title(f"({next(letters)}) X | {given}  ({count})")
-        ax.set_xlabel(record.get("attribute", "x"))
+        ax.set_xlabel(record.get("attribute", "x") + suffix)
         ax.set_ylabel("density")
         ax.set_xlim(lo, hi)
         ax.set_ylim(0, min(ax.get_ylim()[1], 1.3 * max(counts.max(), 1e-12)))
@@ -191,7 +195,7 @@ def plot_gmm_figure(samples: Sequence[Mapping], gmms: Sequence[GMM], *, record: 
                      for g, d in zip(grid, model)]
             ax.set_title(f"({next(letters)}) Y = X + Laplace(b), b = {noisy['b']:.5g}, "
                          f"(ε, δ) = ({noisy['epsilon']:g}, {noisy['delta']:g})")
-            ax.set_xlabel(f"privatized {record.get('attribute', 'x')}")
+            ax.set_xlabel(f"privatized {record.get('attribute', 'x')}{suffix}")
             ax.set_ylabel("density")
             ax.set_xlim(lo, hi)
             ax.legend(loc="upper left", fontsize=7)
@@ -204,8 +208,8 @@ def plot_gmm_figure(samples: Sequence[Mapping], gmms: Sequence[GMM], *, record: 
     save_figure(fig, png, pdf)
 
 
-def plot_theta(theta: pd.DataFrame, *, title: str, violations: int, png, pdf, csv) -> None:
-    """b against epsilon, one panel per delta: Theorem 2 (solid) and the tight b_min (dashed)."""
+def plot_theta(theta: pd.DataFrame, *, title: str, violations: int, png, pdf, csv, unit: str = "") -> None:
+    """b against epsilon, one panel per delta: Theorem 2 (solid) and the tight b_min (dashed); b in ``unit``."""
     import matplotlib.pyplot as plt
 
     setup_style()
@@ -219,7 +223,7 @@ def plot_theta(theta: pd.DataFrame, *, title: str, violations: int, png, pdf, cs
         ax.plot(tight.epsilon, tight.b, **TIGHT_STYLE)
         ax.set_title(f"δ = {dl:g}")
         ax.set_xlabel("privacy budget ε")
-        ax.set_ylabel("Laplace scale b")
+        ax.set_ylabel("Laplace scale b" + (f" ({unit})" if unit else ""))
         ax.set_ylim(bottom=-0.03 * float(part.b.max()))
         note = None
         if len(tight) and (tight.b == 0).all():
