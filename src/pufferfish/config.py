@@ -21,7 +21,8 @@ import yaml
 from .errors import ConfigError
 from .grids import check_deltas, check_epsilons, expand_grid
 
-__all__ = ["load_schema", "validate_config", "format_path", "SCHEMA_PATH", "APPLICABLE_SECRETS"]
+__all__ = ["load_schema", "validate_config", "format_path", "SCHEMA_PATH", "APPLICABLE_SECRETS", "gmm_experiment_names",
+           "GAUSSIAN_FIXED_KEYS"]
 
 #: the schema shipped with the workflow (``workflow/schemas/config.schema.yaml``)
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
@@ -231,12 +232,11 @@ def _check_references(config: Mapping) -> None:
                                               f"{pwhere.removeprefix('config: ')}.secrets[{k}].user = "
                                               f"{secret['user']!r} takes values outside {{0, 1}}")
     gauss = config.get("gaussian", {})
-    for fig in ("fig3", "fig4"):
-        spec = gauss.get(fig)
-        if spec and spec["dataset"] not in datasets:
+    for fig in gmm_experiment_names(gauss):
+        spec = gauss[fig]
+        if spec["dataset"] not in datasets:
             raise ConfigError(f"config: gaussian.{fig}.dataset = {spec['dataset']!r}: not a key of datasets")
-        if spec:
-            _check_grid(spec["epsilons"], f"gaussian.{fig}.epsilons", check_epsilons)
+        _check_grid(spec["epsilons"], f"gaussian.{fig}.epsilons", check_epsilons)
     if "fig5" in gauss:
         _check_grid(gauss["fig5"]["deltas"], "gaussian.fig5.deltas", check_deltas)
     if "fig2" in gauss and gauss["fig2"]["K"]["stop"] < gauss["fig2"]["K"]["start"]:
@@ -245,6 +245,15 @@ def _check_references(config: Mapping) -> None:
         lo, hi = gauss["fig1"]["window"]
         if not lo < hi:
             raise ConfigError(f"config: gaussian.fig1.window = [{lo}, {hi}]: must be increasing")
+
+
+#: keys of the ``gaussian`` section that are not GMM experiments
+GAUSSIAN_FIXED_KEYS = ("fig1", "fig2", "fig5", "gmm")
+
+
+def gmm_experiment_names(gaussian: Mapping) -> list[str]:
+    """The GMM experiments of paper 004 in config ``gaussian`` (fig3, fig4 and any added key), sorted."""
+    return sorted(k for k in gaussian if k not in GAUSSIAN_FIXED_KEYS)
 
 
 def validate_config(config: dict, schema: Mapping | None = None) -> dict:

@@ -13,7 +13,7 @@ writes the CSVs and draws the figure (:mod:`pufferfish.gaussian_plots`).
 
 Randomness: every draw comes from ``numpy.random.Generator(PCG64(SeedSequence([seed, ...])))``
 with ``seed`` = config ``seed`` and a fixed integer path per figure, secret and panel
-(:data:`STREAMS`), so reruns are identical and changing one panel does not shift another.
+(:data:`STREAMS`, :func:`stream_id`), so reruns are identical and changing one panel does not shift another.
 
 A scale whose exact delta exceeds its target by more than config ``audit.rtol`` is a
 violation: logged as a WARNING, flagged in the audit CSV and printed on the figure; the
@@ -22,6 +22,7 @@ job goes on.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import math
@@ -43,7 +44,7 @@ from .priors import condition
 
 __all__ = [
     "FIG1_COLUMNS", "FIG2_COLUMNS", "GMM_THETA_COLUMNS", "FIG5_COLUMNS", "AUDIT_COLUMNS", "STREAMS",
-    "generator", "run_fig1", "run_fig2", "fit_experiment_gmms", "read_gmms", "read_gmm_rows", "run_gmm_experiment", "run_fig5",
+    "generator", "stream_id", "run_fig1", "run_fig2", "fit_experiment_gmms", "read_gmms", "read_gmm_rows", "run_gmm_experiment", "run_fig5",
 ]
 
 log = logging.getLogger("pufferfish")
@@ -66,6 +67,17 @@ STREAMS = {
     "gmm_fit": 1,              # [seed, fig, 1, secret]          -> GaussianMixture random_state
     "noise": 2,                # [seed, fig, 2, secret, privacy] -> Laplace noise of a panel
 }
+
+
+def stream_id(name: str) -> int:
+    """The integer path of GMM experiment ``name``: 3 and 4 for the paper's figures, else from its name.
+
+    Any other key of config ``gaussian`` gets the first 4 bytes of sha256(name) (big-endian),
+    so its draws do not depend on which other experiments exist.
+    """
+    if name in ("fig3", "fig4"):
+        return STREAMS[name]
+    return int.from_bytes(hashlib.sha256(name.encode("utf-8")).digest()[:4], "big")
 
 
 def generator(seed: int, *path: int) -> np.random.Generator:
@@ -197,7 +209,7 @@ def _dataset_record(data_json) -> dict:
 
 def fit_experiment_gmms(name: str, spec: Mapping, *, gmm: Mapping, seed: int, data_csv, data_json=None,
                         out_json) -> dict:
-    """Fit one GMM per secret of experiment ``name`` (config ``gaussian.fig3`` / ``fig4``) and write the JSON.
+    """Fit one GMM per secret of experiment ``name`` (config ``gaussian.<name>``: fig3, fig4, ...) and write the JSON.
 
     The attribute values of the rows satisfying each secret's ``given`` come from
     :func:`pufferfish.priors.condition`, which drops (and counts) rows with the attribute
@@ -206,7 +218,7 @@ def fit_experiment_gmms(name: str, spec: Mapping, *, gmm: Mapping, seed: int, da
     mean), the rows used and dropped; the W2 weights w* of the pair; the dataset sha256.
     """
     frame = _read_frame(data_csv)
-    fig_id = STREAMS[name]
+    fig_id = stream_id(name)
     secrets, gmms = [], []
     missing = list(spec.get("missing_values", []))
     for k, secret in enumerate(spec["secrets"]):
@@ -365,7 +377,7 @@ def run_gmm_experiment(name: str, spec: Mapping, *, audit: Mapping, seed: int, g
         for p, pair in enumerate(spec["privacy"]):
             eps, dl = float(pair["epsilon"]), float(pair["delta"])
             b = float(theorem2(gi, gj, epsilon=eps, delta=dl))
-            rng = generator(seed, STREAMS[name], STREAMS["noise"], k, p)
+            rng = generator(seed, stream_id(name), STREAMS["noise"], k, p)
             noisy.append({"epsilon": eps, "delta": dl, "b": b, "y": x + rng.laplace(0.0, b, size=x.size)})
         samples.append({"label": secret["label"], "given": secret["given"], "x": x, "noisy": noisy})
     title = f"{spec['dataset']}: {spec['attribute']}"

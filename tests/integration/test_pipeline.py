@@ -70,6 +70,15 @@ def test_every_output_is_there(tiny):
     for ext in ("png", "pdf", "csv"):
         for n in range(1, 6):
             assert (results / "figures" / "gaussian" / f"fig{n}.{ext}").stat().st_size > 0
+    # a GMM experiment that only config.yaml declares: its fit, b table, audit and both figures
+    assert (results / "gmm" / "gaussian_added_gmm.json").stat().st_size > 0
+    added = pd.read_csv(results / "theta" / "gaussian_added_gmm.csv")
+    assert set(added.method) == {"theorem2", "tight"} and set(added.delta) == {0.2}
+    for name in ("added_gmm", "added_gmm_theta"):
+        for ext in ("png", "pdf", "csv"):
+            assert (results / "figures" / "gaussian" / f"{name}.{ext}").stat().st_size > 0
+    summary = pd.read_csv(results / "audit" / "summary.csv")
+    assert "gaussian_added_gmm" in set(summary.experiment)
     # the data layer cached the fake datasets with provenance
     for dataset in ("adult", "bank_marketing", "student_performance", "hungarian_heart"):
         assert (workdir / "data" / "raw" / f"{dataset}.json").exists()

@@ -123,3 +123,19 @@ def test_user_names_that_would_clash_as_files_refused(shipped, name, message):
     with pytest.raises(ConfigError) as info:
         validate_config(cfg)
     assert str(info.value).startswith(message) and "\n" not in str(info.value), str(info.value)
+
+
+def test_added_gmm_experiment_is_validated_like_fig3(shipped):
+    cfg = copy.deepcopy(shipped)
+    cfg["gaussian"]["bank_age"] = {**copy.deepcopy(cfg["gaussian"]["fig3"]), "dataset": "nope"}
+    with pytest.raises(ConfigError, match=r"^config: gaussian.bank_age.dataset = 'nope': not a key of datasets$"):
+        validate_config(copy.deepcopy(cfg))
+    cfg["gaussian"]["bank_age"] = {**copy.deepcopy(cfg["gaussian"]["fig3"]), "epsilons": [0.5, -1]}
+    with pytest.raises(ConfigError, match=r"^config: gaussian.bank_age.epsilons\[1\] = -1: must be > 0$"):
+        validate_config(copy.deepcopy(cfg))
+    cfg["gaussian"]["bank_age"] = {"dataset": "adult"}
+    with pytest.raises(ConfigError, match=r"^config: gaussian.bank_age"):
+        validate_config(copy.deepcopy(cfg))
+    cfg["gaussian"]["bank_age"] = copy.deepcopy(cfg["gaussian"]["fig3"])
+    out = validate_config(copy.deepcopy(cfg))
+    assert out["gaussian"]["bank_age"]["unit"] == "" and out["gaussian"]["bank_age"]["missing_values"] == []

@@ -3,7 +3,7 @@
 # The work is in pufferfish.gaussian_experiments; the scripts only unpack snakemake.
 GAUSS = config["gaussian"]
 GAUSS_CATEGORY = "Gaussian priors (paper 004)"
-GMM_FIGS = [f for f in ("fig3", "fig4") if f in GAUSS]
+GMM_FIGS = gmm_experiment_names(GAUSS)  # fig3, fig4 and any other GMM experiment key
 
 
 if "fig1" in GAUSS:
@@ -20,6 +20,7 @@ if "fig1" in GAUSS:
                 "results/figures/gaussian/fig1.png",
                 caption="../report/gaussian_fig1.rst",
                 category=GAUSS_CATEGORY,
+                labels={"figure": "fig1"},
             ),
             pdf="results/figures/gaussian/fig1.pdf",
             csv="results/figures/gaussian/fig1.csv",
@@ -47,6 +48,7 @@ if "fig2" in GAUSS:
                 "results/figures/gaussian/fig2.png",
                 caption="../report/gaussian_fig2.rst",
                 category=GAUSS_CATEGORY,
+                labels={"figure": "fig2"},
             ),
             pdf="results/figures/gaussian/fig2.pdf",
             csv="results/figures/gaussian/fig2.csv",
@@ -79,88 +81,47 @@ rule gaussian_gmm:
         "../scripts/gaussian_gmm.py"
 
 
-if "fig3" in GAUSS:
-
-    rule gaussian_fig3:
-        input:
-            gmm="results/gmm/gaussian_fig3.json",
-            csv=raw_csv(GAUSS["fig3"]["dataset"]),
-        output:
-            theta=report(
-                "results/theta/gaussian_fig3.csv",
-                caption="../report/theta_table.rst",
-                category="Tables: theta and b",
-                labels={"table": "gaussian_fig3"},
-            ),
-            audit="results/audit/gaussian_fig3.csv",
-            png=report(
-                "results/figures/gaussian/fig3.png",
-                caption="../report/gaussian_fig3.rst",
-                category=GAUSS_CATEGORY,
-            ),
-            pdf="results/figures/gaussian/fig3.pdf",
-            csv="results/figures/gaussian/fig3.csv",
-            theta_png=report(
-                "results/figures/gaussian/fig3_theta.png",
-                caption="../report/gaussian_fig3_theta.rst",
-                category=GAUSS_CATEGORY,
-            ),
-            theta_pdf="results/figures/gaussian/fig3_theta.pdf",
-            theta_csv="results/figures/gaussian/fig3_theta.csv",
-        params:
-            code=CODE,
-            name="fig3",
-            spec=GAUSS["fig3"],
-            # read when the job runs (the caption lists the rows used per secret)
-            rows=lambda w, input: read_gmm_rows(input.gmm),
-            audit=config["audit"],
-            seed=config["seed"],
-        log:
-            "results/logs/gaussian_fig3/fig3.log",
-        script:
-            "../scripts/gaussian_gmm_figure.py"
-
-
-if "fig4" in GAUSS:
-
-    rule gaussian_fig4:
-        input:
-            gmm="results/gmm/gaussian_fig4.json",
-            csv=raw_csv(GAUSS["fig4"]["dataset"]),
-        output:
-            theta=report(
-                "results/theta/gaussian_fig4.csv",
-                caption="../report/theta_table.rst",
-                category="Tables: theta and b",
-                labels={"table": "gaussian_fig4"},
-            ),
-            audit="results/audit/gaussian_fig4.csv",
-            png=report(
-                "results/figures/gaussian/fig4.png",
-                caption="../report/gaussian_fig4.rst",
-                category=GAUSS_CATEGORY,
-            ),
-            pdf="results/figures/gaussian/fig4.pdf",
-            csv="results/figures/gaussian/fig4.csv",
-            theta_png=report(
-                "results/figures/gaussian/fig4_theta.png",
-                caption="../report/gaussian_fig4_theta.rst",
-                category=GAUSS_CATEGORY,
-            ),
-            theta_pdf="results/figures/gaussian/fig4_theta.pdf",
-            theta_csv="results/figures/gaussian/fig4_theta.csv",
-        params:
-            code=CODE,
-            name="fig4",
-            spec=GAUSS["fig4"],
-            # read when the job runs (the caption lists the rows used per secret)
-            rows=lambda w, input: read_gmm_rows(input.gmm),
-            audit=config["audit"],
-            seed=config["seed"],
-        log:
-            "results/logs/gaussian_fig4/fig4.log",
-        script:
-            "../scripts/gaussian_gmm_figure.py"
+rule gaussian_gmm_figure:
+    input:
+        gmm="results/gmm/gaussian_{fig}.json",
+        csv=lambda w: raw_csv(GAUSS[w.fig]["dataset"]),
+    output:
+        theta=report(
+            "results/theta/gaussian_{fig}.csv",
+            caption="../report/theta_table.rst",
+            category="Tables: theta and b",
+            labels={"table": "gaussian_{fig}"},
+        ),
+        audit="results/audit/gaussian_{fig}.csv",
+        png=report(
+            "results/figures/gaussian/{fig}.png",
+            caption="../report/gaussian_gmm_figure.rst",
+            category=GAUSS_CATEGORY,
+            labels={"figure": "{fig}"},
+        ),
+        pdf="results/figures/gaussian/{fig}.pdf",
+        csv="results/figures/gaussian/{fig}.csv",
+        theta_png=report(
+            "results/figures/gaussian/{fig}_theta.png",
+            caption="../report/gaussian_gmm_theta.rst",
+            category=GAUSS_CATEGORY,
+            labels={"figure": "{fig}_theta"},
+        ),
+        theta_pdf="results/figures/gaussian/{fig}_theta.pdf",
+        theta_csv="results/figures/gaussian/{fig}_theta.csv",
+    params:
+        code=CODE,
+        spec=lambda w: GAUSS[w.fig],
+        audit=config["audit"],
+        seed=config["seed"],
+        # read when the job runs (the caption lists the rows used per secret)
+        rows=lambda w, input: read_gmm_rows(input.gmm),
+    log:
+        "results/logs/gaussian_gmm_figure/{fig}.log",
+    wildcard_constraints:
+        fig=alternatives(GMM_FIGS),
+    script:
+        "../scripts/gaussian_gmm_figure.py"
 
 
 if "fig5" in GAUSS:
@@ -177,6 +138,7 @@ if "fig5" in GAUSS:
                 "results/figures/gaussian/fig5.png",
                 caption="../report/gaussian_fig5.rst",
                 category=GAUSS_CATEGORY,
+                labels={"figure": "fig5"},
             ),
             pdf="results/figures/gaussian/fig5.pdf",
             csv="results/figures/gaussian/fig5.csv",
@@ -195,19 +157,13 @@ GAUSS_TARGETS = {
     + expand("results/figures/gaussian/fig1.{ext}", ext=["png", "pdf", "csv"]),
     "fig2": ["results/theta/gaussian_fig2.csv", "results/audit/gaussian_fig2.csv"]
     + expand("results/figures/gaussian/fig2.{ext}", ext=["png", "pdf", "csv"]),
-    "fig3": [
-        "results/gmm/gaussian_fig3.json",
-        "results/theta/gaussian_fig3.csv",
-        "results/audit/gaussian_fig3.csv",
-    ]
-    + expand("results/figures/gaussian/fig3{kind}.{ext}", kind=["", "_theta"], ext=["png", "pdf", "csv"]),
-    "fig4": [
-        "results/gmm/gaussian_fig4.json",
-        "results/theta/gaussian_fig4.csv",
-        "results/audit/gaussian_fig4.csv",
-    ]
-    + expand("results/figures/gaussian/fig4{kind}.{ext}", kind=["", "_theta"], ext=["png", "pdf", "csv"]),
     "fig5": ["results/theta/gaussian_fig5.csv"]
     + expand("results/figures/gaussian/fig5.{ext}", ext=["png", "pdf", "csv"]),
 }
+for fig in GMM_FIGS:
+    GAUSS_TARGETS[fig] = [
+        f"results/gmm/gaussian_{fig}.json",
+        f"results/theta/gaussian_{fig}.csv",
+        f"results/audit/gaussian_{fig}.csv",
+    ] + expand("results/figures/gaussian/{fig}{kind}.{ext}", fig=fig, kind=["", "_theta"], ext=["png", "pdf", "csv"])
 TARGETS.extend(t for fig, files in GAUSS_TARGETS.items() if fig in GAUSS for t in files)

@@ -1,11 +1,11 @@
-"""Rules gaussian_fig3 / gaussian_fig4: Theorem 2 on the fitted GMMs, exact audit, b_min, figures."""
+"""Rule gaussian_gmm_figure: Theorem 2 on the fitted GMMs of one experiment, exact audit, b_min, figures."""
 from pufferfish.cli import run
 from pufferfish.gaussian_experiments import run_gmm_experiment
 
 
 def main(smk):
     out = smk.output
-    run_gmm_experiment(smk.params.name, smk.params.spec, audit=smk.params.audit, seed=smk.params.seed,
+    run_gmm_experiment(smk.wildcards.fig, smk.params.spec, audit=smk.params.audit, seed=smk.params.seed,
                        gmm_json=smk.input.gmm, data_csv=smk.input.csv, theta_csv=out.theta, audit_csv=out.audit,
                        png=out.png, pdf=out.pdf, csv=out.csv, theta_png=out.theta_png, theta_pdf=out.theta_pdf,
                        theta_fig_csv=out.theta_csv)
