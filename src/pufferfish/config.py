@@ -19,7 +19,7 @@ import numpy as np
 import yaml
 
 from .errors import ConfigError
-from .grids import check_deltas, check_epsilons, expand_grid
+from .grids import MAX_GRID, check_deltas, check_epsilons, expand_grid
 
 __all__ = ["load_schema", "validate_config", "format_path", "SCHEMA_PATH", "APPLICABLE_SECRETS", "gmm_experiment_names",
            "GAUSSIAN_FIXED_KEYS"]
@@ -152,9 +152,16 @@ def _secret_kind(secret) -> str:
 
 
 def _check_finite(node, path=()) -> None:
-    """Every number in the config is finite (YAML's .inf and .nan pass the schema's bounds)."""
+    """Every key is a string and every number is finite (YAML's .inf and .nan pass the schema's bounds).
+
+    YAML reads an unquoted ``2:`` as an integer key and ``on:``/``yes:`` as booleans; the
+    schema's name patterns only apply to strings, so such keys are refused here.
+    """
     if isinstance(node, Mapping):
         for key, value in node.items():
+            if not isinstance(key, str):
+                where = f"config: {format_path(path)}" if path else "config"
+                raise ConfigError(f"{where}: key {key!r} must be a string (quote it in config.yaml)")
             _check_finite(value, (*path, key))
     elif isinstance(node, list):
         for k, value in enumerate(node):
@@ -187,6 +194,9 @@ def _check_references(config: Mapping) -> None:
             raise ConfigError(f"{where}.probabilities: sum to {total!r}, must sum to 1 (within 1e-9)")
     for name in set(users) & set(data_users):
         raise ConfigError(f"config: multiuser.data_users.{name}: name already used in multiuser.users")
+    for exp_name in mu.get("experiments", {}):  # results/plans/multiuser_<name>_cdf.csv belongs to <name>
+        if exp_name.endswith("_cdf"):
+            raise ConfigError(f"config: multiuser.experiments.{exp_name}: an experiment name must not end in '_cdf'")
     for section, names in (("users", users), ("data_users", data_users)):
         for name in names:  # results/priors/<name>.csv must not clash with results/priors/multiuser_<experiment>.csv
             if name.startswith("multiuser_"):
@@ -241,6 +251,9 @@ def _check_references(config: Mapping) -> None:
         _check_grid(gauss["fig5"]["deltas"], "gaussian.fig5.deltas", check_deltas)
     if "fig2" in gauss and gauss["fig2"]["K"]["stop"] < gauss["fig2"]["K"]["start"]:
         raise ConfigError("config: gaussian.fig2.K.stop: must be >= K.start")
+    if "fig2" in gauss and gauss["fig2"]["K"]["stop"] - gauss["fig2"]["K"]["start"] + 1 > MAX_GRID:
+        raise ConfigError(f"config: gaussian.fig2.K = {{start: {gauss['fig2']['K']['start']}, stop: "
+                          f"{gauss['fig2']['K']['stop']}}}: at most {MAX_GRID} values allowed")
     if "fig1" in gauss:
         lo, hi = gauss["fig1"]["window"]
         if not lo < hi:
@@ -249,6 +262,20 @@ def _check_references(config: Mapping) -> None:
 
 #: keys of the ``gaussian`` section that are not GMM experiments
 GAUSSIAN_FIXED_KEYS = ("fig1", "fig2", "fig5", "gmm")
+
+
+def _check_gaussian_keys(gaussian) -> None:
+    """A mistyped fixed key (``GMM``, ``Fig5``) would be read as a GMM experiment: say so; and a
+    GMM experiment named ``<other>_theta`` would write ``<other>``'s theta figure."""
+    if not isinstance(gaussian, Mapping):
+        return
+    for key in gaussian:
+        if key not in GAUSSIAN_FIXED_KEYS and key.lower() in GAUSSIAN_FIXED_KEYS:
+            raise ConfigError(f"config: gaussian.{key}: not one of {', '.join(GAUSSIAN_FIXED_KEYS)} (keys are "
+                              f"case-sensitive; any other key is read as a GMM experiment)")
+        if key.endswith("_theta"):
+            raise ConfigError(f"config: gaussian.{key}: a GMM experiment name must not end in '_theta' "
+                              f"(results/figures/gaussian/<name>_theta.* are the b tables' figures)")
 
 
 def gmm_experiment_names(gaussian: Mapping) -> list[str]:
@@ -266,6 +293,7 @@ def validate_config(config: dict, schema: Mapping | None = None) -> dict:
     if not isinstance(config, Mapping):
         raise ConfigError("config: the configuration must be a mapping of keys")
     _check_finite(config)
+    _check_gaussian_keys(config.get("gaussian"))
     _raise_schema_error(config, schema)
     _fill_defaults(config, schema)
     _check_references(config)

@@ -36,10 +36,11 @@ def expand_grid(spec, *, name: str = "grid") -> np.ndarray:
             raise ConfigError(f"{name}.step = {spec['step']}: must be > 0")
         if stop < start:
             raise ConfigError(f"{name}.stop = {spec['stop']}: must be >= start ({spec['start']})")
-        count = int(math.floor((stop - start) / step + 1e-9)) + 1
-        if count > MAX_GRID:
+        span = (stop - start) / step  # inf when step is tiny next to stop - start
+        if not span < MAX_GRID:
             raise ConfigError(f"{name}: {{start: {spec['start']}, stop: {spec['stop']}, step: {spec['step']}}} "
-                              f"has {count} values, at most {MAX_GRID} allowed")
+                              f"has more than {MAX_GRID} values, at most {MAX_GRID} allowed")
+        count = int(math.floor(span + 1e-9)) + 1
         values = np.round(start + step * np.arange(count), GRID_DECIMALS)
         return values.astype(float)
     if isinstance(spec, Sequence) and not isinstance(spec, (str, bytes)):

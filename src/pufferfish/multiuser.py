@@ -74,8 +74,9 @@ def theorem3_brent(pmf: LatticePMF, *, epsilons) -> np.ndarray:
     in the bracket [M / (epsilon - log p_M), M / epsilon]: at the right end
     E[exp(|D| eps / M)] <= exp(eps), at the left end E[...] >= p_M exp(eps - log p_M) =
     exp(eps). ``scipy.optimize.brentq`` solves it with xtol = 1e-15 * M / epsilon and
-    rtol = 4 * machine epsilon (:data:`BRENT_RTOL`). D = 0 almost surely needs no noise
-    (theta = 0). For Bernoulli(p) the root is eq. (15) (:func:`bernoulli_eq15`).
+    rtol = 4 * machine epsilon (:data:`BRENT_RTOL`). If |D| = M almost surely the root is
+    M / epsilon (both ends coincide up to rounding: answered without a bracket). D = 0 almost
+    surely needs no noise (theta = 0). For Bernoulli(p) the root is eq. (15) (:func:`bernoulli_eq15`).
     """
     eps = _eps(epsilons)
     abs_t = np.abs(pmf.support).astype(float)
@@ -89,7 +90,9 @@ def theorem3_brent(pmf: LatticePMF, *, epsilons) -> np.ndarray:
         def g(theta, e=e):
             return float(logsumexp(logp + abs_t / theta)) - e
         lo, hi = big / (e - log_pm), big / e
-        if g(hi) >= 0.0 or lo == hi:  # |D| = M almost surely: the bound (14) is exact
+        # |D| = M almost surely (e.g. D = -M or M): lo = hi up to rounding and the bound (14)
+        # is exact; rounding can then give g the same sign at both ends, so no bracket
+        if g(hi) >= 0.0 or lo >= hi or g(lo) <= 0.0:
             out[k] = hi
             continue
         out[k] = optimize.brentq(g, lo, hi, xtol=1e-15 * hi, rtol=BRENT_RTOL, maxiter=500)

@@ -129,3 +129,12 @@ def test_kantorovich_is_never_below_theorem4_bound(table2, p4, q4):
     rest = sum_of_users(table2)
     k = kantorovich(sum_of_users([rest, p4]), sum_of_users([rest, q4]), epsilons=EPS)
     assert np.all(k <= theorem4(p4, q4, epsilons=EPS))  # W_inf(R+P, R+Q) <= W_inf(P, Q)
+
+
+@pytest.mark.parametrize("probs", [[0.63728731, 0.0, 0.36271269], [0.5, 0.0, 0.5], [0.9, 0.0, 0.1]])
+def test_theorem3_brent_when_abs_d_is_constant(probs):
+    """D in {-1, 1}: E exp(|D|/theta) = exp(1/theta), so eq. (13) gives theta = 1/epsilon exactly
+    (found by hypothesis: rounding left no sign change in the bracket)."""
+    pmf = LatticePMF(-1, np.array(probs) / np.sum(probs))
+    eps = np.array([0.1, 0.5, 1.0, 2.0])
+    np.testing.assert_allclose(theorem3_brent(pmf, epsilons=eps), 1.0 / eps, rtol=1e-14)
