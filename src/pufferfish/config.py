@@ -151,7 +151,7 @@ def _secret_kind(secret) -> str:
     return "absent" if secret == "absent" else next(iter(secret))
 
 
-def _check_finite(node, path=()) -> None:
+def _check_keys_and_numbers(node, path=()) -> None:
     """Every key is a string and every number is finite (YAML's .inf and .nan pass the schema's bounds).
 
     YAML reads an unquoted ``2:`` as an integer key and ``on:``/``yes:`` as booleans; the
@@ -162,10 +162,10 @@ def _check_finite(node, path=()) -> None:
             if not isinstance(key, str):
                 where = f"config: {format_path(path)}" if path else "config"
                 raise ConfigError(f"{where}: key {key!r} must be a string (quote it in config.yaml)")
-            _check_finite(value, (*path, key))
+            _check_keys_and_numbers(value, (*path, key))
     elif isinstance(node, list):
         for k, value in enumerate(node):
-            _check_finite(value, (*path, k))
+            _check_keys_and_numbers(value, (*path, k))
     elif isinstance(node, float) and not math.isfinite(node):
         raise ConfigError(f"config: {format_path(path)} = {node}: must be finite")
 
@@ -249,11 +249,13 @@ def _check_references(config: Mapping) -> None:
         _check_grid(spec["epsilons"], f"gaussian.{fig}.epsilons", check_epsilons)
     if "fig5" in gauss:
         _check_grid(gauss["fig5"]["deltas"], "gaussian.fig5.deltas", check_deltas)
-    if "fig2" in gauss and gauss["fig2"]["K"]["stop"] < gauss["fig2"]["K"]["start"]:
-        raise ConfigError("config: gaussian.fig2.K.stop: must be >= K.start")
-    if "fig2" in gauss and gauss["fig2"]["K"]["stop"] - gauss["fig2"]["K"]["start"] + 1 > MAX_GRID:
-        raise ConfigError(f"config: gaussian.fig2.K = {{start: {gauss['fig2']['K']['start']}, stop: "
-                          f"{gauss['fig2']['K']['stop']}}}: at most {MAX_GRID} values allowed")
+    if "fig2" in gauss:
+        start, stop = gauss["fig2"]["K"]["start"], gauss["fig2"]["K"]["stop"]
+        if stop < start:
+            raise ConfigError("config: gaussian.fig2.K.stop: must be >= K.start")
+        if stop - start + 1 > MAX_GRID:
+            raise ConfigError(f"config: gaussian.fig2.K = {{start: {start}, stop: {stop}}}: "
+                              f"at most {MAX_GRID} values allowed")
     if "fig1" in gauss:
         lo, hi = gauss["fig1"]["window"]
         if not lo < hi:
@@ -292,7 +294,7 @@ def validate_config(config: dict, schema: Mapping | None = None) -> dict:
     schema = load_schema() if schema is None else schema
     if not isinstance(config, Mapping):
         raise ConfigError("config: the configuration must be a mapping of keys")
-    _check_finite(config)
+    _check_keys_and_numbers(config)
     _check_gaussian_keys(config.get("gaussian"))
     _raise_schema_error(config, schema)
     _fill_defaults(config, schema)

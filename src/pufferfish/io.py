@@ -50,6 +50,20 @@ def write_csv(frame: pd.DataFrame, path: str | os.PathLike) -> None:
         frame.to_csv(tmp, index=False, lineterminator="\n")
 
 
+def read_table(path: str | os.PathLike) -> pd.DataFrame:
+    """Read a results CSV written by :func:`write_csv` (theta, audit, summary tables).
+
+    Floats come back exactly (``float_precision="round_trip"``), only empty cells are
+    missing (a method or label such as "NA" stays text), and ``panel`` is text with ""
+    for "no panel".
+    """
+    frame = pd.read_csv(path, keep_default_na=False, na_values=[""], dtype={"panel": str},
+                        float_precision="round_trip")
+    if "panel" in frame:
+        frame["panel"] = frame["panel"].fillna("")
+    return frame
+
+
 def write_json(obj, path: str | os.PathLike) -> None:
     """Write ``obj`` as indented JSON with sorted keys (byte-identical for equal objects)."""
     with atomic_path(path) as tmp:

@@ -90,9 +90,9 @@ def theorem3_brent(pmf: LatticePMF, *, epsilons) -> np.ndarray:
         def g(theta, e=e):
             return float(logsumexp(logp + abs_t / theta)) - e
         lo, hi = big / (e - log_pm), big / e
-        # |D| = M almost surely (e.g. D = -M or M): lo = hi up to rounding and the bound (14)
-        # is exact; rounding can then give g the same sign at both ends, so no bracket
-        if g(hi) >= 0.0 or lo >= hi or g(lo) <= 0.0:
+        # no sign change: |D| = M almost surely (e.g. D = -M or M), lo = hi up to rounding and
+        # the bound (14) is exact
+        if not g(lo) > 0.0 > g(hi):
             out[k] = hi
             continue
         out[k] = optimize.brentq(g, lo, hi, xtol=1e-15 * hi, rtol=BRENT_RTOL, maxiter=500)

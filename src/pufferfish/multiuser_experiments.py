@@ -324,15 +324,14 @@ def write_figure(*, name: str, spec: Mapping, theta_csv, priors_csv, plan_csv=No
     import json
     import textwrap
 
+    from .io import read_table
     from .multiuser_plots import plot_plan, plot_theta
     records = {}
     for path in user_records:
         with open(path, encoding="utf-8") as handle:
             record = json.load(handle)
         records[record["user"]] = record
-    theta = pd.read_csv(theta_csv, keep_default_na=False, na_values=[""], dtype={"panel": str},
-                        float_precision="round_trip")
-    theta["panel"] = theta["panel"].fillna("")
+    theta = read_table(theta_csv)
     title = spec.get("title", name)
     if spec["kind"] == "plan":
         labels = [f"$s_{k}$: {describe_secret(s, records)}" for k, s in zip("ij", spec["secrets"])]

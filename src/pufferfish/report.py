@@ -50,6 +50,11 @@ def _ratio(num: pd.Series, den: pd.Series) -> pd.Series:
     return out
 
 
+def _flags(column: pd.Series) -> pd.Series:
+    """The ``violation`` column as booleans, whether pandas read it as bool or as text."""
+    return column.astype(str).str.lower().isin(["true", "1"])
+
+
 def audit_summary(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
     """One row per (experiment, panel, method) of the audit tables.
 
@@ -64,7 +69,7 @@ def audit_summary(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
     data["epsilon_ratio"] = np.where(pure, _ratio(data["epsilon_achieved"], data["epsilon"]), np.nan)
     data["delta_ratio"] = np.where(~pure, _ratio(data["delta_achieved"], data["delta"]), np.nan)
     data["scale_ratio"] = _ratio(data["scale"], data["scale_min"])
-    data["violation"] = data["violation"].astype(str).str.lower().isin(["true", "1"])
+    data["violation"] = _flags(data["violation"])
     grouped = data.groupby(["experiment", "panel", "method"], sort=False)
     out = grouped.agg(rows=("method", "size"), max_epsilon_ratio=("epsilon_ratio", "max"),
                       max_delta_ratio=("delta_ratio", "max"), min_scale_ratio=("scale_ratio", "min"),
@@ -215,9 +220,8 @@ def read_violation_lines(summary_csv: str | Path) -> list[str]:
     """:func:`violation_lines` of a written summary (nothing if it does not exist)."""
     if not Path(summary_csv).exists():
         return []
-    summary = pd.read_csv(summary_csv, keep_default_na=False, na_values=[""], dtype={"panel": str})
-    summary["panel"] = summary["panel"].fillna("")
-    return violation_lines(summary)
+    from .io import read_table
+    return violation_lines(read_table(summary_csv))
 
 
 def audit_violations(audit_csv: str | Path) -> list[str]:
@@ -226,10 +230,10 @@ def audit_violations(audit_csv: str | Path) -> list[str]:
     Each line names the method, the panel (if any), epsilon (and delta) and the achieved
     privacy loss, e.g. ``lemma6 at epsilon = 0.1: exact loss 0.12``.
     """
-    table = pd.read_csv(audit_csv, keep_default_na=False, na_values=[""], dtype={"panel": str})
-    table["panel"] = table["panel"].fillna("")
+    from .io import read_table
+    table = read_table(audit_csv)
     lines = []
-    for row in table[table["violation"].astype(bool)].itertuples(index=False):
+    for row in table[_flags(table["violation"])].itertuples(index=False):
         where = f" (panel {row.panel})" if row.panel else ""
         if pd.notna(row.delta):
             target = f"(epsilon, delta) = ({_fmt(row.epsilon)}, {_fmt(row.delta)}): exact delta {_fmt(row.delta_achieved)}"
@@ -241,8 +245,8 @@ def audit_violations(audit_csv: str | Path) -> list[str]:
 
 def write_audit_summary(tables: Sequence[str | Path], out: str | Path) -> pd.DataFrame:
     """Step ``audit_summary``."""
-    from .io import write_csv
-    frames = [pd.read_csv(t, keep_default_na=False, na_values=[""], dtype={"panel": str}) for t in tables]
+    from .io import read_table, write_csv
+    frames = [read_table(t) for t in tables]
     summary = audit_summary(frames)
     for line in violation_lines(summary):
         log.warning(line.removeprefix("WARNING: "))

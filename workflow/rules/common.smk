@@ -65,8 +65,9 @@ def experiment_data_users(name):
 def audit_tables():
     """Every per-experiment audit table of both papers (inputs of the summary)."""
     tables = [f"results/audit/multiuser_{e}.csv" for e in sorted(config["multiuser"]["experiments"])]
-    tables += [f"results/audit/gaussian_{f}.csv" for f in ["fig2"] if f in config["gaussian"]]
-    tables += [f"results/audit/gaussian_{f}.csv" for f in gmm_experiment_names(config["gaussian"])]
+    gauss = config["gaussian"]
+    figs = (["fig2"] if "fig2" in gauss else []) + gmm_experiment_names(gauss)
+    tables += [f"results/audit/gaussian_{f}.csv" for f in figs]
     return tables
 
 
