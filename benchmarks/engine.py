@@ -43,9 +43,10 @@ import time
 import numpy as np
 import ot
 
-from pufferfish.audit import lattice_privacy_loss, mgf_tail_loss, theta_min
-from pufferfish.lattice import LatticePMF, sum_of_users
-from pufferfish.transport import plan_span
+from pufferfish.audit.laplace import lattice_privacy_loss, mgf_tail_loss, theta_min
+from pufferfish.lattice.pmf import LatticePMF
+from pufferfish.lattice.sums import sum_of_users
+from pufferfish.lattice.transport import plan_span
 
 EPS = np.round(np.arange(1, 11) / 10, 10)
 P4 = LatticePMF.from_values(range(1, 6), [0.4, 0.1, 0.0, 0.1, 0.4], name="P4")

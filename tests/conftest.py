@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from pufferfish.lattice import LatticePMF
+from pufferfish.lattice.pmf import LatticePMF
 
 TABLE2 = {
     "D1": [0.01, 0.04, 0.1, 0.2, 0.65],

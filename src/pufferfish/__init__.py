@@ -6,15 +6,18 @@ Papers reproduced (see README):
 * N. Ding, "Approximation of Pufferfish Privacy for Gaussian Priors", IEEE TIFS 19 (2024)
   -> :mod:`pufferfish.gaussian`
 
-Modules: :mod:`~pufferfish.lattice` (lattice pmfs, sums of users), :mod:`~pufferfish.system`
-(secrets and query priors), :mod:`~pufferfish.transport` (pi*, Delta*),
-:mod:`~pufferfish.audit` (exact privacy loss, tight calibration).
+Subpackages: :mod:`~pufferfish.lattice` (lattice pmfs, sums of users, secrets, transport),
+:mod:`~pufferfish.audit` (one auditor per noise: exact loss, smallest scale),
+:mod:`~pufferfish.multiuser` and :mod:`~pufferfish.gaussian` (one per paper),
+:mod:`~pufferfish.pipeline` (config, data, figures, report); :mod:`~pufferfish.registry`
+holds one record per calibration method.
 """
 
-from .lattice import LatticePMF, convolve, sum_of_users
-from .system import Absent, Draws, QueryPrior, Reports, SecretPair, User, query_prior
-from .transport import TransportPlan, delta_star, kantorovich_plan, plan_span
-from .audit import PrivacyLoss, lattice_privacy_loss, theta_min, tight
+from pufferfish.lattice import (Absent, Draws, LatticePMF, QueryPrior, Reports, SecretPair, TransportPlan, User,
+                                convolve, delta_star, kantorovich_plan, plan_span, query_prior, sum_of_users)
+from pufferfish.audit import (Achieved, Auditor, PrivacyLoss, Smallest, Target, lattice_auditor,
+                              lattice_privacy_loss, theta_min, tight)
+from pufferfish.registry import calibrate
 
 __version__ = "0.1.0"
 
@@ -22,5 +25,6 @@ __all__ = [
     "LatticePMF", "convolve", "sum_of_users",
     "Absent", "Draws", "QueryPrior", "Reports", "SecretPair", "User", "query_prior",
     "TransportPlan", "delta_star", "kantorovich_plan", "plan_span",
-    "PrivacyLoss", "lattice_privacy_loss", "theta_min", "tight",
+    "Achieved", "Auditor", "PrivacyLoss", "Smallest", "Target", "lattice_auditor",
+    "lattice_privacy_loss", "theta_min", "tight", "calibrate",
 ]

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from .errors import ConfigError
+from pufferfish.errors import ConfigError
 
 __all__ = ["expand_grid", "check_epsilons", "check_deltas"]
 

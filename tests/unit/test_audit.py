@@ -5,10 +5,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from pufferfish.audit import lattice_privacy_loss, log_density_at_lattice, theta_min, zero_noise_loss
+from pufferfish.audit.laplace import lattice_privacy_loss, log_density_at_lattice, theta_min, zero_noise_loss
 from pufferfish.errors import ConfigError
-from pufferfish.lattice import LatticePMF, sum_of_users
-from pufferfish.multiuser import kantorovich, lemma5, lemma6, theorem1, theorem2, theorem3_brent, theorem3_max, theorem4
+from pufferfish.lattice.pmf import LatticePMF
+from pufferfish.lattice.sums import sum_of_users
+from pufferfish.multiuser.methods import kantorovich, lemma5, lemma6, theorem1, theorem2, theorem3_brent, theorem3_max, theorem4
 from tests.conftest import random_pmf
 
 

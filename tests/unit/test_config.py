@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import yaml
 
-from pufferfish.config import validate_config
+from pufferfish.pipeline.config import validate_config
 from pufferfish.errors import ConfigError
 from pufferfish.grids import expand_grid
 

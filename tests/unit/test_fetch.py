@@ -1,4 +1,4 @@
-"""pufferfish.fetch: mirror and network paths, checksums, row/column checks, atomic writes.
+"""pufferfish.pipeline.fetch: mirror and network paths, checksums, row/column checks, atomic writes.
 
 Every fixture is built here in ``tmp_path`` (a tiny fake mirror); the network is always a
 monkeypatched ``urllib.request.urlopen``. Only ``test_real_mirror`` reads real data, and
@@ -22,9 +22,9 @@ import pandas as pd
 import pytest
 import yaml
 
-from pufferfish import fetch
+from pufferfish.pipeline import fetch
 from pufferfish.errors import ConfigError, DataError, DownloadError
-from pufferfish.fetch import Provenance, download, fetch_dataset, mirror_path
+from pufferfish.pipeline.fetch import Provenance, download, fetch_dataset, mirror_path
 
 REPO = Path(__file__).resolve().parents[2]
 SITE = "https://archive.ics.uci.edu"

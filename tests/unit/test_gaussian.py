@@ -1,4 +1,4 @@
-"""Theorem 1, Remark 1, Corollary 1 and tau*(delta) of paper 004 (pufferfish.gaussian).
+"""Theorem 1, Remark 1, Corollary 1 and tau*(delta) of paper 004 (pufferfish.gaussian.methods).
 
 Expected values are worked out by hand from the paper's equations or come from scipy
 (norm.isf, lambertw) used as an independent oracle.
@@ -12,7 +12,7 @@ from scipy.special import lambertw
 from scipy.stats import norm
 
 from pufferfish.errors import ConfigError
-from pufferfish.gaussian import (corollary1_identical, corollary1a, corollary1b, remark1, tau_lambertw, tau_star,
+from pufferfish.gaussian.methods import (corollary1_identical, corollary1a, corollary1b, remark1, tau_lambertw, tau_star,
                                  theorem1)
 
 #: Q^{-1}(0.15), the 85 % standard-normal quantile (printed tables: z_0.85 = 1.0364). The full

@@ -1,4 +1,4 @@
-"""Exact audit of Laplace noise on Gaussian-mixture priors (pufferfish.gaussian_audit).
+"""Exact audit of Laplace noise on Gaussian-mixture priors (pufferfish.audit.gaussian_prior).
 
 Oracles: numerical convolution and ``scipy.integrate.quad`` (with break points at sign
 changes found independently on a dense grid and refined by brentq), closed forms for
@@ -15,11 +15,11 @@ from scipy.optimize import brentq
 from scipy.stats import norm
 
 from pufferfish.errors import ConfigError
-from pufferfish.gaussian import theorem1
-from pufferfish.gaussian_audit import (b_min, delta_achieved, emg_cdf, emg_pdf, emg_sf, epsilon_achieved,
+from pufferfish.gaussian.methods import theorem1
+from pufferfish.audit.gaussian_prior import (b_min, delta_achieved, emg_cdf, emg_pdf, emg_sf, epsilon_achieved,
                                        gaussian_noise_max_log_ratio, hockey_stick, log_ratio, prior_epsilon_achieved,
                                        prior_hockey_stick, tail_log_ratios)
-from pufferfish.gmm import GMM, corollary2, theorem2
+from pufferfish.gaussian.gmm import GMM, corollary2, theorem2
 
 
 def random_gmm(rng, k):

@@ -13,8 +13,8 @@ import pytest
 from scipy.stats import norm
 
 from pufferfish.errors import DataError, InvalidDistributionError, NotApplicableError
-from pufferfish.gaussian import theorem1
-from pufferfish.gmm import GMM, corollary2, fit_gmm, theorem2, theorem2_terms, w2_cost, w2_weights
+from pufferfish.gaussian.methods import theorem1
+from pufferfish.gaussian.gmm import GMM, corollary2, fit_gmm, theorem2, theorem2_terms, w2_cost, w2_weights
 
 TAU_03 = 1.0364333894937898   # Q^{-1}(0.15); checked with math.erfc in test_gaussian.py
 
@@ -80,7 +80,7 @@ def test_fit_gmm_too_few_rows_is_one_line_data_error():
 def test_experiment_with_text_attribute_or_missing_column(tmp_path):
     import pandas as pd
 
-    from pufferfish.gaussian_experiments import fit_experiment_gmms
+    from pufferfish.gaussian.experiments import fit_experiment_gmms
 
     data = tmp_path / "toy.csv"
     pd.DataFrame({"education": ["Bachelors", "HS-grad", "Masters", "HS-grad"] * 5,

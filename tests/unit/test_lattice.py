@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 
 from pufferfish.errors import InvalidDistributionError
-from pufferfish.lattice import LatticePMF, convolve, sum_of_users
-from pufferfish.system import Absent, Draws, Reports, SecretPair, User, query_prior
+from pufferfish.lattice.pmf import LatticePMF
+from pufferfish.lattice.sums import convolve, sum_of_users
+from pufferfish.lattice.system import Absent, Draws, Reports, SecretPair, User, query_prior
 
 
 def test_decimals_are_read_as_the_decimal_fraction():

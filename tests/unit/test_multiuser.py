@@ -6,11 +6,13 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from pufferfish.errors import ConfigError, NotApplicableError
-from pufferfish.lattice import LatticePMF, sum_of_users
-from pufferfish.multiuser import (bernoulli_eq15, calibrate, kantorovich, lemma5, lemma6, lemma6_psi, theorem1,
-                                  theorem2, theorem3_brent, theorem3_max, theorem4)
-from pufferfish.system import Absent, Draws, Reports, SecretPair, User
-from pufferfish.transport import kantorovich_plan
+from pufferfish.lattice.pmf import LatticePMF
+from pufferfish.lattice.sums import sum_of_users
+from pufferfish.multiuser.methods import (bernoulli_eq15, kantorovich, lemma5, lemma6, lemma6_psi, theorem1, theorem2,
+                                          theorem3_brent, theorem3_max, theorem4)
+from pufferfish.registry import calibrate
+from pufferfish.lattice.system import Absent, Draws, Reports, SecretPair, User
+from pufferfish.lattice.transport import kantorovich_plan
 
 EPS = np.round(np.arange(1, 11) / 10, 10)
 

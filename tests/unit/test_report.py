@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pufferfish.report import audit_summary, audit_violations, config_hash, reproduction_table, violation_lines
+from pufferfish.pipeline.report import audit_summary, audit_violations, config_hash, reproduction_table, violation_lines
 
 
 def _audit(rows):

@@ -11,12 +11,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from pufferfish.audit import (_log_forward, _log_kernel_sums, lattice_privacy_loss, log_density_at_lattice,
+from pufferfish.audit.laplace import (_log_forward, _log_kernel_sums, lattice_privacy_loss, log_density_at_lattice,
                               mgf_tail_loss, theta_min)
-from pufferfish.lattice import LatticePMF, TILT_FLOOR, _exact_convolve, convolve, sum_of_users
-from pufferfish.multiuser import kantorovich, theorem4
-from pufferfish.system import Draws, SecretPair, User
-from pufferfish.transport import _delta_star_reference, delta_star, kantorovich_plan, plan_span
+from pufferfish.lattice.pmf import LatticePMF
+from pufferfish.lattice.sums import TILT_FLOOR, _exact_convolve, convolve, sum_of_users
+from pufferfish.multiuser.methods import kantorovich, theorem4
+from pufferfish.lattice.system import Draws, SecretPair, User
+from pufferfish.lattice.transport import _delta_star_reference, delta_star, kantorovich_plan, plan_span
 from tests.conftest import TABLE3, random_pmf
 
 EPS = np.round(np.arange(1, 11) / 10, 10)

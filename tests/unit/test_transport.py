@@ -7,8 +7,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from scipy import optimize, stats
 
-from pufferfish.lattice import LatticePMF, sum_of_users
-from pufferfish.transport import delta_star, kantorovich_plan, plan_span
+from pufferfish.lattice.pmf import LatticePMF
+from pufferfish.lattice.sums import sum_of_users
+from pufferfish.lattice.transport import delta_star, kantorovich_plan, plan_span
 from tests.conftest import random_pmf
 
 F = Fraction

@@ -7,7 +7,7 @@ from pathlib import Path
 from snakemake.utils import validate
 
 try:
-    from pufferfish.config import gmm_experiment_names, load_schema, validate_config
+    from pufferfish.pipeline.config import gmm_experiment_names, load_schema, validate_config
     from pufferfish.errors import ConfigError
 except ModuleNotFoundError as err:
     sys.stderr.write(
@@ -29,10 +29,10 @@ validate(config, str(SCHEMA))
 TARGETS = []
 
 # digests of the package code each stage runs: a `code` param, so editing src/ reruns the jobs
-from pufferfish.sources import source_digest
+from pufferfish.pipeline.sources import source_digest
 
 CODE = source_digest()  # the whole package (every computing rule)
-FETCH_CODE = source_digest(["fetch", "io", "cli", "errors"])  # downloads only
+FETCH_CODE = source_digest(["pipeline.fetch", "pipeline.io", "pipeline.cli", "errors"])  # downloads only
 
 
 def raw_csv(dataset):
@@ -73,14 +73,14 @@ def audit_tables():
 
 def reproduction_inputs(paper_values):
     """The output files that paper_values.yaml reads."""
-    from pufferfish.report import paper_value_files
+    from pufferfish.pipeline.report import paper_value_files
 
     return paper_value_files(paper_values)
 
 
 def print_violations(summary_csv):
     """At the end of a successful run, repeat every audit violation as a warning."""
-    from pufferfish.report import read_violation_lines
+    from pufferfish.pipeline.report import read_violation_lines
 
     for line in read_violation_lines(summary_csv):
         sys.stderr.write(line + "\n")
@@ -88,27 +88,27 @@ def print_violations(summary_csv):
 
 def git_state(repo):
     """Commit and modified-tracked-files flag of the repository (None outside git)."""
-    from pufferfish.report import git_state as _git_state
+    from pufferfish.pipeline.report import git_state as _git_state
 
     return _git_state(repo)
 
 
 def read_user_records(paths):
     """Provenance records of data-derived users (for figure captions)."""
-    from pufferfish.multiuser_experiments import read_user_records as _read
+    from pufferfish.multiuser.experiments import read_user_records as _read
 
     return _read(paths)
 
 
 def audit_violations(path):
     """The audit rows of a table whose scale misses its target, one line each (for captions)."""
-    from pufferfish.report import audit_violations as _violations
+    from pufferfish.pipeline.report import audit_violations as _violations
 
     return _violations(path)
 
 
 def read_gmm_rows(path):
     """Rows used and dropped per secret of a GMM fit (for captions)."""
-    from pufferfish.gaussian_experiments import read_gmm_rows as _rows
+    from pufferfish.gaussian.experiments import read_gmm_rows as _rows
 
     return _rows(path)

@@ -1,5 +1,5 @@
 # rules: download. data/raw/{dataset}.csv (the table as read) and data/raw/{dataset}.json
-# (its provenance) for every key of config["datasets"]; the work is pufferfish.fetch.
+# (its provenance) for every key of config["datasets"]; the work is pufferfish.pipeline.fetch.
 # Offline: UCI_MIRROR=/path/to/mirror (README). It is not a param, so switching between
 # the mirror and the network does not re-run the job; a change of the dataset's spec does.
 

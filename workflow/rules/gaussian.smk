@@ -1,6 +1,6 @@
 # Gaussian and GMM priors (paper 004, Ding, IEEE TIFS 2024): Figs. 1-5, every scale
-# audited exactly (pufferfish.gaussian_audit) with the tight scale b_min beside it.
-# The work is in pufferfish.gaussian_experiments; the scripts only unpack snakemake.
+# audited exactly (pufferfish.audit.gaussian_prior) with the tight scale b_min beside it.
+# The work is in pufferfish.gaussian.experiments; the scripts only unpack snakemake.
 GAUSS = config["gaussian"]
 GAUSS_CATEGORY = "Gaussian priors (paper 004)"
 GMM_FIGS = gmm_experiment_names(GAUSS)  # fig3, fig4 and any other GMM experiment key

@@ -1,6 +1,6 @@
 """Rule audit_summary: one row per (experiment, panel, method) of every audit table."""
-from pufferfish.cli import run
-from pufferfish.report import write_audit_summary
+from pufferfish.pipeline.cli import run
+from pufferfish.pipeline.report import write_audit_summary
 
 
 def main(smk):

@@ -1,10 +1,10 @@
-"""Snakemake script of rule ``download``: one dataset into data/raw/ (see :mod:`pufferfish.fetch`).
+"""Snakemake script of rule ``download``: one dataset into data/raw/ (see :mod:`pufferfish.pipeline.fetch`).
 
 Reads ``$UCI_MIRROR`` if set (no network then), else downloads from archive.ics.uci.edu.
 """
 
-from pufferfish.cli import run
-from pufferfish.fetch import download
+from pufferfish.pipeline.cli import run
+from pufferfish.pipeline.fetch import download
 
 
 def main(smk):

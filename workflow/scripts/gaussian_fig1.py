@@ -1,6 +1,6 @@
 """Rule gaussian_fig1: Fig. 1 of paper 004 (Laplace vs Gaussian noise on two Gaussian priors)."""
-from pufferfish.cli import run
-from pufferfish.gaussian_experiments import run_fig1
+from pufferfish.pipeline.cli import run
+from pufferfish.gaussian.experiments import run_fig1
 
 
 def main(smk):

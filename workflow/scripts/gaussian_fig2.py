@@ -1,6 +1,6 @@
 """Rule gaussian_fig2: Fig. 2 of paper 004 (eq. 11 against K), audited, with b_min."""
-from pufferfish.cli import run
-from pufferfish.gaussian_experiments import run_fig2
+from pufferfish.pipeline.cli import run
+from pufferfish.gaussian.experiments import run_fig2
 
 
 def main(smk):

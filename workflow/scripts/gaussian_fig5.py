@@ -1,6 +1,6 @@
 """Rule gaussian_fig5: Fig. 5 of paper 004 (tau*(delta) and its Lambert-W bound)."""
-from pufferfish.cli import run
-from pufferfish.gaussian_experiments import run_fig5
+from pufferfish.pipeline.cli import run
+from pufferfish.gaussian.experiments import run_fig5
 
 
 def main(smk):

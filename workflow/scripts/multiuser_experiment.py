@@ -1,8 +1,8 @@
 """Rule multiuser_experiment: calibrate every method, audit every theta, add `tight`."""
 from pathlib import Path
 
-from pufferfish.cli import run
-from pufferfish.multiuser_experiments import write_experiment
+from pufferfish.pipeline.cli import run
+from pufferfish.multiuser.experiments import write_experiment
 
 
 def main(smk):

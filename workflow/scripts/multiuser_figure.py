@@ -1,6 +1,6 @@
 """Rule multiuser_figure: PNG, PDF and the CSV of the numbers plotted."""
-from pufferfish.cli import run
-from pufferfish.multiuser_experiments import write_figure
+from pufferfish.pipeline.cli import run
+from pufferfish.multiuser.experiments import write_figure
 
 
 def main(smk):

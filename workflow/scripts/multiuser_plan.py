@@ -1,8 +1,8 @@
 """Rule multiuser_plan: the monotone Kantorovich plan pi* and the Delta* table."""
 from pathlib import Path
 
-from pufferfish.cli import run
-from pufferfish.multiuser_experiments import write_plan
+from pufferfish.pipeline.cli import run
+from pufferfish.multiuser.experiments import write_plan
 
 
 def main(smk):

@@ -1,6 +1,6 @@
 """Rule provenance: versions, git commit, config hash, dataset checksums (results/provenance.json)."""
-from pufferfish.cli import run
-from pufferfish.report import write_provenance
+from pufferfish.pipeline.cli import run
+from pufferfish.pipeline.report import write_provenance
 
 
 def main(smk):

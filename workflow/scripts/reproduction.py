@@ -1,6 +1,6 @@
 """Rule reproduction: every number the papers state next to ours (results/reproduction.csv)."""
-from pufferfish.cli import run
-from pufferfish.report import write_reproduction
+from pufferfish.pipeline.cli import run
+from pufferfish.pipeline.report import write_reproduction
 
 
 def main(smk):

@@ -17,7 +17,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from .io import atomic_path  # noqa: E402
+from pufferfish.pipeline.io import atomic_path  # noqa: E402
 
 __all__ = ["OKABE_ITO", "series_style", "setup_style", "save_figure", "TIGHT_STYLE"]
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .errors import DataError
-from .lattice import LatticePMF
+from pufferfish.errors import DataError
+from pufferfish.lattice.pmf import LatticePMF
 
 __all__ = ["Conditioned", "condition", "encode", "empirical_pmf", "describe_encoding"]
 

@@ -44,7 +44,7 @@ theta above an accepted one is accepted, every theta below a rejected one is rej
 and the smallest accepted theta is found by bracketing and bisection (:func:`theta_min`).
 
 At scale. The audit is exact for the priors it is given. Priors of large systems are
-float64 arrays (:func:`pufferfish.lattice.sum_of_users`): masses below 1e-300 are not
+float64 arrays (:func:`pufferfish.lattice.sums.sum_of_users`): masses below 1e-300 are not
 represented (for 10^5 users on 5 points, about 3e4 of the 4e5 lattice points carry a
 mass). A query prior is R~ + D_i, R~ the resolved sum of the other users convolved
 directly with the short user D_i, so the audit of a pair (R~ + A, R~ + B) is exact for the
@@ -62,12 +62,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import ConfigError
-from .lattice import LatticePMF
-from .transport import plan_span
+from pufferfish.audit.base import Achieved, Auditor, Smallest, Target
+from pufferfish.errors import ConfigError
+from pufferfish.registry import Method, register
+from pufferfish.lattice.pmf import LatticePMF
+from pufferfish.lattice.transport import plan_span
 
 __all__ = [
-    "PrivacyLoss", "lattice_privacy_loss", "log_density_at_lattice", "theta_min", "tight",
+    "LaplaceLatticeAuditor", "PrivacyLoss", "lattice_privacy_loss", "log_density_at_lattice", "theta_min", "tight",
     "zero_noise_loss", "TightResult", "mgf_tail_loss",
 ]
 
@@ -463,3 +465,36 @@ def theta_min(p: LatticePMF, q: LatticePMF, epsilon: float, *, rtol: float = 1e-
 def tight(p: LatticePMF, q: LatticePMF, *, epsilons, rtol: float = 1e-12, max_steps: int = 200) -> np.ndarray:
     """theta_min(epsilon) for every epsilon of a grid (see :func:`theta_min`); audits are shared."""
     return np.array([theta_min(p, q, float(e), rtol=rtol, max_steps=max_steps).theta for e in np.atleast_1d(epsilons)])
+
+
+class LaplaceLatticeAuditor(Auditor):
+    """:class:`~pufferfish.audit.base.Auditor` of Laplace noise on two lattice priors, pure epsilon.
+
+    ``achieved`` is :func:`lattice_privacy_loss` (both directions), ``smallest_scale`` is
+    :func:`theta_min`; audits of the pair are shared between calls.
+    """
+
+    noise = "laplace"
+    guarantees = ("epsilon",)
+
+    def __init__(self, p: LatticePMF, q: LatticePMF, *, rtol: float = 1e-12, max_steps: int = 200):
+        self.p, self.q, self.rtol, self.max_steps = p, q, rtol, max_steps
+
+    def achieved(self, scale: float, target: Target) -> Achieved:
+        target = self.check_target(target)
+        loss = lattice_privacy_loss(self.p, self.q, scale)
+        return Achieved(float(scale), target, loss.forward, loss.backward)
+
+    def smallest_scale(self, target: Target) -> Smallest:
+        target = self.check_target(target)
+        res = theta_min(self.p, self.q, target.epsilon, rtol=self.rtol, max_steps=self.max_steps)
+        return Smallest(target, res.theta, res.loss, res.steps, res.reason)
+
+
+def _tight_apply(pair, epsilons, **_) -> np.ndarray:
+    return tight(pair.prior_i, pair.prior_j, epsilons=epsilons)
+
+
+register(Method("tight", _tight_apply, pairs=None, automatic=True,
+                label=r"tight: $\theta_{\min}$ (exact audit)",
+                citation="this project: the smallest Laplace scale whose exact privacy loss is <= epsilon"))

@@ -15,14 +15,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .audit import lattice_privacy_loss, theta_min
-from .errors import ConfigError, NotApplicableError
-from .grids import check_epsilons, expand_grid
-from .lattice import LatticePMF
-from .multiuser import calibrate
-from .priors import condition, describe_encoding, empirical_pmf, encode
-from .system import Absent, Draws, Reports, SecretPair, User, query_prior
-from .transport import delta_star, kantorovich_plan
+from pufferfish.audit.laplace import lattice_privacy_loss, theta_min
+from pufferfish.errors import ConfigError, NotApplicableError
+from pufferfish.grids import check_epsilons, expand_grid
+from pufferfish.lattice.pmf import LatticePMF
+from pufferfish.registry import calibrate
+from pufferfish.pipeline.priors import condition, describe_encoding, empirical_pmf, encode
+from pufferfish.lattice.system import Absent, Draws, Reports, SecretPair, User, query_prior
+from pufferfish.lattice.transport import delta_star, kantorovich_plan
 
 __all__ = [
     "data_user_prior", "build_users", "secret_from_spec", "experiment_pairs", "run_experiment",
@@ -234,7 +234,7 @@ def write_data_user(*, name: str, spec: Mapping, data_csv, data_json, out_csv, o
     """Step ``multiuser_data_user``: the prior of one data-derived user, with its provenance."""
     import json
 
-    from .io import write_csv, write_json
+    from pufferfish.pipeline.io import write_csv, write_json
     frame = pd.read_csv(data_csv)
     pmf, record = data_user_prior(frame, spec, name=name)
     with open(data_json, encoding="utf-8") as handle:
@@ -266,7 +266,7 @@ def config_user_prior(spec: Mapping, *, name: str) -> tuple[LatticePMF, dict]:
 
 def write_config_user(*, name: str, spec: Mapping, out_csv, out_json) -> dict:
     """Step ``multiuser_config_users``: the prior of one config lattice user (``value,probability``)."""
-    from .io import write_csv, write_json
+    from pufferfish.pipeline.io import write_csv, write_json
     pmf, record = config_user_prior(spec, name=name)
     write_csv(pd.DataFrame({"value": record["values"], "probability": record["probabilities"]}), out_csv)
     write_json(record, out_json)
@@ -276,7 +276,7 @@ def write_config_user(*, name: str, spec: Mapping, out_csv, out_json) -> dict:
 def write_experiment(*, name: str, spec: Mapping, multiuser: Mapping, audit: Mapping,
                      data_users: Mapping[str, str], out_theta, out_audit, out_priors) -> ExperimentResult:
     """Step ``multiuser_experiment``: theta, audit and query priors of one experiment."""
-    from .io import write_csv
+    from pufferfish.pipeline.io import write_csv
     users = build_users(multiuser, _load_data_users(data_users))
     result = run_experiment(name, spec, users, audit=audit)
     write_csv(result.priors, out_priors)
@@ -287,7 +287,7 @@ def write_experiment(*, name: str, spec: Mapping, multiuser: Mapping, audit: Map
 
 def write_plan(*, name: str, spec: Mapping, multiuser: Mapping, data_users: Mapping[str, str], out_plan, out_cdf) -> None:
     """Step ``multiuser_plan``: pi* and the CDF/Delta* table of one ``kind: plan`` experiment."""
-    from .io import write_csv
+    from pufferfish.pipeline.io import write_csv
     users = build_users(multiuser, _load_data_users(data_users))
     plan, cdf = run_plan(name, spec, users)
     log.info("multiuser_%s: %d plan entries, sup |x - x'| = %d", name, len(plan), int(cdf.delta_star.max()))
@@ -324,8 +324,8 @@ def write_figure(*, name: str, spec: Mapping, theta_csv, priors_csv, plan_csv=No
     import json
     import textwrap
 
-    from .io import read_table
-    from .multiuser_plots import plot_plan, plot_theta
+    from pufferfish.pipeline.io import read_table
+    from pufferfish.multiuser.plots import plot_plan, plot_theta
     records = {}
     for path in user_records:
         with open(path, encoding="utf-8") as handle:

@@ -11,8 +11,8 @@ import logging
 import sys
 from collections.abc import Callable
 
-from .errors import PufferfishError
-from .io import remove_quietly
+from pufferfish.errors import PufferfishError
+from pufferfish.pipeline.io import remove_quietly
 
 __all__ = ["run", "setup_logging"]
 

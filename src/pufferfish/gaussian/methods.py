@@ -7,7 +7,7 @@ proof, Appendix A, use the standard deviation: Z = (X - mu_i) / sigma_i).
 
 Every function returns the smallest Laplace scale ``b`` that the stated sufficient
 condition accepts, as a float, or an array when ``epsilon`` (or ``K``) is an array.
-These are *sufficient* conditions; :mod:`pufferfish.gaussian_audit` computes the exact
+These are *sufficient* conditions; :mod:`pufferfish.audit.gaussian_prior` computes the exact
 privacy loss of any scale and the smallest scale that really attains (epsilon, delta).
 
 Bad input (delta outside (0, 1), epsilon <= 0 or not finite, a negative standard
@@ -23,7 +23,7 @@ import numpy as np
 from scipy.special import lambertw
 from scipy.stats import norm
 
-from .errors import ConfigError
+from pufferfish.errors import ConfigError
 
 __all__ = [
     "tau_star", "tau_lambertw", "theorem1", "remark1", "corollary1a", "corollary1b",

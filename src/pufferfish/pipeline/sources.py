@@ -13,13 +13,19 @@ from pathlib import Path
 
 __all__ = ["source_digest", "PACKAGE_DIR"]
 
-PACKAGE_DIR = Path(__file__).resolve().parent
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
 
 
 def source_digest(modules: Iterable[str] | None = None) -> str:
-    """sha256 (first 16 hex digits) of the named modules' source (all ``*.py`` of the package if None)."""
-    paths = sorted(PACKAGE_DIR.glob("*.py")) if modules is None else [PACKAGE_DIR / f"{m}.py" for m in sorted(modules)]
+    """sha256 (first 16 hex digits) of the named modules' source (all ``*.py`` of the package if None).
+
+    Modules are named by their dotted path below the package, e.g. ``pipeline.fetch``.
+    """
+    if modules is None:
+        paths = sorted(PACKAGE_DIR.rglob("*.py"))
+    else:
+        paths = [PACKAGE_DIR.joinpath(*m.split(".")).with_suffix(".py") for m in sorted(modules)]
     digest = hashlib.sha256()
     for path in paths:
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+        digest.update(path.relative_to(PACKAGE_DIR).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .errors import ConfigError
+from pufferfish.errors import ConfigError
 
 __all__ = ["audit_summary", "SUMMARY_COLUMNS", "reproduction_table", "REPRODUCTION_COLUMNS", "provenance",
            "config_hash", "violation_lines", "audit_violations"]
@@ -220,7 +220,7 @@ def read_violation_lines(summary_csv: str | Path) -> list[str]:
     """:func:`violation_lines` of a written summary (nothing if it does not exist)."""
     if not Path(summary_csv).exists():
         return []
-    from .io import read_table
+    from pufferfish.pipeline.io import read_table
     return violation_lines(read_table(summary_csv))
 
 
@@ -230,7 +230,7 @@ def audit_violations(audit_csv: str | Path) -> list[str]:
     Each line names the method, the panel (if any), epsilon (and delta) and the achieved
     privacy loss, e.g. ``lemma6 at epsilon = 0.1: exact loss 0.12``.
     """
-    from .io import read_table
+    from pufferfish.pipeline.io import read_table
     table = read_table(audit_csv)
     lines = []
     for row in table[_flags(table["violation"])].itertuples(index=False):
@@ -245,7 +245,7 @@ def audit_violations(audit_csv: str | Path) -> list[str]:
 
 def write_audit_summary(tables: Sequence[str | Path], out: str | Path) -> pd.DataFrame:
     """Step ``audit_summary``."""
-    from .io import read_table, write_csv
+    from pufferfish.pipeline.io import read_table, write_csv
     frames = [read_table(t) for t in tables]
     summary = audit_summary(frames)
     for line in violation_lines(summary):
@@ -256,7 +256,7 @@ def write_audit_summary(tables: Sequence[str | Path], out: str | Path) -> pd.Dat
 
 def write_reproduction(values_yaml: str | Path, out: str | Path, root: str | Path = ".") -> pd.DataFrame:
     """Step ``reproduction``."""
-    from .io import write_csv
+    from pufferfish.pipeline.io import write_csv
     table = reproduction_table(load_paper_values(values_yaml), root)
     log.info("reproduction: %d items, %d match, %d differ", len(table), int((table.status == "match").sum()),
              int((table.status == "differs").sum()))
@@ -267,7 +267,7 @@ def write_reproduction(values_yaml: str | Path, out: str | Path, root: str | Pat
 def write_provenance(*, config: Mapping, dataset_records: Sequence[str | Path], repo: str | Path,
                      out: str | Path) -> dict:
     """Step ``provenance``."""
-    from .io import write_json
+    from pufferfish.pipeline.io import write_json
     record = provenance(config=config, dataset_records=dataset_records, repo=repo)
     write_json(record, out)
     return record

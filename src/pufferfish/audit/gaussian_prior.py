@@ -3,7 +3,7 @@
 Paper 004 (N. Ding, IEEE TIFS 2024) gives *sufficient* scales b for Y = X + Laplace(b)
 (Theorems 1-2, Corollaries 1-2). This module computes what a scale really achieves for a
 secret pair with priors X|s_i, X|s_j that are 1-D Gaussian mixtures
-(:class:`pufferfish.gmm.GMM`; a component with standard deviation 0 is a point mass):
+(:class:`pufferfish.gaussian.gmm.GMM`; a component with standard deviation 0 is a point mass):
 
 * ``delta_achieved(P_i, P_j, epsilon=, b=)``: the smallest delta for which (1) holds,
   max over both directions of the hockey-stick divergence
@@ -82,7 +82,7 @@ W = 0 w.p. r and Laplace(b2) w.p. 1 - r. So Laplace(b2) = Laplace(b1) + W in law
 independent): Y_{b2} is a post-processing of Y_{b1} by the same Markov kernel whatever
 the secret, and the hockey-stick divergence (and the max-divergence) satisfy the
 data-processing inequality: delta_achieved and epsilon_achieved do not increase with b.
-(Same argument as :mod:`pufferfish.audit` for lattice priors.) The accepted scales form
+(Same argument as :mod:`pufferfish.audit.laplace` for lattice priors.) The accepted scales form
 the half-line [b_min, inf), found by bracketing and brentq on log b (:func:`b_min`).
 """
 
@@ -95,12 +95,13 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import log_ndtr, ndtr
 
-from .errors import ConfigError
-from .gaussian import check_epsilon
-from .gmm import GMM
+from pufferfish.audit.base import Achieved, Auditor, Smallest, Target
+from pufferfish.errors import ConfigError
+from pufferfish.gaussian.methods import check_epsilon
+from pufferfish.gaussian.gmm import GMM
 
 __all__ = [
-    "as_prior", "emg_logpdf", "emg_pdf", "emg_cdf", "emg_sf", "log_ratio", "tail_log_ratios",
+    "GaussianPriorAuditor", "as_prior", "emg_logpdf", "emg_pdf", "emg_cdf", "emg_sf", "log_ratio", "tail_log_ratios",
     "HockeyStick", "hockey_stick", "prior_hockey_stick", "prior_epsilon_achieved", "delta_achieved",
     "epsilon_achieved", "BMin", "b_min",
     "gaussian_noise_max_log_ratio",
@@ -939,3 +940,27 @@ def b_min(prior_i, prior_j, *, epsilon: float, delta: float, rtol: float = 1e-10
         else:
             x_lo = mid
     return BMin(eps, dl, math.exp(x_hi), v_hi, math.exp(x_lo), steps)
+
+
+class GaussianPriorAuditor(Auditor):
+    """:class:`~pufferfish.audit.base.Auditor` of Laplace(b) noise on two Gaussian / GMM priors
+    (paper 004), for (epsilon, delta): ``achieved`` is :func:`hockey_stick` (both directions),
+    ``smallest_scale`` is :func:`b_min`."""
+
+    noise = "laplace"
+    guarantees = ("epsilon_delta",)
+
+    def __init__(self, prior_i, prior_j, *, rtol: float = 1e-10, max_steps: int = 200):
+        self.prior_i, self.prior_j = as_prior(prior_i), as_prior(prior_j)
+        self.rtol, self.max_steps = rtol, max_steps
+
+    def achieved(self, scale: float, target: Target) -> Achieved:
+        target = self.check_target(target)
+        hs = hockey_stick(self.prior_i, self.prior_j, epsilon=target.epsilon, b=scale)
+        return Achieved(float(scale), target, hs.forward, hs.backward)
+
+    def smallest_scale(self, target: Target) -> Smallest:
+        target = self.check_target(target)
+        res = b_min(self.prior_i, self.prior_j, epsilon=target.epsilon, delta=target.delta, rtol=self.rtol,
+                    max_steps=self.max_steps)
+        return Smallest(target, res.b, res.achieved, res.steps, res.reason)

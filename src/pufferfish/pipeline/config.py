@@ -18,29 +18,15 @@ import jsonschema
 import numpy as np
 import yaml
 
-from .errors import ConfigError
-from .grids import MAX_GRID, check_deltas, check_epsilons, expand_grid
+from pufferfish import registry
+from pufferfish.errors import ConfigError
+from pufferfish.grids import MAX_GRID, check_deltas, check_epsilons, expand_grid
 
-__all__ = ["load_schema", "validate_config", "format_path", "SCHEMA_PATH", "APPLICABLE_SECRETS", "gmm_experiment_names",
+__all__ = ["load_schema", "validate_config", "format_path", "SCHEMA_PATH", "gmm_experiment_names",
            "GAUSSIAN_FIXED_KEYS"]
 
 #: the schema shipped with the workflow (``workflow/schemas/config.schema.yaml``)
-SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
-
-#: methods of the multi-user paper and the secret pairs they are stated for
-#: ("value" = s_a, "absent" = s_perp, "user" = s_P): used to refuse, at load time, a
-#: method asked for an experiment it does not cover.
-APPLICABLE_SECRETS = {
-    "kantorovich": None,  # any pair
-    "theorem1": {("value", "value")},
-    "theorem2": {("value", "absent"), ("absent", "value")},
-    "theorem3_max": {("user", "absent"), ("absent", "user")},
-    "theorem3_brent": {("user", "absent"), ("absent", "user")},
-    "theorem4": {("user", "user")},
-    "lemma5": {("user", "user")},
-    "lemma6": {("user", "user")},
-}
-
+SCHEMA_PATH = Path(__file__).resolve().parents[3] / "workflow" / "schemas" / "config.schema.yaml"
 
 def load_schema(path: str | Path = SCHEMA_PATH) -> dict:
     """Read the YAML JSON-schema at ``path``."""
@@ -229,11 +215,11 @@ def _check_references(config: Mapping) -> None:
                 raise ConfigError(f"{pwhere}.secrets: the two secrets are the same")
             kinds = (_secret_kind(secrets[0]), _secret_kind(secrets[1]))
             for method in exp["methods"]:
-                allowed = APPLICABLE_SECRETS[method]
-                if allowed is not None and kinds not in allowed:
+                record = registry.get(method)
+                if not record.applies_to(kinds):
                     raise ConfigError(f"{where}.methods: {method} does not apply to the secret pair "
                                       f"({kinds[0]}, {kinds[1]}) of {pwhere.removeprefix('config: ')}")
-                if method in ("lemma5", "lemma6"):  # Bernoulli users only; data users are checked on the data
+                if record.bernoulli:  # Bernoulli users only; data users are checked on the data
                     for k, secret in enumerate(secrets):
                         user = users.get(secret["user"])
                         if user is not None and any(v not in (0, 1) for v, pr in

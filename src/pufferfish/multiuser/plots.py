@@ -8,23 +8,19 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from .io import write_csv
-from .plotting import OKABE_ITO, TIGHT_STYLE, save_figure, series_style, setup_style
+from pufferfish.pipeline.io import write_csv
+from pufferfish.pipeline.plotting import OKABE_ITO, TIGHT_STYLE, save_figure, series_style, setup_style
 
-__all__ = ["METHOD_LABELS", "plot_theta", "plot_plan"]
+__all__ = ["method_label", "plot_theta", "plot_plan"]
 
-#: legend text of each method: the result and equation of paper 000 it implements
-METHOD_LABELS = {
-    "theorem1": r"Theorem 1, eq. (10): $|a-b|/\epsilon$",
-    "theorem2": r"Theorem 2, eq. (12): $|a|/\epsilon$",
-    "theorem3_max": r"Theorem 3, eq. (14): $\max|t|/\epsilon$",
-    "theorem3_brent": r"Theorem 3, eq. (13), Brent's method",
-    "theorem4": r"Theorem 4, eq. (16): $\sup\Delta^*/\epsilon$",
-    "lemma5": r"Lemma 5, eq. (18): $1/\epsilon$",
-    "lemma6": r"Lemma 6, eq. (21) (relaxed)",
-    "kantorovich": r"Kantorovich, eq. (5): $\sup_{\pi^*}|x-x'|/\epsilon$",
-    "tight": r"tight: $\theta_{\min}$ (exact audit)",
-}
+def method_label(name: str) -> str:
+    """Legend text of a method: its registry label (the result and equation it implements)."""
+    from pufferfish.registry import methods
+
+    record = methods().get(name)
+    return record.label if record is not None else name
+
+
 _VIOLATION = dict(marker="x", color=OKABE_ITO[6], s=60, linewidths=2, zorder=5)
 
 
@@ -32,7 +28,7 @@ def _theta_axes(ax, frame: pd.DataFrame, methods: Sequence[str], *, legend: bool
     for k, method in enumerate([m for m in methods if m != "tight"]):
         sub = frame[frame.method == method]
         step = max(1, len(sub) // 12)  # at most ~12 markers per series, staggered between series
-        ax.plot(sub.epsilon, sub.theta, label=METHOD_LABELS.get(method, method), markevery=(k % step, step),
+        ax.plot(sub.epsilon, sub.theta, label=method_label(method), markevery=(k % step, step),
                 **series_style(k))
     tight = frame[frame.method == "tight"]
     if len(tight):

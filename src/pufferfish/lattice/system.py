@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from collections.abc import Sequence
 
-from .errors import InvalidDistributionError
-from .lattice import LatticePMF, sum_of_users
+from pufferfish.errors import InvalidDistributionError
+from pufferfish.lattice.pmf import LatticePMF
+from pufferfish.lattice.sums import sum_of_users
 
 __all__ = ["User", "Reports", "Absent", "Draws", "Secret", "QueryPrior", "query_prior", "SecretPair"]
 

@@ -1,8 +1,8 @@
-"""Calibration methods of the multi-user pufferfish paper (000: Ding, Lu, Yang, Zhang).
+"""Calibration methods of the multi-user pufferfish paper (000: Ding, Lu, Yang, Zhang), and their registry records.
 
 Each method returns the Laplace scale theta (noise density exp(-|z|/theta) / (2 theta),
 eq. 2) for every epsilon of a grid, as the paper states it. Every method is a sufficient
-condition; :mod:`pufferfish.audit` computes the privacy loss each theta really achieves.
+condition; :mod:`pufferfish.audit.laplace` computes the privacy loss each theta really achieves.
 
 =================  ==========================  ====================================
 method             secret pair                 condition
@@ -20,23 +20,22 @@ method             secret pair                 condition
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
 from fractions import Fraction
 
 import numpy as np
 from scipy import optimize
 from scipy.special import logsumexp
 
-from .errors import NotApplicableError
-from .grids import check_epsilons
-from .lattice import LatticePMF
-from .system import Absent, Draws, Reports, SecretPair
-from .transport import delta_star, plan_span
+from pufferfish.errors import NotApplicableError
+from pufferfish.grids import check_epsilons
+from pufferfish.registry import Method, pair_of, register
+from pufferfish.lattice.pmf import LatticePMF
+from pufferfish.lattice.system import Draws, Reports
+from pufferfish.lattice.transport import delta_star, plan_span
 
 __all__ = [
     "theorem1", "theorem2", "theorem3_max", "theorem3_brent", "theorem4", "lemma5", "lemma6",
-    "kantorovich", "lemma6_psi", "bernoulli_eq15", "METHODS", "calibrate", "BRENT_RTOL",
+    "kantorovich", "lemma6_psi", "bernoulli_eq15", "METHODS", "BRENT_RTOL",
 ]
 
 #: relative tolerance passed to scipy.optimize.brentq for eq. (13) (4 * machine epsilon)
@@ -146,7 +145,7 @@ def lemma6_psi(p: LatticePMF, q: LatticePMF, rest_sum: LatticePMF) -> tuple[np.n
 
     The printed p > q case is the p < q formula with p and q swapped, whose denominator
     r(x-1) is not pi*(x'+1, x'); the form above is derived from the plan (the tests check
-    it against :func:`pufferfish.transport.kantorovich_plan`). x runs over the whole
+    it against :func:`pufferfish.lattice.transport.kantorovich_plan`). x runs over the whole
     support of X, including the point one above the largest sum of the other users; where
     the denominator vanishes the column carries no shifted mass and psi = +inf (no
     constraint). Returns ``(x, psi)``.
@@ -191,50 +190,47 @@ def kantorovich(prior_i: LatticePMF, prior_j: LatticePMF, *, epsilons) -> np.nda
     return float(plan_span(prior_i, prior_j)) / _eps(epsilons)
 
 
-def _user_pmf(secret, method: str) -> LatticePMF:
-    if not isinstance(secret, Draws):
-        raise NotApplicableError(f"{method} needs a secret of the form 'user i draws from P', got {secret.label()!r}")
-    return secret.pmf
+def _drawn(pair, method: str) -> tuple[LatticePMF, LatticePMF]:
+    """P_i and Q_i of a pair (s_{P_i}, s_{Q_i})."""
+    for secret in (pair.first, pair.second):
+        if not isinstance(secret, Draws):
+            raise NotApplicableError(f"{method} needs secrets of the form 'user i draws from P', got {secret.label()!r}")
+    return pair.first.pmf, pair.second.pmf
 
 
-def calibrate(method: str, pair: SecretPair, *, epsilons) -> np.ndarray:
-    """Apply ``method`` (a key of :data:`METHODS`) to ``pair``; theta for every epsilon.
-
-    Raises :class:`~pufferfish.errors.NotApplicableError` when the pair is not of the
-    form the method is stated for.
-    """
-    a, b = pair.first, pair.second
-    if method == "kantorovich":
-        return kantorovich(pair.prior_i, pair.prior_j, epsilons=epsilons)
-    if method == "theorem1":
-        if not (isinstance(a, Reports) and isinstance(b, Reports)):
-            raise NotApplicableError("theorem1 needs two reported values (s_a, s_b)")
-        return theorem1(a.value, b.value, epsilons=epsilons)
-    if method == "theorem2":
-        values = [s.value for s in (a, b) if isinstance(s, Reports)]
-        if len(values) != 1 or not any(isinstance(s, Absent) for s in (a, b)):
-            raise NotApplicableError("theorem2 needs a reported value and an absent user (s_a, s_perp)")
-        return theorem2(values[0], epsilons=epsilons)
-    if method in ("theorem3_max", "theorem3_brent"):
-        drawn = [s for s in (a, b) if isinstance(s, Draws)]
-        if len(drawn) != 1 or not any(isinstance(s, Absent) for s in (a, b)):
-            raise NotApplicableError(f"{method} needs a user drawing from P and an absent user (s_P, s_perp)")
-        return METHODS[method](drawn[0].pmf, epsilons=epsilons)
-    if method in ("theorem4", "lemma5"):
-        return METHODS[method](_user_pmf(a, method), _user_pmf(b, method), epsilons=epsilons)
-    if method == "lemma6":
-        return lemma6(_user_pmf(a, method), _user_pmf(b, method), pair.rest_sum, epsilons=epsilons)
-    raise NotApplicableError(f"unknown method {method!r} (known: {', '.join(METHODS)})")
+def _reported(pair) -> list[int]:
+    return [s.value for s in (pair.first, pair.second) if isinstance(s, Reports)]
 
 
-#: every calibration method of the paper, by name
-METHODS = {
-    "theorem1": theorem1,
-    "theorem2": theorem2,
-    "theorem3_max": theorem3_max,
-    "theorem3_brent": theorem3_brent,
-    "theorem4": theorem4,
-    "lemma5": lemma5,
-    "lemma6": lemma6,
-    "kantorovich": kantorovich,
-}
+def _drawn_one(pair) -> LatticePMF:
+    return next(s.pmf for s in (pair.first, pair.second) if isinstance(s, Draws))
+
+
+_PAPER = "Ding, Lu, Yang, Zhang, Multi-user Pufferfish Privacy (paper 000)"
+
+#: paper 000's methods in the registry (:mod:`pufferfish.registry`)
+METHODS = register(
+    Method("kantorovich", lambda pair, eps, **_: kantorovich(pair.prior_i, pair.prior_j, epsilons=eps), pairs=None,
+           label=r"Kantorovich, eq. (5): $\sup_{\pi^*}|x-x'|/\epsilon$", citation=f"{_PAPER}, Proposition 1, eq. (5)"),
+    Method("theorem1", lambda pair, eps, **_: theorem1(pair.first.value, pair.second.value, epsilons=eps),
+           pairs=pair_of("value", "value"), label=r"Theorem 1, eq. (10): $|a-b|/\epsilon$",
+           citation=f"{_PAPER}, Theorem 1, eq. (10)"),
+    Method("theorem2", lambda pair, eps, **_: theorem2(_reported(pair)[0], epsilons=eps),
+           pairs=pair_of("value", "absent"), label=r"Theorem 2, eq. (12): $|a|/\epsilon$",
+           citation=f"{_PAPER}, Theorem 2, eq. (12)"),
+    Method("theorem3_max", lambda pair, eps, **_: theorem3_max(_drawn_one(pair), epsilons=eps),
+           pairs=pair_of("user", "absent"), label=r"Theorem 3, eq. (14): $\max|t|/\epsilon$",
+           citation=f"{_PAPER}, Theorem 3, eq. (14)"),
+    Method("theorem3_brent", lambda pair, eps, **_: theorem3_brent(_drawn_one(pair), epsilons=eps),
+           pairs=pair_of("user", "absent"), label=r"Theorem 3, eq. (13), Brent's method",
+           citation=f"{_PAPER}, Theorem 3, eq. (13)"),
+    Method("theorem4", lambda pair, eps, **_: theorem4(*_drawn(pair, "theorem4"), epsilons=eps),
+           pairs=pair_of("user", "user"), label=r"Theorem 4, eq. (16): $\sup\Delta^*/\epsilon$",
+           citation=f"{_PAPER}, Theorem 4, eqs. (16)-(17)"),
+    Method("lemma5", lambda pair, eps, **_: lemma5(*_drawn(pair, "lemma5"), epsilons=eps),
+           pairs=pair_of("user", "user"), bernoulli=True, label=r"Lemma 5, eq. (18): $1/\epsilon$",
+           citation=f"{_PAPER}, Lemma 5, eq. (18)"),
+    Method("lemma6", lambda pair, eps, **_: lemma6(*_drawn(pair, "lemma6"), pair.rest_sum, epsilons=eps),
+           pairs=pair_of("user", "user"), bernoulli=True, label=r"Lemma 6, eq. (21) (relaxed)",
+           citation=f"{_PAPER}, Lemma 6, eq. (21)"),
+)

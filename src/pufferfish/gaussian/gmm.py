@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import linprog
 
-from .errors import ConfigError, DataError, InvalidDistributionError, NotApplicableError
-from .gaussian import check_epsilon, tau_star
+from pufferfish.errors import ConfigError, DataError, InvalidDistributionError, NotApplicableError
+from pufferfish.gaussian.methods import check_epsilon, tau_star
 
 __all__ = ["GMM", "fit_gmm", "numeric_values", "w2_cost", "w2_weights", "theorem2_terms", "theorem2",
            "corollary2"]

@@ -31,7 +31,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .lattice import LatticePMF
+from pufferfish.lattice.pmf import LatticePMF
 
 __all__ = ["TransportPlan", "kantorovich_plan", "delta_star", "plan_span", "FLOAT_TIE_TOL"]
 

@@ -2,8 +2,8 @@
 
 N. Ding, "Approximation of Pufferfish Privacy for Gaussian Priors", IEEE TIFS 19 (2024).
 Each ``run_*`` function is one Snakemake job: it calibrates with the paper's method,
-audits every scale exactly (:mod:`pufferfish.gaussian_audit`), adds the tight scale b_min,
-writes the CSVs and draws the figure (:mod:`pufferfish.gaussian_plots`).
+audits every scale exactly (:mod:`pufferfish.audit.gaussian_prior`), adds the tight scale b_min,
+writes the CSVs and draws the figure (:mod:`pufferfish.gaussian.plots`).
 
 * Fig. 1  :func:`run_fig1`  two Gaussian priors, Laplace vs Gaussian noise of equal variance.
 * Fig. 2  :func:`run_fig2`  eq. (11) against the number of users K.
@@ -33,14 +33,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .errors import DataError
-from .gaussian import corollary1_identical, tau_lambertw, tau_star
-from .gaussian_audit import (b_min, epsilon_achieved, gaussian_noise_max_log_ratio, hockey_stick,
+from pufferfish.errors import DataError
+from pufferfish.gaussian.methods import corollary1_identical, tau_lambertw, tau_star
+from pufferfish.audit.gaussian_prior import (b_min, epsilon_achieved, gaussian_noise_max_log_ratio, hockey_stick,
                              prior_epsilon_achieved)
-from .gmm import GMM, fit_gmm, theorem2, theorem2_terms, w2_weights
-from .grids import check_deltas, check_epsilons, expand_grid
-from .io import write_csv, write_json
-from .priors import condition
+from pufferfish.gaussian.gmm import GMM, fit_gmm, theorem2, theorem2_terms, w2_weights
+from pufferfish.grids import check_deltas, check_epsilons, expand_grid
+from pufferfish.pipeline.io import write_csv, write_json
+from pufferfish.pipeline.priors import condition
 
 __all__ = [
     "FIG1_COLUMNS", "FIG2_COLUMNS", "GMM_THETA_COLUMNS", "FIG5_COLUMNS", "AUDIT_COLUMNS", "STREAMS",
@@ -100,11 +100,11 @@ def run_fig1(spec: Mapping, *, theta_csv, png, pdf, csv) -> pd.DataFrame:
     The paper states neither the priors nor the plotted window, and its printed maxima
     (0.2992, 0.0156) cannot be recovered from the text: the priors and window are
     config ``gaussian.fig1`` (our choice). For Laplace noise the max over the window
-    and the exact sup over all y (:func:`~pufferfish.gaussian_audit.epsilon_achieved`)
+    and the exact sup over all y (:func:`~pufferfish.audit.gaussian_prior.epsilon_achieved`)
     are reported; for Gaussian noise the max over the window (closed form) and, over all
     y, inf when the prior variances differ.
     """
-    from .gaussian_plots import plot_fig1
+    from pufferfish.gaussian.plots import plot_fig1
 
     (pi_spec, pj_spec) = spec["priors"]
     mi, si = float(pi_spec["mean"]), float(pi_spec["std"])
@@ -147,7 +147,7 @@ def run_fig2(spec: Mapping, *, audit: Mapping, theta_csv, audit_csv, png, pdf, c
     X ~ G((K-1) mu, (K-1) sigma^2) (a point mass at 0 when K = 1) against present
     X ~ G(K mu, K sigma^2); both directions of the hockey stick are checked.
     """
-    from .gaussian_plots import plot_fig2
+    from pufferfish.gaussian.plots import plot_fig2
 
     mu, eps, dl = float(spec["mu"]), float(spec["epsilon"]), float(spec["delta"])
     check_epsilons([eps], name="gaussian.fig2.epsilon")
@@ -212,7 +212,7 @@ def fit_experiment_gmms(name: str, spec: Mapping, *, gmm: Mapping, seed: int, da
     """Fit one GMM per secret of experiment ``name`` (config ``gaussian.<name>``: fig3, fig4, ...) and write the JSON.
 
     The attribute values of the rows satisfying each secret's ``given`` come from
-    :func:`pufferfish.priors.condition`, which drops (and counts) rows with the attribute
+    :func:`pufferfish.pipeline.priors.condition`, which drops (and counts) rows with the attribute
     or a conditioning column missing, or with the attribute in ``missing_values``.
     The JSON holds, per secret, the weights, means and standard deviations (sorted by
     mean), the rows used and dropped; the W2 weights w* of the pair; the dataset sha256.
@@ -321,7 +321,7 @@ def run_gmm_experiment(name: str, spec: Mapping, *, audit: Mapping, seed: int, g
     The figure has the paper's six panels: per secret, the data with its GMM, then
     Y = X + Laplace(b) with b = theorem2 at each of the figure's (epsilon, delta).
     """
-    from .gaussian_plots import plot_gmm_figure, plot_theta
+    from pufferfish.gaussian.plots import plot_gmm_figure, plot_theta
 
     record, gmms = read_gmms(gmm_json)
     gi, gj = gmms
@@ -392,7 +392,7 @@ def run_gmm_experiment(name: str, spec: Mapping, *, audit: Mapping, seed: int, g
 # ------------------------------------------------------------------------------ Fig. 5
 def run_fig5(spec: Mapping, *, theta_csv, png, pdf, csv) -> pd.DataFrame:
     """Fig. 5: tau*(delta) = Q^{-1}(delta/2) (eq. 20) and the Lambert-W bound sqrt(W0(2/(pi delta^2))) (eq. 23)."""
-    from .gaussian_plots import plot_fig5
+    from pufferfish.gaussian.plots import plot_fig5
 
     deltas = check_deltas(expand_grid(spec["deltas"], name="gaussian.fig5.deltas"), name="gaussian.fig5.deltas")
     frame = pd.DataFrame({"delta": deltas, "tau_q": np.atleast_1d(tau_star(deltas)),

@@ -1,0 +1,30 @@
+"""Exact audits: every noise has an :class:`~pufferfish.audit.base.Auditor` with the same two verbs.
+
+* :mod:`.base` -- the interface (:class:`Target`, :class:`Achieved`, :class:`Smallest`);
+* :mod:`.laplace` -- Laplace noise on lattice priors, pure epsilon (paper 000);
+* :mod:`.gaussian_prior` -- Laplace noise on Gaussian / GMM priors, (epsilon, delta) (paper 004).
+
+:func:`lattice_auditor` finds the auditor of a noise and guarantee on two lattice priors.
+"""
+
+from pufferfish.audit.base import Achieved, Auditor, Smallest, Target, smallest_by_bisection
+from pufferfish.audit.laplace import (LaplaceLatticeAuditor, PrivacyLoss, TightResult, lattice_privacy_loss,
+                                      theta_min, tight)
+
+__all__ = [
+    "Achieved", "Auditor", "Smallest", "Target", "smallest_by_bisection",
+    "LaplaceLatticeAuditor", "PrivacyLoss", "TightResult", "lattice_privacy_loss", "theta_min", "tight",
+    "LATTICE_AUDITORS", "lattice_auditor",
+]
+
+#: the auditors of noise on two lattice priors (one class per noise; each lists its guarantees)
+LATTICE_AUDITORS: list[type[Auditor]] = [LaplaceLatticeAuditor]
+
+
+def lattice_auditor(noise: str, guarantee: str, p, q, **options) -> Auditor:
+    """The auditor of ``noise`` for ``guarantee`` on the lattice priors ``p``, ``q``."""
+    for cls in LATTICE_AUDITORS:
+        if cls.noise == noise and guarantee in cls.guarantees:
+            return cls(p, q, **options)
+    known = ", ".join(f"{c.noise} ({'/'.join(c.guarantees)})" for c in LATTICE_AUDITORS)
+    raise ValueError(f"no lattice auditor for {noise} noise and guarantee {guarantee!r} (known: {known})")

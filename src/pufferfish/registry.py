@@ -1,0 +1,146 @@
+"""The registry of calibration methods: one record per method, read by everything else.
+
+A :class:`Method` names the function that calibrates (``apply``), the secret pairs it is
+stated for, the noise family it adds, the guarantee it targets, the parameters it needs
+from the config (``delta``, ``alpha``), its plot label and the paper and equation it
+cites. :func:`calibrate`, the config checks (:mod:`pufferfish.pipeline.config`), the plot
+legends and the README's methods table all read these records; a test holds the config
+schema's method enum against them.
+
+Adding a method is one function and one record in its paper's module (README, "Adding a
+method")::
+
+    def my_bound(pair, epsilons, **_):
+        return plan_span(pair.prior_i, pair.prior_j) / epsilons
+
+    register(Method("my_bound", my_bound, pairs=None, label="my bound", citation="..."))
+
+Records are registered when their module is imported; :data:`PROVIDERS` lists the modules
+the registry imports on first use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from importlib import import_module
+
+import numpy as np
+
+from pufferfish.errors import NotApplicableError
+from pufferfish.grids import check_epsilons
+
+__all__ = ["Method", "register", "get", "names", "methods", "calibrate", "secret_kind", "PROVIDERS", "SECRET_KINDS",
+           "check_applicable"]
+
+#: modules whose import registers methods (one per paper, plus the tight calibrations of the audits)
+PROVIDERS = ("pufferfish.multiuser.methods", "pufferfish.audit.laplace")
+
+#: secret kinds, as config writes them: reports a value / is absent / draws from a prior
+SECRET_KINDS = ("value", "absent", "user")
+
+
+@dataclass(frozen=True)
+class Method:
+    """One calibration method.
+
+    ``apply(pair, epsilons, **params)`` returns the noise scale for every epsilon of the
+    grid (``params`` holds ``delta`` and/or ``alpha`` when the method ``needs`` them).
+    ``pairs``: the (first, second) secret kinds it is stated for (both orders are listed),
+    ``None`` for any pair. ``bernoulli``: it also needs users with support in {0, 1}.
+    ``noise``: laplace, gaussian or cauchy; ``guarantee``: epsilon, epsilon_delta or renyi
+    (what its scale is audited against). ``automatic``: added to every experiment (the
+    tight scales); not listed in config.
+    """
+
+    name: str
+    apply: Callable[..., np.ndarray]
+    pairs: frozenset | None
+    label: str
+    citation: str
+    noise: str = "laplace"
+    guarantee: str = "epsilon"
+    needs: tuple[str, ...] = ()
+    bernoulli: bool = False
+    automatic: bool = False
+
+    def applies_to(self, kinds: tuple[str, str]) -> bool:
+        return self.pairs is None or tuple(kinds) in self.pairs
+
+
+_REGISTRY: dict[str, Method] = {}
+_loaded = False
+
+
+def register(*records: Method) -> tuple[Method, ...]:
+    """Add ``records`` to the registry (a name may be registered once)."""
+    for record in records:
+        if record.name in _REGISTRY and _REGISTRY[record.name] is not record:
+            raise ValueError(f"method {record.name!r} is registered twice")
+        _REGISTRY[record.name] = record
+    return records
+
+
+def _load() -> None:
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        for module in PROVIDERS:
+            import_module(module)
+
+
+def methods() -> dict[str, Method]:
+    """Every registered method, by name: those a config lists, then the automatic (tight) ones."""
+    _load()
+    return {n: m for auto in (False, True) for n, m in _REGISTRY.items() if m.automatic == auto}
+
+
+def names(*, automatic: bool | None = None) -> list[str]:
+    """Method names (``automatic=False``: those a config lists; ``True``: the tight ones)."""
+    return [n for n, m in methods().items() if automatic is None or m.automatic == automatic]
+
+
+def get(name: str) -> Method:
+    """The record of ``name``; :class:`NotApplicableError` naming the known ones otherwise."""
+    all_methods = methods()
+    if name not in all_methods:
+        raise NotApplicableError(f"unknown method {name!r} (known: {', '.join(all_methods)})")
+    return all_methods[name]
+
+
+def pair_of(*kinds: str) -> frozenset:
+    """Both orders of a pair of secret kinds, e.g. ``pair_of("value", "absent")``."""
+    return frozenset({tuple(kinds), tuple(reversed(kinds))})
+
+
+def secret_kind(secret) -> str:
+    """``value`` / ``absent`` / ``user`` of a secret object (:mod:`pufferfish.lattice.system`)."""
+    from pufferfish.lattice.system import Absent, Draws, Reports
+
+    for cls, kind in ((Reports, "value"), (Absent, "absent"), (Draws, "user")):
+        if isinstance(secret, cls):
+            return kind
+    raise TypeError(f"secret = {secret!r}: must be Reports, Absent or Draws")
+
+
+def check_applicable(method: Method, kinds: Iterable[str], params: dict) -> None:
+    """Raise :class:`NotApplicableError` when ``method`` is not stated for the pair or misses a parameter."""
+    kinds = tuple(kinds)
+    if not method.applies_to(kinds):
+        raise NotApplicableError(f"{method.name} does not apply to the secret pair ({kinds[0]}, {kinds[1]})")
+    for need in method.needs:
+        if params.get(need) is None:
+            raise NotApplicableError(f"{method.name} needs `{need}`")
+
+
+def calibrate(method: str, pair, *, epsilons, **params) -> np.ndarray:
+    """The noise scale of ``method`` (a registered name) on ``pair`` for every epsilon.
+
+    ``params``: ``delta`` / ``alpha`` for the methods that need them. Raises
+    :class:`~pufferfish.errors.NotApplicableError` when the pair is not of the form the
+    method is stated for, or a needed parameter is missing.
+    """
+    record = get(method)
+    eps = check_epsilons(epsilons)
+    check_applicable(record, (secret_kind(pair.first), secret_kind(pair.second)), params)
+    return np.asarray(record.apply(pair, eps, **params), dtype=float)

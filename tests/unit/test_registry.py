@@ -1,0 +1,87 @@
+"""The method registry and the shared audit interface."""
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pufferfish import registry
+from pufferfish.audit import LaplaceLatticeAuditor, Target, lattice_auditor, smallest_by_bisection
+from pufferfish.audit.gaussian_prior import GaussianPriorAuditor
+from pufferfish.errors import ConfigError, NotApplicableError
+from pufferfish.lattice import Absent, Draws, LatticePMF, Reports, SecretPair
+from pufferfish.pipeline.config import load_schema
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_schema_method_enum_is_the_registry():
+    enum = load_schema()["$defs"]["method"]["enum"]
+    assert sorted(enum) == sorted(registry.names(automatic=False))
+
+
+def test_readme_methods_table_lists_every_method():
+    readme = (REPO / "README.md").read_text()
+    table = readme[readme.index("## The calibration methods"):]
+    rows = set(re.findall(r"^\| `(\w+)` \|", table, flags=re.M))
+    assert set(registry.names()) <= rows
+
+
+def test_every_record_is_complete():
+    for name, record in registry.methods().items():
+        assert record.name == name and record.label and record.citation
+        assert record.noise in ("laplace", "gaussian", "cauchy")
+        assert record.guarantee in ("epsilon", "epsilon_delta", "renyi")
+
+
+def test_calibrate_by_record_and_refusals():
+    pair = SecretPair.of(Reports(2), Reports(5), [])
+    # eq. (10): |a - b| / eps = 3 / eps
+    np.testing.assert_allclose(registry.calibrate("theorem1", pair, epsilons=[0.5, 1.5]), [6.0, 2.0])
+    with pytest.raises(NotApplicableError, match="theorem2 does not apply to the secret pair \\(value, value\\)"):
+        registry.calibrate("theorem2", pair, epsilons=[1.0])
+    with pytest.raises(NotApplicableError, match="unknown method 'nope'"):
+        registry.calibrate("nope", pair, epsilons=[1.0])
+    absent = SecretPair.of(Absent(), Reports(-4), [])
+    np.testing.assert_allclose(registry.calibrate("theorem2", absent, epsilons=[2.0]), [2.0])  # eq. (12): |a|/eps
+
+
+def test_laplace_lattice_auditor_on_two_points():
+    # X = 0 vs X = 3 under Laplace(theta): the log-ratio is (|y - 3| - |y|) / theta, sup 3 / theta
+    p, q = LatticePMF.point(0), LatticePMF.point(3)
+    aud = lattice_auditor("laplace", "epsilon", p, q)
+    assert isinstance(aud, LaplaceLatticeAuditor)
+    got = aud.achieved(2.0, Target(1.5))
+    assert got.forward == pytest.approx(1.5, rel=1e-14) and got.backward == pytest.approx(1.5, rel=1e-14)
+    assert got.meets(1e-12)
+    best = aud.smallest_scale(Target(0.75))
+    assert best.scale == pytest.approx(4.0, rel=1e-11)  # 3 / 0.75
+    with pytest.raises(ConfigError, match="audits epsilon, not epsilon_delta"):
+        aud.achieved(1.0, Target(1.0, delta=1e-5))
+
+
+def test_gaussian_prior_auditor_is_the_paper_004_audit():
+    from pufferfish.audit.gaussian_prior import b_min, hockey_stick
+    aud = GaussianPriorAuditor((0.0, 1.0), (1.0, 1.0))
+    t = Target(0.5, delta=0.1)
+    got = aud.achieved(1.0, t)
+    hs = hockey_stick((0.0, 1.0), (1.0, 1.0), epsilon=0.5, b=1.0)
+    assert (got.forward, got.backward) == (hs.forward, hs.backward)
+    assert aud.smallest_scale(t).scale == b_min((0.0, 1.0), (1.0, 1.0), epsilon=0.5, delta=0.1).b
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"epsilon": 0}, "epsilon = 0"), ({"epsilon": float("nan")}, "epsilon = nan"),
+    ({"epsilon": 1, "delta": 1.0}, "delta = 1.0: must be < 1"), ({"epsilon": 1, "alpha": 1}, "alpha = 1"),
+    ({"epsilon": 1, "delta": 0.1, "alpha": 2}, "exclude each other"),
+])
+def test_target_refuses_bad_values(kwargs, message):
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        Target(**kwargs)
+
+
+def test_smallest_by_bisection_finds_a_closed_form_root():
+    # value(s) = 3 / s is non-increasing; the smallest s with 3 / s <= 0.6 is 5
+    scale, value, steps, reason = smallest_by_bisection(lambda s: 3.0 / s, 0.6, start=1.0, rtol=1e-12)
+    assert scale == pytest.approx(5.0, rel=1e-11) and value <= 0.6 and reason == ""
+    assert smallest_by_bisection(lambda s: 1.0, 2.0, start=1.0, at_zero=1.0)[0] == 0.0
