@@ -1,5 +1,6 @@
 """Calibration methods of paper 000, against hand values and closed forms."""
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -8,11 +9,14 @@ from hypothesis import given, settings, strategies as st
 from pufferfish.errors import ConfigError, NotApplicableError
 from pufferfish.lattice.pmf import LatticePMF
 from pufferfish.lattice.sums import sum_of_users
-from pufferfish.multiuser.methods import (bernoulli_eq15, kantorovich, lemma5, lemma6, lemma6_psi, theorem1, theorem2,
-                                          theorem3_brent, theorem3_max, theorem4)
+from pufferfish.audit import lattice_privacy_loss
+from pufferfish.multiuser.methods import (LEMMA6_GROUPINGS, bernoulli_eq15, kantorovich, lemma5, lemma6,
+                                          lemma6_best_grouping, lemma6_psi, theorem1, theorem2, theorem3_brent,
+                                          theorem3_max, theorem4)
 from pufferfish.registry import calibrate
 from pufferfish.lattice.system import Absent, Draws, Reports, SecretPair, User
 from pufferfish.lattice.transport import kantorovich_plan
+from tests.conftest import random_pmf
 
 EPS = np.round(np.arange(1, 11) / 10, 10)
 
@@ -63,23 +67,63 @@ def test_lemma5_and_lemma6_bernoulli_closed_form(table2):
     expected = 1.0 / np.log(np.exp(eps) + (np.exp(eps) - 1) * (0.2 / 0.7))
     got = lemma6(b2, b9, rest, epsilons=eps)
     np.testing.assert_allclose(got, expected, rtol=1e-12)
-    assert np.all(got < 1 / eps)
-    # p > q: min psi = (1 - p) / (p - q) = 0.1 / 0.7 (the derived formula, not the printed one)
-    expected_rev = 1.0 / np.log(np.exp(eps) + (np.exp(eps) - 1) * (0.1 / 0.7))
-    np.testing.assert_allclose(lemma6(b9, b2, rest, epsilons=eps), expected_rev, rtol=1e-12)
+    assert np.all(got < 1 / eps)   # Fig. 8: "smaller than theta = 1/eps for all eps"
+    # p > q, as printed: min psi = q / (p - q) = 0.2 / 0.7, reached at the smallest sum of the rest
+    np.testing.assert_allclose(lemma6(b9, b2, rest, epsilons=eps), expected, rtol=1e-12)
+    # Fig. 8's pair has p + q = 1.1 >= 1: the printed grouping is the better one, the two methods agree
+    np.testing.assert_array_equal(lemma6_best_grouping(b2, b9, rest, epsilons=eps), got)
+    np.testing.assert_array_equal(lemma6_best_grouping(b9, b2, rest, epsilons=eps), got)
 
 
+# A p > q case by hand: the rest is one user uniform on {0, 1} (r(0) = r(1) = 1/2), p = 1/2, q = 1/4.
+#   P_X = (1/4, 1/2, 1/4), Q_X = (3/8, 1/2, 1/8) on x = 0, 1, 2; the monotone plan moves
+#   pi*(0,0) = 1/4, pi*(1,0) = 1/8, pi*(1,1) = 3/8, pi*(2,1) = 1/8, pi*(2,2) = 1/8.
+#   columns x' = 0, 1, 2: stay / shift = (1/4)/(1/8), (3/8)/(1/8), no shift  = 2, 3, inf
+#   rows    x  = 0, 1, 2: no shift, (3/8)/(1/8), (1/8)/(1/8)                   = inf, 3, 1
+#   printed psi(x) = [(1-p) r(x)/r(x-1) + q] / (p - q): x=1: (1/2 + 1/4)/(1/4) = 3, x=2: (0 + 1/4)/(1/4) = 1
+HALF, QUARTER = Fraction(1, 2), Fraction(1, 4)
+HAND_REST = LatticePMF.from_values([0, 1], [HALF, HALF])
+HAND_P = LatticePMF.from_values([0, 1], [1 - HALF, HALF])
+HAND_Q = LatticePMF.from_values([0, 1], [1 - QUARTER, QUARTER])
+HAND_PSI = {"columns": [2.0, 3.0, math.inf], "rows": [math.inf, 3.0, 1.0], "printed": [math.inf, 3.0, 1.0]}
+
+
+@pytest.mark.parametrize("grouping", LEMMA6_GROUPINGS)
+def test_lemma6_psi_by_hand_for_p_above_q(grouping):
+    xs, psi = lemma6_psi(HAND_P, HAND_Q, HAND_REST, grouping=grouping)
+    assert xs.tolist() == [0, 1, 2]
+    assert psi.tolist() == HAND_PSI[grouping]
+
+
+def test_lemma6_printed_closed_form_for_p_above_q():
+    eps = np.array([0.01, 0.1, 0.5, 1.0, 2.0])
+    # printed (rows): min psi = q / (p - q) = 1, theta = 1 / log(e^eps + (e^eps - 1)) = 1 / log(2 e^eps - 1)
+    np.testing.assert_allclose(lemma6(HAND_P, HAND_Q, HAND_REST, epsilons=eps), 1 / np.log(2 * np.exp(eps) - 1),
+                               rtol=1e-13)
+    # columns: min psi = (1 - p) / (p - q) = 2, theta = 1 / log(3 e^eps - 2); p + q < 1, so this is the better one
+    best = 1 / np.log(3 * np.exp(eps) - 2)
+    np.testing.assert_allclose(lemma6_best_grouping(HAND_P, HAND_Q, HAND_REST, epsilons=eps), best, rtol=1e-13)
+    # exchanging the secrets transposes pi* (columns <-> rows): neither value moves
+    np.testing.assert_allclose(lemma6(HAND_Q, HAND_P, HAND_REST, epsilons=eps), 1 / np.log(2 * np.exp(eps) - 1),
+                               rtol=1e-13)
+    np.testing.assert_allclose(lemma6_best_grouping(HAND_Q, HAND_P, HAND_REST, epsilons=eps), best, rtol=1e-13)
+    assert lemma6_psi(HAND_Q, HAND_P, HAND_REST, grouping="rows")[1].tolist() == HAND_PSI["columns"]
+
+
+@pytest.mark.parametrize("grouping", LEMMA6_GROUPINGS)
 @pytest.mark.parametrize("p, q", [(0.2, 0.9), (0.9, 0.2), (0.3, 0.35), (0.7, 0.1)])
-def test_lemma6_psi_equals_the_plan_ratio(p, q, table2):
-    """psi(x) is pi*(x', x') / pi*(x' -+ 1, x') of the actual monotone plan (Lemma 6's proof)."""
+def test_lemma6_psi_equals_the_plan_ratio(p, q, grouping, table2):
+    """psi is pi*(x, x) / (shifted mass of the column or row) of the actual monotone plan (Lemma 6's proof)."""
     rest = sum_of_users(table2)
     bp, bq = LatticePMF.bernoulli(p), LatticePMF.bernoulli(q)
     plan = kantorovich_plan(sum_of_users([rest, bp]), sum_of_users([rest, bq]))
     mass = {(int(a), int(b)): m for a, b, m in zip(plan.x, plan.x_prime, plan.exact_mass)}
-    step = -1 if p < q else 1   # the shifted entry of column x' comes from x' - 1 (p < q) or x' + 1 (p > q)
-    xs, psi = lemma6_psi(bp, bq, rest)
+    assert all(abs(a - b) <= 1 for a, b in mass)   # pi* moves mass at most one step
+    step = -1 if p < q else 1   # column x' receives from x' + step; row x sends to x - step
+    by_columns = grouping == "columns" or (grouping == "printed" and p < q)   # the paper: columns iff p < q
+    xs, psi = lemma6_psi(bp, bq, rest, grouping=grouping)
     for x, value in zip(xs.tolist(), psi):
-        shifted = mass.get((x + step, x), 0)
+        shifted = mass.get((x + step, x) if by_columns else (x, x - step), 0)
         if shifted == 0:
             assert value == math.inf
         else:
@@ -95,10 +139,65 @@ def test_lemma6_does_not_depend_on_the_rest(p, q, seed):
     rests = [sum_of_users([LatticePMF(0, w / w.sum()) for w in rng.random((k, 3))]) for k in (1, 3)]
     rests.append(LatticePMF.point(0))
     bp, bq = LatticePMF.bernoulli(p), LatticePMF.bernoulli(q)
-    values = [lemma6(bp, bq, r, epsilons=[0.05, 0.5]) for r in rests]
-    for v in values[1:]:
-        np.testing.assert_allclose(v, values[0], rtol=1e-12)
-    assert np.all(values[0] <= lemma5(bp, bq, epsilons=[0.05, 0.5]) * (1 + 1e-12))
+    eps = np.array([0.05, 0.5])
+    for method in (lemma6, lemma6_best_grouping):
+        values = [method(bp, bq, r, epsilons=eps) for r in rests]
+        for v in values[1:]:
+            np.testing.assert_allclose(v, values[0], rtol=1e-12)
+        # symmetric in the two secrets
+        np.testing.assert_allclose(method(bq, bp, rests[0], epsilons=eps), values[0], rtol=1e-12)
+    assert np.all(lemma6(bp, bq, rests[0], epsilons=eps) <= lemma5(bp, bq, epsilons=eps) * (1 + 1e-12))
+
+
+@settings(max_examples=60, deadline=None)
+@given(p=st.floats(0.01, 0.99), q=st.floats(0.01, 0.99), seed=st.integers(0, 10**6))
+def test_lemma6_best_grouping_is_never_above_lemma6(p, q, seed):
+    """psi_min: min(p, q) / |p - q| as printed, max(min(p, q), 1 - max(p, q)) / |p - q| for the better
+    grouping (the issue's table, written out here): equal exactly when p + q >= 1."""
+    if abs(p - q) < 1e-6:
+        return
+    rng = np.random.default_rng(seed)
+    rest = sum_of_users([LatticePMF(0, w / w.sum()) for w in rng.random((2, 3))])
+    bp, bq = LatticePMF.bernoulli(p), LatticePMF.bernoulli(q)
+    eps = np.array([0.001, 0.05, 0.5, 3.0])
+    printed, best = lemma6(bp, bq, rest, epsilons=eps), lemma6_best_grouping(bp, bq, rest, epsilons=eps)
+    assert np.all(best <= printed)
+    gap = abs(p - q)
+    def theta(psi):
+        return 1 / np.log(np.exp(eps) + np.expm1(eps) * psi)
+    np.testing.assert_allclose(printed, theta(min(p, q) / gap), rtol=1e-9)
+    np.testing.assert_allclose(best, theta(max(min(p, q), 1 - max(p, q)) / gap), rtol=1e-9)
+    if p + q >= 1:
+        np.testing.assert_array_equal(best, printed)
+    else:
+        assert np.all(best < printed)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), low=st.floats(0.01, 0.98), high=st.floats(0.02, 0.99), p_above_q=st.booleans())
+def test_property_each_grouping_attains_epsilon_both_ways(seed, low, high, p_above_q):
+    """Eq. (21) with psi from the rows, from the columns and from the better one: the exact audit
+    (both directions, sup over all y) never exceeds epsilon, for random rests and both orders of p, q."""
+    if high - low < 1e-3:
+        return
+    p, q = (high, low) if p_above_q else (low, high)
+    rng = np.random.default_rng(seed)
+    rest = sum_of_users([random_pmf(rng, lo=0, zero_prob=0.2) for _ in range(int(rng.integers(0, 4)))])
+    bp, bq = LatticePMF.bernoulli(p), LatticePMF.bernoulli(q)
+    prior_p, prior_q = sum_of_users([rest, bp]), sum_of_users([rest, bq])
+    eps = np.array([0.01, 0.1, 0.5, 1.0, 3.0])
+    thetas = {g: 1 / np.log(np.exp(eps) + np.expm1(eps) * np.min(lemma6_psi(bp, bq, rest, grouping=g)[1]))
+              for g in ("rows", "columns")}
+    thetas["best"] = lemma6_best_grouping(bp, bq, rest, epsilons=eps)
+    for name, values in thetas.items():
+        for theta, e in zip(values, eps):
+            loss = lattice_privacy_loss(prior_p, prior_q, float(theta))
+            assert loss.forward <= e * (1 + 1e-9) and loss.backward <= e * (1 + 1e-9), (name, e, loss)
+
+
+def test_lemma6_psi_refuses_an_unknown_grouping():
+    with pytest.raises(ConfigError, match="grouping = 'diagonal': must be one of printed, columns, rows"):
+        lemma6_psi(HAND_P, HAND_Q, HAND_REST, grouping="diagonal")
 
 
 def test_bernoulli_methods_refuse_other_priors(p4, q4):
@@ -106,6 +205,8 @@ def test_bernoulli_methods_refuse_other_priors(p4, q4):
         lemma5(p4, q4, epsilons=[1.0])
     with pytest.raises(NotApplicableError, match="lemma6 needs Bernoulli"):
         lemma6(p4, LatticePMF.bernoulli(0.5), LatticePMF.point(0), epsilons=[1.0])
+    with pytest.raises(NotApplicableError, match=r"lemma6_best_grouping needs Bernoulli users, but Q_i"):
+        lemma6_best_grouping(LatticePMF.bernoulli(0.5), q4, LatticePMF.point(0), epsilons=[1.0])
 
 
 @pytest.mark.parametrize("bad", [0.0, -0.1, math.inf, math.nan])

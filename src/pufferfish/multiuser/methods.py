@@ -4,18 +4,19 @@ Each method returns the Laplace scale theta (noise density exp(-|z|/theta) / (2 
 eq. 2) for every epsilon of a grid, as the paper states it. Every method is a sufficient
 condition; :mod:`pufferfish.audit.laplace` computes the privacy loss each theta really achieves.
 
-=================  ==========================  ====================================
-method             secret pair                 condition
-=================  ==========================  ====================================
-``theorem1``       (s_a, s_b)                  eq. (10): max |a_i - b_i| / eps
-``theorem2``       (s_a, s_perp)               eq. (12): max |a_i| / eps
-``theorem3_max``   (s_P, s_perp)               eq. (14): max_t |t| / eps
-``theorem3_brent`` (s_P, s_perp)               eq. (13): E[exp(|D_i| / theta)] = exp(eps)
-``theorem4``       (s_P, s_Q)                  eqs. (16)-(17): sup_t Delta*(t) of F_P, F_Q / eps
-``lemma5``         (s_P, s_Q), Bernoulli       eq. (18): 1 / eps
-``lemma6``         (s_P, s_Q), Bernoulli       eq. (21): sup_x 1 / log(e^eps + (e^eps - 1) psi(x))
-``kantorovich``    any pair                    eq. (5)/(28): sup over supp(pi*) |x - x'| / eps
-=================  ==========================  ====================================
+========================  =====================  ===================================================================
+method                    secret pair            condition
+========================  =====================  ===================================================================
+``theorem1``              (s_a, s_b)             eq. (10): max |a_i - b_i| / eps
+``theorem2``              (s_a, s_perp)          eq. (12): max |a_i| / eps
+``theorem3_max``          (s_P, s_perp)          eq. (14): max_t |t| / eps
+``theorem3_brent``        (s_P, s_perp)          eq. (13): E[exp(|D_i| / theta)] = exp(eps)
+``theorem4``              (s_P, s_Q)             eqs. (16)-(17): sup_t Delta*(t) of F_P, F_Q / eps
+``lemma5``                (s_P, s_Q), Bernoulli  eq. (18): 1 / eps
+``lemma6``                (s_P, s_Q), Bernoulli  eq. (21): sup_x 1 / log(e^eps + (e^eps - 1) psi(x)), psi as printed
+``lemma6_best_grouping``  (s_P, s_Q), Bernoulli  eq. (21), psi of the better of pi*'s column and row groupings
+``kantorovich``           any pair               eq. (5)/(28): sup over supp(pi*) |x - x'| / eps
+========================  =====================  ===================================================================
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import numpy as np
 from scipy import optimize
 from scipy.special import logsumexp
 
-from pufferfish.errors import NotApplicableError
+from pufferfish.errors import ConfigError, NotApplicableError
 from pufferfish.grids import check_epsilons
 from pufferfish.registry import Method, pair_of, register
 from pufferfish.lattice.pmf import LatticePMF
@@ -35,7 +36,7 @@ from pufferfish.lattice.transport import delta_star, plan_span
 
 __all__ = [
     "theorem1", "theorem2", "theorem3_max", "theorem3_brent", "theorem4", "lemma5", "lemma6",
-    "kantorovich", "lemma6_psi", "bernoulli_eq15", "METHODS", "BRENT_RTOL",
+    "lemma6_best_grouping", "kantorovich", "lemma6_psi", "LEMMA6_GROUPINGS", "bernoulli_eq15", "METHODS", "BRENT_RTOL",
 ]
 
 #: relative tolerance passed to scipy.optimize.brentq for eq. (13) (4 * machine epsilon)
@@ -130,55 +131,133 @@ def lemma5(p: LatticePMF, q: LatticePMF, *, epsilons) -> np.ndarray:
     return 1.0 / _eps(epsilons)
 
 
-def lemma6_psi(p: LatticePMF, q: LatticePMF, rest_sum: LatticePMF) -> tuple[np.ndarray, np.ndarray]:
-    """psi_i(x) of Lemma 6 at every x of the support hull of X = f(D_-i) + D_i.
+#: the two ways of grouping the entries of pi* in Lemma 6's relaxed condition (20), and the paper's choice
+LEMMA6_GROUPINGS = ("printed", "columns", "rows")
 
-    With r = Pr(f(D_-i) = .), pi* moves mass one step (Lemma 6's proof) and the relaxed
-    condition (20) is required column by column, for each x' under s_{Q_i}:
 
-    * p < q: supp(pi*) = {(x'-1, x'), (x', x')}, pi*(x', x') = p r(x'-1) + (1-q) r(x'),
-      pi*(x'-1, x') = (q-p) r(x'-1), so
-      psi(x) = [(1-q) r(x) + p r(x-1)] / [(q-p) r(x-1)]   (as printed in the paper);
-    * p > q: supp(pi*) = {(x'+1, x'), (x', x')}, pi*(x', x') = (1-p) r(x') + q r(x'-1),
-      pi*(x'+1, x') = F_Q(x') - F_P(x') = (p-q) r(x'), so
-      psi(x) = [(1-p) r(x) + q r(x-1)] / [(p-q) r(x)].
+def lemma6_psi(p: LatticePMF, q: LatticePMF, rest_sum: LatticePMF, *,
+               grouping: str = "printed") -> tuple[np.ndarray, np.ndarray]:
+    """psi_i(x) = stay / shift of Lemma 6 at every x of the support hull of X = f(D_-i) + D_i.
 
-    The printed p > q case is the p < q formula with p and q swapped, whose denominator
-    r(x-1) is not pi*(x'+1, x'); the form above is derived from the plan (the tests check
-    it against :func:`pufferfish.lattice.transport.kantorovich_plan`). x runs over the whole
-    support of X, including the point one above the largest sum of the other users; where
-    the denominator vanishes the column carries no shifted mass and psi = +inf (no
-    constraint). Returns ``(x, psi)``.
+    With r = Pr(f(D_-i) = .), p = P_i(1), q = Q_i(1), the monotone plan pi* (x under s_{P_i},
+    x' under s_{Q_i}) moves mass at most one step (proof of Lemma 6). Its diagonal entry is,
+    in both orders of p and q,
+
+        stay(x) = pi*(x, x) = min(p, q) r(x-1) + (1 - max(p, q)) r(x),
+
+    and its off-diagonal entries are
+
+    * p < q: pi*(x, x+1) = (q - p) r(x)   (proof of Lemma 6: pi*(x'-1, x') = (q-p) r(x'-1));
+    * p > q: pi*(x+1, x) = (p - q) r(x)   (F_Q(x) - F_P(x) = (p - q) r(x) by eq. 19). The
+      proof writes this entry pi*(x'+1, x') as (p - q) Pr(f(D_-i) = x - 1), which is right
+      when x is the entry's row x'+1, not x': its psi for p > q is then the ratio of row x,
+      pi*(x, x) / pi*(x, x-1), not of column x'. That ratio is also valid (below).
+
+    ``grouping`` says which entries share one inequality of the relaxed condition:
+
+    * ``"columns"`` (fixed x' under s_{Q_i}; condition (20) as written, ``forall x'``):
+      shift(x') = pi*(x'-1, x') = (q-p) r(x'-1) (p < q) or pi*(x'+1, x') = (p-q) r(x') (p > q);
+    * ``"rows"`` (fixed x under s_{P_i}): shift(x) = pi*(x, x+1) = (q-p) r(x) (p < q) or
+      pi*(x, x-1) = (p-q) r(x-1) (p > q);
+    * ``"printed"`` (the default): Lemma 6's psi_i(x) exactly as printed,
+      [(1-q) r(x)/r(x-1) + p] / (q-p) for p < q and [(1-p) r(x)/r(x-1) + q] / (p-q) for p > q.
+      Both cases have the denominator r(x-1): for p < q that is the column grouping, for
+      p > q the row grouping (pi*(x, x) / pi*(x, x-1)).
+
+    Either grouping proves both directions of epsilon-pufferfish privacy (see
+    :func:`lemma6_best_grouping`), so every psi here gives a valid eq. (21). Where the shift
+    vanishes the group moves no mass and psi = +inf (no constraint). x runs over
+    [min f(D_-i), max f(D_-i) + 1], which holds every group. Returns ``(x, psi)``; the tests
+    check every value against :func:`pufferfish.lattice.transport.kantorovich_plan`.
     """
+    if grouping not in LEMMA6_GROUPINGS:
+        raise ConfigError(f"grouping = {grouping!r}: must be one of {', '.join(LEMMA6_GROUPINGS)}")
     pp, qq = _require_bernoulli(p, q, "lemma6")
+    if grouping == "printed":
+        grouping = "columns" if pp < qq else "rows"
     lo, hi = rest_sum.lo, rest_sum.hi + 1
     xs = np.arange(lo, hi + 1)
     r = rest_sum.exact_on(lo - 1, hi) if rest_sum.exact is not None else [Fraction(float(v)) for v in rest_sum.pmf_on(lo - 1, hi)]
     psi = np.full(xs.size, np.inf)
+    if pp == qq:
+        return xs, psi   # pi* is the identity: nothing moves
+    small, big = min(pp, qq), max(pp, qq)
+    # the shifted mass sits at r(x-1) or r(x): r(x-1) for columns when p < q and rows when p > q
+    use_prev = (grouping == "columns") == (pp < qq)
     for k in range(xs.size):
         r_prev, r_here = r[k], r[k + 1]        # r(x-1), r(x)
-        if pp < qq and r_prev > 0:
-            psi[k] = float(((1 - qq) * r_here + pp * r_prev) / ((qq - pp) * r_prev))
-        elif pp > qq and r_here > 0:
-            psi[k] = float(((1 - pp) * r_here + qq * r_prev) / ((pp - qq) * r_here))
+        shift = (big - small) * (r_prev if use_prev else r_here)
+        if shift > 0:
+            psi[k] = float((small * r_prev + (1 - big) * r_here) / shift)
     return xs, psi
 
 
-def lemma6(p: LatticePMF, q: LatticePMF, rest_sum: LatticePMF, *, epsilons) -> np.ndarray:
-    """Lemma 6 (relaxed sufficient condition), eq. (21), with psi from :func:`lemma6_psi`.
+def _eq21(psi_min: float, eps: np.ndarray) -> np.ndarray:
+    """Eq. (21) at the smallest psi: 1 / log(e^eps + (e^eps - 1) psi_min), written as
+    1 / (eps + log1p((1 - e^-eps) psi_min)) for accuracy at small epsilon."""
+    return 1.0 / (eps + np.log1p(-np.expm1(-eps) * psi_min))
 
-    theta = sup_x 1 / log(e^eps + (e^eps - 1) psi(x)) = 1 / log(e^eps + (e^eps - 1) min_x psi(x)),
-    computed as 1 / (eps + log1p((1 - e^-eps) psi_min)) for accuracy at small epsilon.
-    Because x runs over the whole support, min psi is p/(q-p) (p < q) or (1-p)/(p-q)
-    (p > q) for any finite rest: the value does not depend on the other users.
-    P_i = Q_i needs no noise (theta = 0).
+
+def lemma6(p: LatticePMF, q: LatticePMF, rest_sum: LatticePMF, *, epsilons) -> np.ndarray:
+    """Lemma 6 (relaxed sufficient condition), eq. (21), with psi_i exactly as printed.
+
+    theta = sup_x 1 / log(e^eps + (e^eps - 1) psi(x)) = 1 / log(e^eps + (e^eps - 1) min_x psi(x))
+    with psi from :func:`lemma6_psi` (``grouping="printed"``). Because x runs over the whole
+    support of X, min psi is reached at an end of the support, where one of r(x), r(x-1)
+    vanishes: p / (q - p) for p < q (the column grouping) and q / (p - q) for p > q (the row
+    grouping), i.e. min(p, q) / |p - q|, for any finite rest: the value does not depend on the
+    other users, and exchanging the two secrets leaves it unchanged.
+    P_i = Q_i needs no noise (theta = 0). :func:`lemma6_best_grouping` is never larger.
     """
     eps = _eps(epsilons)
     pp, qq = _require_bernoulli(p, q, "lemma6")
     if pp == qq:
         return np.zeros_like(eps)
-    psi_min = float(np.min(lemma6_psi(p, q, rest_sum)[1]))
-    return 1.0 / (eps + np.log1p(-np.expm1(-eps) * psi_min))
+    return _eq21(float(np.min(lemma6_psi(p, q, rest_sum, grouping="printed")[1])), eps)
+
+
+def lemma6_best_grouping(p: LatticePMF, q: LatticePMF, rest_sum: LatticePMF, *, epsilons) -> np.ndarray:
+    """Eq. (21) with the better of the two groupings of pi*: min(theta_columns, theta_rows).
+
+    Why each grouping alone proves epsilon-pufferfish privacy in both directions. Write L
+    for the Laplace density, so p_Y(y) = sum pi*(x, x') L(y - x) and
+    q_Y(y) = sum pi*(x, x') L(y - x'). Take one column x' (p < q; the other cases are the
+    same with the roles of x and x' or of the step's sign exchanged): stay s = pi*(x', x'),
+    shift h = pi*(x'-1, x'), psi = s / h. Its contributions are s L(y-x') + h L(y-x'+1) to
+    p_Y and (s + h) L(y-x') to q_Y, and L(y-x'+1) / L(y-x') lies in [e^(-1/theta), e^(1/theta)],
+    so their ratio lies in [(psi + e^(-1/theta)) / (psi + 1), (psi + e^(1/theta)) / (psi + 1)].
+
+    * upper end <= e^eps  <=>  e^(1/theta) <= e^eps + (e^eps - 1) psi: eq. (23), i.e. (21);
+    * lower end >= e^-eps  <=>  e^(-1/theta) >= e^-eps - (1 - e^-eps) psi, implied by (21):
+      with a = psi (1 - e^-eps), (21) gives e^(-1/theta) >= e^-eps / (1 + a) >= e^-eps (1 - a)
+      >= e^-eps - a (the last step: e^-eps a <= a).
+
+    Summing over the columns, e^-eps <= p_Y / q_Y <= e^eps for all y. A row x contributes
+    (s + h) L(y - x) to p_Y and s L(y - x) + h L(y - x -+ 1) to q_Y: the same bounds with p_Y
+    and q_Y exchanged, from the same inequality. So (21) holds with psi taken from either
+    grouping, and the smaller theta (the larger min psi) is also valid. Over the whole
+    support, min psi is
+
+    =========  =================  =================
+    grouping   p < q              p > q
+    =========  =================  =================
+    columns    p / (q - p)        (1 - p) / (p - q)
+    rows       (1 - q) / (q - p)  q / (p - q)
+    =========  =================  =================
+
+    that is, min(p, q) / |p - q| for one grouping and (1 - max(p, q)) / |p - q| for the other
+    (exchanging the secrets transposes pi*, so columns and rows trade places). Lemma 6 as
+    printed (:func:`lemma6`) takes min(p, q) / |p - q| in both cases (so it is symmetric in
+    the two secrets, as a pufferfish bound must be), and this method
+    max(min(p, q), 1 - max(p, q)) / |p - q|: it is never above :func:`lemma6`, and equal to it
+    exactly when p + q >= 1, e.g. Fig. 8's p = 0.2, q = 0.9.
+    """
+    eps = _eps(epsilons)
+    pp, qq = _require_bernoulli(p, q, "lemma6_best_grouping")
+    if pp == qq:
+        return np.zeros_like(eps)
+    psi_min = max(float(np.min(lemma6_psi(p, q, rest_sum, grouping=g)[1])) for g in ("columns", "rows"))
+    return _eq21(psi_min, eps)
 
 
 def kantorovich(prior_i: LatticePMF, prior_j: LatticePMF, *, epsilons) -> np.ndarray:
@@ -231,6 +310,12 @@ METHODS = register(
            pairs=pair_of("user", "user"), bernoulli=True, label=r"Lemma 5, eq. (18): $1/\epsilon$",
            citation=f"{_PAPER}, Lemma 5, eq. (18)"),
     Method("lemma6", lambda pair, eps, **_: lemma6(*_drawn(pair, "lemma6"), pair.rest_sum, epsilons=eps),
-           pairs=pair_of("user", "user"), bernoulli=True, label=r"Lemma 6, eq. (21) (relaxed)",
+           pairs=pair_of("user", "user"), bernoulli=True, label=r"Lemma 6, eq. (21), $\psi$ as printed",
            citation=f"{_PAPER}, Lemma 6, eq. (21)"),
+    Method("lemma6_best_grouping",
+           lambda pair, eps, **_: lemma6_best_grouping(*_drawn(pair, "lemma6_best_grouping"), pair.rest_sum,
+                                                       epsilons=eps),
+           pairs=pair_of("user", "user"), bernoulli=True,
+           label=r"eq. (21), better of the row/column groupings of $\pi^*$",
+           citation=f"{_PAPER}, Lemma 6, eq. (21); this project: psi from the better of pi*'s row and column groupings"),
 )
