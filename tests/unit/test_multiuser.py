@@ -4,7 +4,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import assume, given, settings, strategies as st
 
 from pufferfish.errors import ConfigError, NotApplicableError
 from pufferfish.lattice.pmf import LatticePMF
@@ -167,19 +167,19 @@ def test_lemma6_best_grouping_is_never_above_lemma6(p, q, seed):
         return 1 / np.log(np.exp(eps) + np.expm1(eps) * psi)
     np.testing.assert_allclose(printed, theta(min(p, q) / gap), rtol=1e-9)
     np.testing.assert_allclose(best, theta(max(min(p, q), 1 - max(p, q)) / gap), rtol=1e-9)
-    if p + q >= 1:
-        np.testing.assert_array_equal(best, printed)
-    else:
+    if p + q >= 1:   # the printed grouping is the better one (up to the rounding of p and q)
+        np.testing.assert_allclose(best, printed, rtol=1e-12)
+    elif p + q < 1 - 1e-9:
         assert np.all(best < printed)
 
 
-@settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), low=st.floats(0.01, 0.98), high=st.floats(0.02, 0.99), p_above_q=st.booleans())
-def test_property_each_grouping_attains_epsilon_both_ways(seed, low, high, p_above_q):
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), low=st.floats(0.01, 0.98), gap=st.floats(1e-3, 0.98), p_above_q=st.booleans())
+def test_property_each_grouping_attains_epsilon_both_ways(seed, low, gap, p_above_q):
     """Eq. (21) with psi from the rows, from the columns and from the better one: the exact audit
     (both directions, sup over all y) never exceeds epsilon, for random rests and both orders of p, q."""
-    if high - low < 1e-3:
-        return
+    high = min(low + gap, 0.99)
+    assume(high - low >= 1e-3)
     p, q = (high, low) if p_above_q else (low, high)
     rng = np.random.default_rng(seed)
     rest = sum_of_users([random_pmf(rng, lo=0, zero_prob=0.2) for _ in range(int(rng.integers(0, 4)))])
