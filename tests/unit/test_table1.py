@@ -165,7 +165,7 @@ def test_conditional_priors_counts_and_drops():
     assert (no.secret, no.rows, yes.secret, yes.rows) == ("no", 4, "yes", 2)
     assert list(no.pmf.exact_on(0, 12)) == [Fraction(1, 4)] + [0] * 9 + [Fraction(1, 2), 0, Fraction(1, 4)]
     assert list(yes.pmf.exact_on(8, 10)) == [Fraction(1, 2), 0, Fraction(1, 2)]
-    assert priors.attribute_range == 20.0 and priors.range_source == "domain [0, 20] of config `domain`"
+    assert priors.attribute_range == 20.0 and priors.range_source == "config `domain: [0, 20]`"
     record = priors.record
     assert (record["rows_in_dataset"], record["rows_dropped_missing"], record["rows_used"],
             record["rows_other_secret_values"]) == (8, 2, 6, 0)
@@ -184,7 +184,7 @@ def test_declared_values_numeric_secret_and_indicator_range():
             "values": [2, 0]}
     priors = conditional_priors(frame, spec, setting="s")
     assert [c.secret for c in priors.conditionals] == ["2", "0"]  # the order declared, "2" not "2.0"
-    assert priors.attribute_range == 1.0 and priors.range_source == "indicator encoding (values 0 and 1)"
+    assert priors.attribute_range == 1.0 and priors.range_source == "the indicator encoding (values 0 and 1)"
     assert priors.record["rows_other_secret_values"] == 1 and priors.record["rows_dropped_missing"] == 1
     # default values: every value present, sorted numerically
     default = conditional_priors(frame, {k: v for k, v in spec.items() if k != "values"}, setting="s")
@@ -193,7 +193,8 @@ def test_declared_values_numeric_secret_and_indicator_range():
 
 @pytest.mark.parametrize("changes, error, message", [
     ({"domain": [0, 10]}, DataError, "pierquin.settings.student: G3 = 12 (given paid = no) is outside domain [0, 10]"),
-    ({"values": ["no", "maybe"]}, DataError, "dataset tiny_student: no row has paid = 'maybe' (values present: no, yes)"),
+    ({"values": ["no", "maybe"]}, DataError, "pierquin.settings.student.values: dataset tiny_student: no row has paid = 'maybe' "
+                                         "(values present: no, yes)"),
     ({"column": "fees"}, DataError, "pierquin.settings.student: dataset tiny_student has no column 'fees'"),
     ({"values": ["no"]}, DataError, "pierquin.settings.student: column paid has 1 value(s) (no); a secret pair needs two"),
     ({"domain": None}, ConfigError,
@@ -208,8 +209,8 @@ def test_conditional_priors_refusals(changes, error, message):
 
 
 def test_declared_range_forms():
-    assert declared_range({"encoding": "numeric", "range": 7}, setting="s") == (7.0, "config `range`")
-    assert declared_range({"encoding": {"codes": ["a", "b", "c"]}}, setting="s") == (2.0, "codes encoding (values 1 to 3)")
+    assert declared_range({"encoding": "numeric", "range": 7}, setting="s") == (7.0, "config `range: 7`")
+    assert declared_range({"encoding": {"codes": ["a", "b", "c"]}}, setting="s") == (2.0, "the codes encoding (values 1 to 3)")
     with pytest.raises(ConfigError, match=r"^config: pierquin.settings.s.domain = \[3, 3\]: must be increasing$"):
         declared_range({"encoding": "numeric", "domain": [3, 3]}, setting="s")
 

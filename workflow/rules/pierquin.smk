@@ -3,23 +3,10 @@
 # each secret value (results/priors/pierquin_<setting>.*) and their figure; over all
 # settings, the sensitivities of every secret pair (results/theta/pierquin_table1.csv).
 # The work is in pufferfish.pipeline.conditionals and pufferfish.wasserstein.table1.
+from pufferfish.pipeline.conditionals import read_priors_record, read_table1_rows
+
 PIERQUIN = (config.get("pierquin") or {}).get("settings", {})
 PIERQUIN_CATEGORY = "Renyi pufferfish privacy (paper 002)"
-
-
-def pierquin_record(path):
-    """The JSON record of a setting's conditional priors (for captions)."""
-    import json
-
-    with open(path, encoding="utf-8") as handle:
-        return json.load(handle)
-
-
-def pierquin_table_rows(path, setting):
-    """A setting's rows of results/theta/pierquin_table1.csv (for captions)."""
-    from pufferfish.pipeline.conditionals import read_table1_rows
-
-    return read_table1_rows(path, setting)
 
 
 rule pierquin_conditionals:
@@ -76,8 +63,8 @@ rule pierquin_figure:
         code=CODE,
         spec=lambda w: PIERQUIN[w.setting],
         # read when the job runs (the caption lists the rows and the sensitivities)
-        record=lambda w, input: pierquin_record(input.priors),
-        rows=lambda w, input: pierquin_table_rows(input.table, w.setting),
+        record=lambda w, input: read_priors_record(input.priors),
+        rows=lambda w, input: read_table1_rows(input.table, w.setting),
     log:
         "results/logs/pierquin_figure/{setting}.log",
     wildcard_constraints:

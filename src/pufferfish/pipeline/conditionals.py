@@ -41,7 +41,7 @@ from pufferfish.wasserstein.table1 import (PairSensitivity, SecretConditional, b
                                            table1_frame)
 
 __all__ = ["ConditionalPriors", "declared_range", "secret_values", "conditional_priors", "prior_rows",
-           "write_conditional_priors", "read_conditional_priors", "write_table1", "read_table1_rows",
+           "write_conditional_priors", "read_priors_record", "read_conditional_priors", "write_table1", "read_table1_rows",
            "plot_conditionals", "write_conditionals_figure", "PRIOR_COLUMNS", "FIGURE_COLUMNS", "SECTION"]
 
 log = logging.getLogger("pufferfish")
@@ -92,19 +92,19 @@ def declared_range(spec: Mapping, *, setting: str) -> tuple[float, str]:
         value = spec["range"]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
             raise ConfigError(f"config: {where}.range = {value!r}: must be a number > 0")
-        return float(value), "config `range`"
+        return float(value), f"config `range: {value}`"
     if "domain" in spec:
         lo, hi = spec["domain"]
         if not lo < hi:
             raise ConfigError(f"config: {where}.domain = [{lo}, {hi}]: must be increasing")
-        return float(hi - lo), f"domain [{lo}, {hi}] of config `domain`"
+        return float(hi - lo), f"config `domain: [{lo}, {hi}]`"
     if isinstance(encoding, Mapping) and "indicator" in encoding:
-        return 1.0, "indicator encoding (values 0 and 1)"
+        return 1.0, "the indicator encoding (values 0 and 1)"
     if isinstance(encoding, Mapping) and "codes" in encoding:
         n = len(encoding["codes"])
         if n < 2:
             raise ConfigError(f"config: {where}.encoding: a single code has range 0; give `range`")
-        return float(n - 1), f"codes encoding (values 1 to {n})"
+        return float(n - 1), f"the codes encoding (values 1 to {n})"
     raise ConfigError(f"config: {where}: a numeric attribute needs `domain: [lo, hi]` or `range` "
                       "(DP's sensitivity is the range of the attribute's domain, not of the data)")
 
@@ -152,7 +152,10 @@ def conditional_priors(frame: pd.DataFrame, spec: Mapping, *, setting: str) -> C
                         f"({', '.join(map(_label, values)) or 'none'}); a secret pair needs two")
     conditionals, per_secret = [], []
     for value in values:
-        cond = condition(frame, attribute=attribute, given={column: value}, dataset=dataset)
+        try:
+            cond = condition(frame, attribute=attribute, given={column: value}, dataset=dataset)
+        except DataError as err:  # a declared secret value that no row has
+            raise DataError(f"{where}.values: {err}") from None
         codes = encode(cond.values, spec["encoding"], name=f"{where} ({column} = {_label(value)})",
                        column=frame[attribute])
         if "domain" in spec:
@@ -216,10 +219,15 @@ def write_conditional_priors(*, setting: str, spec: Mapping, data_csv, data_json
     return priors
 
 
+def read_priors_record(path) -> dict:
+    """The JSON record of a setting's priors (for captions)."""
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
 def read_conditional_priors(path) -> ConditionalPriors:
     """The exact priors of a setting from the JSON record :func:`write_conditional_priors` wrote."""
-    with open(path, encoding="utf-8") as handle:
-        record = json.load(handle)
+    record = read_priors_record(path)
     conditionals = tuple(
         SecretConditional(s["secret"], LatticePMF.from_counts(s["values"], s["counts"],
                                                               name=f"{record['setting']} ({s['secret']})"), s["rows"])
