@@ -1,0 +1,14 @@
+"""Paper 002, "Renyi Pufferfish Privacy" (Pierquin, Bellet, Tommasi, Boussard, ICML 2024): the
+Wasserstein-mechanism family on lattice priors (:mod:`.methods`): Laplace for epsilon- and
+(epsilon, delta)-PP, Gaussian for (epsilon, delta)-PP, Cauchy for Renyi PP, and the tight
+scales of the exact audits (:mod:`pufferfish.audit`). Every method is a record of
+:mod:`pufferfish.registry`."""
+
+from pufferfish.wasserstein.methods import (METHODS, analytic_gaussian_sigma, balle_wang_delta, dagwm_cauchy,
+                                            gaussian_rdp_alpha, gaussian_rdp_sigma, gaussian_rdp_sigma_at,
+                                            gawm_laplace, gwm_gaussian_analytic, gwm_gaussian_rdp, gwm_laplace,
+                                            tight_cauchy, tight_gaussian, tight_laplace_delta)
+
+__all__ = ["METHODS", "analytic_gaussian_sigma", "balle_wang_delta", "dagwm_cauchy", "gaussian_rdp_alpha",
+           "gaussian_rdp_sigma", "gaussian_rdp_sigma_at", "gawm_laplace", "gwm_gaussian_analytic",
+           "gwm_gaussian_rdp", "gwm_laplace", "tight_cauchy", "tight_gaussian", "tight_laplace_delta"]
