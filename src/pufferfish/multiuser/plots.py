@@ -157,7 +157,7 @@ def plot_plan(plan: pd.DataFrame, priors: pd.DataFrame, theta: pd.DataFrame, *, 
     rows = [pd.DataFrame({"subplot": "a_priors", "series": priors.secret, "x": priors.value, "y": np.nan,
                           "value": priors.probability}),
             pd.DataFrame({"subplot": "b_plan", "series": "pi_star", "x": plan.x, "y": plan.x_prime, "value": plan.mass}),
-            pd.DataFrame({"subplot": "c_theta", "series": theta.method, "x": theta.epsilon, "y": np.nan,
-                          "value": theta.theta})]
+            pd.DataFrame({"subplot": "c_theta", "series": laplace.method, "x": laplace.epsilon, "y": np.nan,
+                          "value": laplace.theta})]
     write_csv(pd.concat(rows, ignore_index=True), csv)
     save_figure(fig, png, pdf)
