@@ -1,19 +1,20 @@
 """Exact audits: every noise has an :class:`~pufferfish.audit.base.Auditor` with the same two verbs.
 
 * :mod:`.base` -- the interface (:class:`Target`, :class:`Achieved`, :class:`Smallest`);
-* :mod:`.laplace` -- Laplace noise on lattice priors, pure epsilon (paper 000);
+* :mod:`.laplace` -- Laplace noise on lattice priors, pure epsilon (paper 000) and (epsilon, delta);
 * :mod:`.gaussian_prior` -- Laplace noise on Gaussian / GMM priors, (epsilon, delta) (paper 004).
 
 :func:`lattice_auditor` finds the auditor of a noise and guarantee on two lattice priors.
 """
 
 from pufferfish.audit.base import Achieved, Auditor, Smallest, Target, smallest_by_bisection
-from pufferfish.audit.laplace import (LaplaceLatticeAuditor, PrivacyLoss, TightResult, lattice_privacy_loss,
-                                      theta_min, tight)
+from pufferfish.audit.laplace import (LaplaceLatticeAuditor, PrivacyLoss, TightResult, laplace_hockey_stick,
+                                      lattice_privacy_loss, theta_min, tight)
 
 __all__ = [
     "Achieved", "Auditor", "Smallest", "Target", "smallest_by_bisection",
-    "LaplaceLatticeAuditor", "PrivacyLoss", "TightResult", "lattice_privacy_loss", "theta_min", "tight",
+    "LaplaceLatticeAuditor", "PrivacyLoss", "TightResult", "laplace_hockey_stick", "lattice_privacy_loss", "theta_min",
+    "tight",
     "LATTICE_AUDITORS", "lattice_auditor",
 ]
 
