@@ -13,6 +13,7 @@ from hypothesis import given, settings, strategies as st
 from scipy import integrate, optimize, stats
 
 from pufferfish.audit import Target, lattice_auditor
+from pufferfish.audit.gaussian_noise import GaussianLatticeAuditor, gaussian_hockey_stick, gaussian_renyi, zero_noise_renyi
 from pufferfish.audit.laplace import LaplaceLatticeAuditor, laplace_hockey_stick, theta_min, zero_noise_hockey_stick
 from pufferfish.errors import ConfigError
 from pufferfish.lattice.distances import wasserstein_inf
@@ -163,3 +164,154 @@ def test_laplace_hockey_stick_refuses_bad_input():
         laplace_hockey_stick(p, p, epsilon=-0.1, scale=1.0)
     with pytest.raises(ConfigError, match="renyi"):
         LaplaceLatticeAuditor(p, p).achieved(1.0, Target(1.0, alpha=2.0))
+
+
+# ------------------------------------------------------------------------ Gaussian, (eps, delta)
+def gauss_kernel(s):
+    return lambda z: np.exp(-0.5 * (z / s) ** 2) / (s * math.sqrt(2 * math.pi))
+
+
+def balle_wang(shift, s, eps):
+    """delta(eps) of one Gaussian shift (Balle and Wang 2018, Thm 8)."""
+    return stats.norm.cdf(shift / (2 * s) - eps * s / shift) - math.exp(eps) * stats.norm.cdf(-shift / (2 * s) - eps * s / shift)
+
+
+@pytest.mark.parametrize("shift, s, eps", [(1, 1.3, 0.7), (3, 0.7, 1.0), (1, 0.2, 0.5), (5, 40.0, 0.01), (2, 1.0, 0.0),
+                                           (1, 4.0, 2.0)])
+def test_gaussian_one_shift_closed_form(shift, s, eps):
+    fwd, bwd = gaussian_hockey_stick(LatticePMF.point(0), LatticePMF.point(shift), epsilon=eps, sigma=s)
+    expected = balle_wang(shift, s, eps)
+    assert fwd == pytest.approx(expected, rel=1e-12, abs=1e-17)
+    assert bwd == pytest.approx(expected, rel=1e-12, abs=1e-17)
+
+
+def test_gaussian_one_shift_against_dp_accounting():
+    pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    s, shift, eps = 1.3, 1, 0.7
+    ref = pld.from_gaussian_mechanism(s, sensitivity=shift, value_discretization_interval=1e-6)
+    fwd, bwd = gaussian_hockey_stick(LatticePMF.point(0), LatticePMF.point(shift), epsilon=eps, sigma=s)
+    assert fwd == pytest.approx(ref.get_delta_for_epsilon(eps), abs=1e-9)
+    assert bwd == pytest.approx(ref.get_delta_for_epsilon(eps), abs=1e-9)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), s=st.floats(0.2, 5.0), eps=st.floats(0.0, 2.0))
+def test_gaussian_hockey_stick_against_quadrature(seed, s, eps):
+    p, q = small_pair(seed)
+    fwd, bwd = gaussian_hockey_stick(p, q, epsilon=eps, sigma=s)
+    kernel = gauss_kernel(s)
+    assert fwd == pytest.approx(quad_hockey(p, q, eps, kernel, 40 * s), abs=1e-11)
+    assert bwd == pytest.approx(quad_hockey(q, p, eps, kernel, 40 * s), abs=1e-11)
+
+
+def test_gaussian_hockey_stick_by_hand_total_variation():
+    """eps = 0, P = delta_0, Q = (delta_0 + delta_2)/2: p - q = (phi(y) - phi(y - 2))/2 > 0 for y < 1,
+    TV = (Phi(1) - Phi(-1))/2."""
+    p, q = LatticePMF.point(0), LatticePMF.from_values([0, 2], [0.5, 0.5])
+    fwd, bwd = gaussian_hockey_stick(p, q, epsilon=0.0, sigma=1.0)
+    assert fwd == pytest.approx((stats.norm.cdf(1) - stats.norm.cdf(-1)) / 2, rel=1e-14)
+    assert bwd == pytest.approx(fwd, rel=1e-14)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), s1=st.floats(0.1, 8.0), ratio=st.floats(1.0, 4.0), eps=st.floats(0.0, 1.5))
+def test_gaussian_hockey_stick_does_not_increase_with_sigma(seed, s1, ratio, eps):
+    p, q = small_pair(seed)
+    small = gaussian_hockey_stick(p, q, epsilon=eps, sigma=s1)
+    large = gaussian_hockey_stick(p, q, epsilon=eps, sigma=s1 * ratio)
+    zero = zero_noise_hockey_stick(p, q, epsilon=eps)
+    tol = 1e-14 * (1 + math.exp(eps))
+    for k in range(2):
+        assert large[k] <= small[k] + tol and small[k] <= zero[k] + tol
+
+
+@pytest.mark.parametrize("shift, eps, delta", [(1, 1.0, 1e-5), (3, 0.5, 1e-3), (2, 2.0, 0.1)])
+def test_gaussian_smallest_sigma_for_eps_delta_one_shift(shift, eps, delta):
+    """The root of the Balle-Wang curve (brentq on the closed form) is the smallest sigma."""
+    expected = optimize.brentq(lambda s: balle_wang(shift, s, eps) - delta, 1e-3, 1e3, xtol=1e-14, rtol=1e-14)
+    aud = lattice_auditor("gaussian", "epsilon_delta", LatticePMF.point(0), LatticePMF.point(shift))
+    best = aud.smallest_scale(Target(eps, delta=delta))
+    assert best.scale == pytest.approx(expected, rel=1e-9) and best.value <= delta
+
+
+# ------------------------------------------------------------------------ Gaussian, Renyi
+@pytest.mark.parametrize("shift, s, alpha", [(1, 1.3, 2.0), (3, 0.7, 5.0), (1, 100.0, 2.0), (1, 1e4, 3.0),
+                                             (2, 0.3, 1.5), (1, 1.0, 30.0), (4, 2.0, 1.01)])
+def test_gaussian_renyi_one_shift_closed_form(shift, s, alpha):
+    """D_alpha(N(0, s^2) || N(D, s^2)) = alpha D^2 / (2 s^2), to 1e-10 relative even at 1.5e-8."""
+    fwd, bwd = gaussian_renyi(LatticePMF.point(0), LatticePMF.point(shift), alpha=alpha, sigma=s)
+    expected = alpha * shift ** 2 / (2 * s ** 2)
+    assert fwd == pytest.approx(expected, rel=1e-10) and bwd == pytest.approx(expected, rel=1e-10)
+
+
+def log_mixture(pmf, s):
+    """y -> log sum_x P(x) phi_s(y - x), by a plain log-sum-exp (scalar y)."""
+    xs, ws = pmf.support.astype(float), np.log(pmf.probs[pmf.support - pmf.lo])
+    const = math.log(s * math.sqrt(2 * math.pi))
+
+    def f(y):
+        t = ws - 0.5 * ((y - xs) / s) ** 2
+        top = t.max()
+        return top + math.log(np.exp(t - top).sum()) - const
+    return f
+
+
+def quad_renyi(p, q, alpha, log_p, log_q, lo, hi, pieces=60):
+    """(1/(alpha - 1)) log integral exp(alpha log p + (1 - alpha) log q) by quad on ``pieces`` pieces of
+    [lo, hi] (far enough that the rest is negligible)."""
+    f = lambda y: math.exp(alpha * log_p(y) + (1 - alpha) * log_q(y))
+    edges = np.linspace(lo, hi, pieces + 1)
+    total = math.fsum(integrate.quad(f, a, b, epsabs=0, epsrel=1e-13, limit=200)[0] for a, b in zip(edges[:-1], edges[1:]))
+    return math.log(total) / (alpha - 1)
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), s=st.floats(0.3, 5.0), alpha=st.floats(1.1, 6.0))
+def test_gaussian_renyi_against_quadrature(seed, s, alpha):
+    rng = np.random.default_rng(seed)
+    p, q = (random_pmf(rng, size=int(rng.integers(1, 5)), lo=int(rng.integers(-3, 4)), zero_prob=0.0) for _ in range(2))
+    lo = min(p.lo, q.lo) - 3 * alpha * 8 - 40 * s
+    hi = max(p.hi, q.hi) + 3 * alpha * 8 + 40 * s
+    fwd, bwd = gaussian_renyi(p, q, alpha=alpha, sigma=s)
+    ref_f = quad_renyi(p, q, alpha, log_mixture(p, s), log_mixture(q, s), lo, hi)
+    ref_b = quad_renyi(q, p, alpha, log_mixture(q, s), log_mixture(p, s), lo, hi)
+    # quad's log(integral) is accurate to ~1e-13 absolute, so compare D relative where it is not tiny
+    assert fwd == pytest.approx(ref_f, rel=1e-8, abs=1e-11)
+    assert bwd == pytest.approx(ref_b, rel=1e-8, abs=1e-11)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), s1=st.floats(0.1, 8.0), ratio=st.floats(1.0, 4.0), alpha=st.floats(1.05, 8.0))
+def test_gaussian_renyi_does_not_increase_with_sigma(seed, s1, ratio, alpha):
+    p, q = small_pair(seed)
+    small = gaussian_renyi(p, q, alpha=alpha, sigma=s1)
+    large = gaussian_renyi(p, q, alpha=alpha, sigma=s1 * ratio)
+    zero = zero_noise_renyi(p, q, alpha=alpha)
+    for k in range(2):
+        assert large[k] <= small[k] * (1 + 1e-9) + 1e-300 and small[k] <= zero[k] * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("shift, eps, alpha", [(1, 0.5, 2.0), (3, 0.1, 10.0)])
+def test_gaussian_smallest_sigma_for_renyi_one_shift(shift, eps, alpha):
+    """alpha D^2 / (2 s^2) = eps: s = D sqrt(alpha / (2 eps)) (paper 002, Cor. 3.1 is tight for one shift)."""
+    aud = lattice_auditor("gaussian", "renyi", LatticePMF.point(0), LatticePMF.point(shift))
+    best = aud.smallest_scale(Target(eps, alpha=alpha))
+    assert best.scale == pytest.approx(shift * math.sqrt(alpha / (2 * eps)), rel=1e-9) and best.value <= eps
+
+
+def test_gaussian_no_noise_needed_and_refusals():
+    p = LatticePMF.from_values([0, 1], [0.5, 0.5])
+    q = LatticePMF.from_values([0, 1], [0.45, 0.55])
+    aud = GaussianLatticeAuditor(p, q)
+    # D_2(P || Q) = log(.25/.45 + .25/.55) = log(1.0101...) < 0.02: no noise
+    assert zero_noise_renyi(p, q, alpha=2.0)[0] == pytest.approx(math.log(0.25 / 0.45 + 0.25 / 0.55), rel=1e-14)
+    assert aud.smallest_scale(Target(0.02, alpha=2.0)).scale == 0.0
+    assert aud.smallest_scale(Target(0.2, delta=1e-6)).scale == 0.0
+    with pytest.raises(ConfigError, match="not epsilon"):
+        aud.achieved(1.0, Target(1.0))
+    with pytest.raises(ConfigError, match="sigma"):
+        gaussian_hockey_stick(p, q, epsilon=1.0, sigma=0.0)
+    with pytest.raises(ConfigError, match="alpha"):
+        gaussian_renyi(p, q, alpha=1.0, sigma=1.0)
+    with pytest.raises(ConfigError, match="epsilon"):
+        gaussian_hockey_stick(p, q, epsilon=math.nan, sigma=1.0)
