@@ -13,10 +13,11 @@ from hypothesis import given, settings, strategies as st
 from scipy import integrate, optimize, stats
 
 from pufferfish.audit import Target, lattice_auditor
+from pufferfish.audit.cauchy import CauchyLatticeAuditor, cauchy_renyi
 from pufferfish.audit.gaussian_noise import GaussianLatticeAuditor, gaussian_hockey_stick, gaussian_renyi, zero_noise_renyi
 from pufferfish.audit.laplace import LaplaceLatticeAuditor, laplace_hockey_stick, theta_min, zero_noise_hockey_stick
 from pufferfish.errors import ConfigError
-from pufferfish.lattice.distances import wasserstein_inf
+from pufferfish.lattice.distances import wasserstein_inf, wasserstein_p
 from pufferfish.lattice.pmf import LatticePMF
 from tests.conftest import random_pmf
 
@@ -315,3 +316,79 @@ def test_gaussian_no_noise_needed_and_refusals():
         gaussian_renyi(p, q, alpha=1.0, sigma=1.0)
     with pytest.raises(ConfigError, match="epsilon"):
         gaussian_hockey_stick(p, q, epsilon=math.nan, sigma=1.0)
+
+
+# ------------------------------------------------------------------------ Cauchy, Renyi
+@pytest.mark.parametrize("shift, g", [(1, 1.0), (3, 0.7), (1, 100.0), (1, 1e4), (2, 0.05), (10, 0.3)])
+def test_cauchy_renyi_two_one_shift_closed_form(shift, g):
+    """D_2(Cauchy(0, g) || Cauchy(D, g)) = log(1 + D^2 / (2 g^2)), to 1e-10 relative (5e-9 at g = 1e4)."""
+    fwd, bwd = cauchy_renyi(LatticePMF.point(0), LatticePMF.point(shift), alpha=2.0, gamma=g)
+    expected = math.log1p(shift ** 2 / (2 * g ** 2))
+    assert fwd == pytest.approx(expected, rel=1e-10) and bwd == pytest.approx(expected, rel=1e-10)
+
+
+def cauchy_renyi_by_quad(p, q, alpha, g):
+    """(1/(alpha - 1)) log integral p^alpha q^(1-alpha) by quad: the real line cut at the atoms, tails to +-inf."""
+    fp, fq = mixture_pdf(p, lambda z: g / (math.pi * (g * g + z * z))), mixture_pdf(q, lambda z: g / (math.pi * (g * g + z * z)))
+    f = lambda y: float(fp(y)) ** alpha * float(fq(y)) ** (1 - alpha)
+    cuts = np.arange(min(p.lo, q.lo) - 1, max(p.hi, q.hi) + 2, dtype=float)
+    parts = [integrate.quad(f, a, b, epsabs=0, epsrel=1e-13, limit=200)[0] for a, b in zip(cuts[:-1], cuts[1:])]
+    parts += [integrate.quad(f, -np.inf, cuts[0], epsabs=0, epsrel=1e-13, limit=200)[0],
+              integrate.quad(f, cuts[-1], np.inf, epsabs=0, epsrel=1e-13, limit=200)[0]]
+    return math.log(math.fsum(parts)) / (alpha - 1)
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), g=st.floats(0.3, 4.0), alpha=st.floats(1.2, 5.0))
+def test_cauchy_renyi_against_quadrature(seed, g, alpha):
+    p, q = small_pair(seed)
+    fwd, bwd = cauchy_renyi(p, q, alpha=alpha, gamma=g)
+    assert fwd == pytest.approx(cauchy_renyi_by_quad(p, q, alpha, g), rel=1e-8, abs=1e-12)
+    assert bwd == pytest.approx(cauchy_renyi_by_quad(q, p, alpha, g), rel=1e-8, abs=1e-12)
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), g1=st.floats(0.05, 8.0), ratio=st.floats(1.0, 4.0), alpha=st.floats(1.05, 6.0))
+def test_cauchy_renyi_does_not_increase_with_gamma(seed, g1, ratio, alpha):
+    p, q = small_pair(seed)
+    small = cauchy_renyi(p, q, alpha=alpha, gamma=g1)
+    large = cauchy_renyi(p, q, alpha=alpha, gamma=g1 * ratio)
+    zero = zero_noise_renyi(p, q, alpha=alpha)
+    for k in range(2):
+        assert large[k] <= small[k] * (1 + 1e-9) + 1e-300 and small[k] <= zero[k] * (1 + 1e-9)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), eps=st.floats(0.05, 3.0))
+def test_cauchy_corollary_4_1_scale_meets_its_target(seed, eps):
+    """Paper 002, Cor. 4.1 at alpha = 2: gamma = W_2 / sqrt(2 (e^eps - 1)) gives (2, eps)-RPP; the audit
+    confirms it, and the smallest gamma is at most that."""
+    p, q = small_pair(seed)
+    w2 = wasserstein_p(p, q, 2)
+    if w2 == 0:
+        return
+    gamma = w2 / math.sqrt(2 * math.expm1(eps))
+    aud = lattice_auditor("cauchy", "renyi", p, q)
+    assert aud.achieved(gamma, Target(eps, alpha=2.0)).value <= eps * (1 + 1e-10)
+    assert aud.smallest_scale(Target(eps, alpha=2.0)).scale <= gamma * (1 + 1e-9)
+
+
+def test_cauchy_smallest_gamma_one_shift_is_corollary_4_1():
+    """For one shift D_2 = log(1 + D^2 / (2 g^2)) = eps exactly at g = D / sqrt(2 (e^eps - 1))."""
+    best = CauchyLatticeAuditor(LatticePMF.point(0), LatticePMF.point(3)).smallest_scale(Target(0.5, alpha=2.0))
+    assert best.scale == pytest.approx(3 / math.sqrt(2 * math.expm1(0.5)), rel=1e-9) and best.value <= 0.5
+
+
+def test_cauchy_refusals_and_no_noise():
+    p = LatticePMF.from_values([0, 1], [0.5, 0.5])
+    q = LatticePMF.from_values([0, 1], [0.45, 0.55])
+    aud = CauchyLatticeAuditor(p, q)
+    assert aud.smallest_scale(Target(0.02, alpha=2.0)).scale == 0.0
+    with pytest.raises(ConfigError, match="audits renyi, not epsilon_delta"):
+        aud.achieved(1.0, Target(1.0, delta=1e-3))
+    with pytest.raises(ConfigError, match="gamma"):
+        cauchy_renyi(p, q, alpha=2.0, gamma=-1.0)
+    with pytest.raises(ConfigError, match="alpha"):
+        cauchy_renyi(p, q, alpha=0.5, gamma=1.0)
+    with pytest.raises(ValueError, match="no lattice auditor for cauchy"):
+        lattice_auditor("cauchy", "epsilon", p, q)

@@ -474,14 +474,16 @@ def _log_psi(ell: np.ndarray, alpha: float) -> np.ndarray:
     return out
 
 
-def _gk_log(log_f, edges: np.ndarray, *, rtol: float = _RENYI_RTOL, max_rounds: int = 60) -> np.ndarray:
+def _gk_log(log_f, edges: np.ndarray, *, rtol: float = _RENYI_RTOL, log_atol=-math.inf,
+            max_rounds: int = 60) -> np.ndarray:
     """log of the integrals of exp(log_f) over [edges[0], edges[-1]], adaptive Gauss-Kronrod 7-15.
 
     ``log_f(y)`` returns an (m, len(y)) array: m integrands sharing their nodes. Every panel
     is evaluated at once; the panels whose |K15 - G7| is above their share of ``rtol``
     times the running estimate (in any of the m) are halved until, for each integrand, the
-    sum of |K15 - G7| over the panels is below ``rtol`` times the integral. Values are kept
-    as logs (each panel's maximum factored out), so nothing overflows.
+    sum of |K15 - G7| over the panels is below ``rtol`` times the integral or below
+    exp(``log_atol``) (a piece of a larger integral: its share of the tolerance). Values are
+    kept as logs (each panel's maximum factored out), so nothing overflows.
     """
     a, b = edges[:-1].astype(float), edges[1:].astype(float)
     k_done, e_done = [], []
@@ -502,10 +504,11 @@ def _gk_log(log_f, edges: np.ndarray, *, rtol: float = _RENYI_RTOL, max_rounds: 
         all_e = np.concatenate(e_done + [log_e], axis=1)
         log_total = np.array([_lse(row) for row in all_k])
         log_err = np.array([_lse(row) for row in all_e])
-        settled = ~np.isfinite(log_total) | (log_err <= log_rtol + log_total)
+        goal = np.maximum(log_rtol + log_total, log_atol)
+        settled = ~np.isfinite(log_total) | (log_err <= goal)
         if settled.all():
             return log_total
-        share = (log_rtol + log_total - math.log(all_e.shape[1]))[:, None]
+        share = (goal - math.log(all_e.shape[1]))[:, None]
         bad = np.any((log_e > share) & ~settled[:, None], axis=0)
         k_done.append(log_k[:, ~bad])
         e_done.append(log_e[:, ~bad])
@@ -583,8 +586,9 @@ def _renyi_gauss(at: _Atoms, sigma: float, alpha: float) -> tuple[float, float]:
         if np.all(tails <= math.log(_TAIL_RTOL) + log_j):
             break
         step = reach * sigma
-        left = _gk_log(log_f, panels(lo - step, lo))
-        right = _gk_log(log_f, panels(hi, hi + step))
+        atol = math.log(_RENYI_RTOL) + log_j
+        left = _gk_log(log_f, panels(lo - step, lo), log_atol=atol)
+        right = _gk_log(log_f, panels(hi, hi + step), log_atol=atol)
         log_j = np.logaddexp(log_j, np.logaddexp(left, right))
         lo, hi = lo - step, hi + step
     else:
