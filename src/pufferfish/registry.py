@@ -51,8 +51,11 @@ class Method:
     ``noise``: laplace, gaussian or cauchy; ``guarantee``: epsilon, epsilon_delta or renyi
     (what its scale is audited against). ``refuses``: for a method stated only for some
     parameter values, ``refuses(params)`` returns why ``params`` are outside them ("" when
-    they are not), e.g. an order alpha other than 2. ``automatic``: added to every
-    experiment (the tight scales); not listed in config.
+    they are not), e.g. an order alpha other than 2. ``smallest``: its scale is, by
+    definition, the smallest scale the exact audit of its noise and guarantee accepts
+    (``Auditor.smallest_scale``), so the workflow computes it once for the method and for
+    the audit's ``scale_min``. ``automatic``: added to every experiment (the tight scales);
+    not listed in config.
     """
 
     name: str
@@ -64,6 +67,7 @@ class Method:
     guarantee: str = "epsilon"
     needs: tuple[str, ...] = ()
     refuses: Callable[[Mapping], str] | None = None
+    smallest: bool = False
     bernoulli: bool = False
     automatic: bool = False
 

@@ -221,15 +221,32 @@ def run_experiment(name: str, spec: Mapping, users: Mapping[str, User], *, audit
             frame.insert(0, "panel", panel)
             prior_rows.append(frame)
         tight_results = [theta_min(p, q, float(e), rtol=brtol, max_steps=steps) for e in epsilons]
+        auditors, smallest = {}, {}
+
+        def smallest_scale(record, target: Target):
+            """The audit's smallest scale for ``record``'s noise and guarantee (once per target)."""
+            kind = (record.noise, record.guarantee)
+            if kind not in auditors:
+                auditors[kind] = lattice_auditor(record.noise, record.guarantee, p, q)
+            if (kind, target) not in smallest:
+                smallest[(kind, target)] = auditors[kind].smallest_scale(target)
+            return smallest[(kind, target)]
+
         thetas = {}
         for method in spec["methods"]:
+            record = registry.get(method)
             try:
-                thetas[method] = calibrate(method, pair, epsilons=epsilons, **params)
+                if record.smallest:   # the audit's own smallest scale: computed once, for both columns
+                    registry.check_applicable(record, (registry.secret_kind(pair.first),
+                                                       registry.secret_kind(pair.second)), params)
+                    thetas[method] = np.array([smallest_scale(record, _target(record, float(e), params)).scale
+                                               for e in epsilons])
+                else:
+                    thetas[method] = calibrate(method, pair, epsilons=epsilons, **params)
             except NotApplicableError as err:
                 where = f"multiuser.experiments.{name}" + (f".panels.{panel}" if panel else "")
                 raise NotApplicableError(f"{where}: {err}") from None
         thetas["tight"] = np.array([t.theta for t in tight_results])
-        auditors, smallest = {}, {}
         for method, values in thetas.items():
             record = registry.get(method)
             kind = (record.noise, record.guarantee)
@@ -245,12 +262,8 @@ def run_experiment(name: str, spec: Mapping, users: Mapping[str, User], *, audit
                     else:
                         achieved = fwd = bwd = np.nan
                 else:
-                    if kind not in auditors:
-                        auditors[kind] = lattice_auditor(record.noise, record.guarantee, p, q)
-                    key = (kind, target)
-                    if key not in smallest:
-                        smallest[key] = auditors[kind].smallest_scale(target)
-                    tmin, note = smallest[key].scale, smallest[key].reason
+                    best = smallest_scale(record, target)
+                    tmin, note = best.scale, best.reason
                     if theta > 0 and np.isfinite(theta):
                         got = auditors[kind].achieved(float(theta), target)
                         fwd, bwd = got.forward, got.backward

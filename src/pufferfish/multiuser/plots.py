@@ -83,7 +83,8 @@ def plot_theta(theta: pd.DataFrame, *, title: str, panel_titles: Mapping[str, st
 
     An experiment that mixes noise families gets one row of subplots per family (Laplace b,
     Gaussian sigma, Cauchy gamma: scales of different laws are not comparable on one axis),
-    each with its own legend; a method keeps its colour and marker across rows and panels.
+    or, with a single panel, one subplot per family side by side, each with its own legend;
+    a method keeps its colour and marker across rows and panels.
     """
     setup_style()
     theta = theta.assign(noise=noise_of(theta))
@@ -91,15 +92,20 @@ def plot_theta(theta: pd.DataFrame, *, title: str, panel_titles: Mapping[str, st
     methods = list(dict.fromkeys(theta.method))
     noises = [n for n in NOISE_AXES if n in set(theta.noise)] + sorted(set(theta.noise) - set(NOISE_AXES))
     styles = {m: k for k, m in enumerate(m for m in methods if m != "tight")}
-    fig, axes = plt.subplots(len(noises), len(panels), figsize=(4.6 * len(panels), 3.8 * len(noises)),
-                             squeeze=False)
+    # one row per noise family and one column per panel; a single panel's families side by side
+    side = len(panels) == 1 and len(noises) > 1
+    shape = (1, len(noises)) if side else (len(noises), len(panels))
+    fig, axes = plt.subplots(*shape, figsize=(4.6 * shape[1], 3.8 * shape[0]), squeeze=False)
     for r, noise in enumerate(noises):
-        for k, (ax, panel) in enumerate(zip(axes[r], panels)):
+        for k, panel in enumerate(panels):
+            ax = axes[0][r] if side else axes[r][k]
             rows = theta[(theta.panel.fillna("") == panel) & (theta.noise == noise)]
-            _theta_axes(ax, rows, [m for m in methods if m in set(rows.method)], legend=(k == len(panels) - 1),
-                        noise=noise, styles=styles)
+            _theta_axes(ax, rows, [m for m in methods if m in set(rows.method)],
+                        legend=side or k == len(panels) - 1, noise=noise, styles=styles)
             if panel and r == 0:
                 ax.set_title(f"({chr(97 + k)}) {panel_titles.get(panel, panel)}")
+            elif side:
+                ax.set_title(f"({chr(97 + r)}) {noise.capitalize()} noise")
     fig.suptitle(title)
     fig.tight_layout()
     write_csv(theta[[c for c in FIGURE_COLUMNS if c in theta.columns]], csv)
