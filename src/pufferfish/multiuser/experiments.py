@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-
 from scipy.special import logsumexp
 
 from pufferfish import registry

@@ -288,7 +288,13 @@ def dagwm_cauchy(p: LatticePMF, q: LatticePMF, *, epsilons, alpha=CAUCHY_ALPHA) 
 
 def _cauchy_alpha_refused(params: Mapping) -> str:
     alpha = params.get("alpha")
-    if alpha is not None and float(alpha) != CAUCHY_ALPHA:
+    if alpha is None:
+        return ""
+    try:
+        value = float(alpha)
+    except (TypeError, ValueError):
+        return f"needs a number alpha, not {alpha!r}"
+    if value != CAUCHY_ALPHA:
         return f"is stated for alpha = 2 (paper 002, Cor. 4.1 at alpha = 2), not alpha = {alpha!r}"
     return ""
 
