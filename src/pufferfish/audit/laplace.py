@@ -63,9 +63,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from pufferfish.audit.base import Achieved, Auditor, Smallest, Target
-from pufferfish.errors import ConfigError
+from pufferfish.checks import instance, integer, real
+from pufferfish.grids import check_epsilons
 from pufferfish.registry import Method, register
-from pufferfish.lattice.pmf import LatticePMF
+from pufferfish.lattice.pmf import LatticePMF, check_lattice_size
 from pufferfish.lattice.transport import plan_span
 
 __all__ = [
@@ -230,10 +231,17 @@ def log_density_at_lattice(pmf_values: np.ndarray, theta: float) -> np.ndarray:
 
 
 def _check_theta(theta: float) -> float:
-    theta = float(theta)
-    if not (math.isfinite(theta) and theta > 0):
-        raise ConfigError(f"theta = {theta!r}: a Laplace scale must be finite and > 0")
-    return theta
+    """A Laplace scale: a real number (not a bool or string), finite and > 0."""
+    return real(theta, name="theta", lo=0.0, lo_open=True)
+
+
+def _check_pair(p: LatticePMF, q: LatticePMF) -> None:
+    """Two lattice pmfs whose common hull fits :data:`~pufferfish.lattice.pmf.MAX_LATTICE_POINTS` (checked
+    before the audit allocates it)."""
+    instance(p, LatticePMF, name="p")
+    instance(q, LatticePMF, name="q")
+    lo, hi = min(p.lo, q.lo), max(p.hi, q.hi)
+    check_lattice_size(hi - lo + 1, name="p, q", what=f"their common hull from {lo} to {hi}")
 
 
 # ------------------------------------------------------------------------ one pair of priors
@@ -288,11 +296,13 @@ def lattice_privacy_loss(p: LatticePMF, q: LatticePMF, theta: float) -> PrivacyL
     See the module docstring for why the sup over all real y is a max over lattice points.
     """
     theta = _check_theta(theta)
+    _check_pair(p, q)
     return _auditor(p, q).loss(theta)
 
 
 def zero_noise_loss(p: LatticePMF, q: LatticePMF) -> float:
     """lim_{theta -> 0} L(theta) = max over lattice points of |log P_i(x) / P_j(x)| (inf if supports differ)."""
+    _check_pair(p, q)
     lo, hi = min(p.lo, q.lo), max(p.hi, q.hi)
     a, b = p.pmf_on(lo, hi), q.pmf_on(lo, hi)
     if np.any((a > 0) != (b > 0)):
@@ -311,6 +321,8 @@ def mgf_tail_loss(a: LatticePMF, b: LatticePMF, theta: float) -> tuple[float, fl
     an exact cross-check of an audit at scale (module docstring).
     """
     theta = _check_theta(theta)
+    instance(a, LatticePMF, name="a")
+    instance(b, LatticePMF, name="b")
     return (a.log_mgf(1.0 / theta) - b.log_mgf(1.0 / theta),
             a.log_mgf(-1.0 / theta) - b.log_mgf(-1.0 / theta))
 
@@ -457,14 +469,17 @@ def theta_min(p: LatticePMF, q: LatticePMF, epsilon: float, *, rtol: float = 1e-
     all (typically 6-10 per epsilon, against about 40 for bisection alone); a bracket that
     cannot be closed in time gives theta = inf with the reason.
     """
-    if not (math.isfinite(epsilon) and epsilon > 0):
-        raise ConfigError(f"epsilon = {epsilon!r}: must be finite and > 0")
-    return _solve(_auditor(p, q), float(epsilon), rtol, max_steps)
+    epsilon = real(epsilon, name="epsilon", lo=0.0, lo_open=True)
+    rtol = real(rtol, name="rtol", lo=0.0, lo_open=True)
+    max_steps = integer(max_steps, name="max_steps", lo=1)
+    _check_pair(p, q)
+    return _solve(_auditor(p, q), epsilon, rtol, max_steps)
 
 
 def tight(p: LatticePMF, q: LatticePMF, *, epsilons, rtol: float = 1e-12, max_steps: int = 200) -> np.ndarray:
     """theta_min(epsilon) for every epsilon of a grid (see :func:`theta_min`); audits are shared."""
-    return np.array([theta_min(p, q, float(e), rtol=rtol, max_steps=max_steps).theta for e in np.atleast_1d(epsilons)])
+    epsilons = check_epsilons(epsilons)
+    return np.array([theta_min(p, q, float(e), rtol=rtol, max_steps=max_steps).theta for e in epsilons])
 
 
 class LaplaceLatticeAuditor(Auditor):
