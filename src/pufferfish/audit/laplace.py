@@ -64,6 +64,7 @@ import numpy as np
 
 from pufferfish.audit.base import Achieved, Auditor, Smallest, Target
 from pufferfish.checks import instance, integer, real
+from pufferfish.errors import InvalidArgumentError
 from pufferfish.grids import check_epsilons
 from pufferfish.registry import Method, register
 from pufferfish.lattice.pmf import LatticePMF, check_lattice_size
@@ -477,9 +478,19 @@ def theta_min(p: LatticePMF, q: LatticePMF, epsilon: float, *, rtol: float = 1e-
 
 
 def tight(p: LatticePMF, q: LatticePMF, *, epsilons, rtol: float = 1e-12, max_steps: int = 200) -> np.ndarray:
-    """theta_min(epsilon) for every epsilon of a grid (see :func:`theta_min`); audits are shared."""
+    """theta_min(epsilon) for every epsilon of a grid (see :func:`theta_min`); audits are shared.
+
+    Every value is an audited, accepted scale: an epsilon whose bracket cannot be closed
+    within ``max_steps`` (theta_min's theta = inf) raises, naming it and the reason.
+    """
     epsilons = check_epsilons(epsilons)
-    return np.array([theta_min(p, q, float(e), rtol=rtol, max_steps=max_steps).theta for e in epsilons])
+    out = []
+    for k, e in enumerate(epsilons):
+        res = theta_min(p, q, float(e), rtol=rtol, max_steps=max_steps)
+        if not math.isfinite(res.theta):
+            raise InvalidArgumentError(f"epsilons[{k}] = {float(e)!r}: no tight scale: {res.reason}")
+        out.append(res.theta)
+    return np.array(out)
 
 
 class LaplaceLatticeAuditor(Auditor):
@@ -493,6 +504,7 @@ class LaplaceLatticeAuditor(Auditor):
     guarantees = ("epsilon",)
 
     def __init__(self, p: LatticePMF, q: LatticePMF, *, rtol: float = 1e-12, max_steps: int = 200):
+        _check_pair(p, q)
         self.p, self.q, self.rtol, self.max_steps = p, q, rtol, max_steps
 
     def achieved(self, scale: float, target: Target) -> Achieved:
