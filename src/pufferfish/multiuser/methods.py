@@ -102,9 +102,10 @@ def bernoulli_eq15(p: float, *, epsilons) -> np.ndarray:
     """Eq. (15): theta = 1 / log((e^eps - (1 - p)) / p), the root of (13) for D ~ Bernoulli(p).
 
     ``p`` is a real number in [0, 1] (a string, bool, NaN or a value outside is refused);
-    for p = 0 the user always reports 0, as an absent user adds, and theta = 0. Where
-    e^eps or the ratio overflows (eps > 709, or a subnormal p) the log is taken as
-    eps - log p + log1p(-(1 - p) e^{-eps}), so that no epsilon gives theta = 0.
+    for p = 0 the user always reports 0, as an absent user adds, and theta = 0. The log is
+    computed as log1p(expm1(eps) / p), accurate to a few ulps for every eps (the quotient
+    as printed loses all digits for eps below 1e-16), and as eps - log p + log1p(-(1 - p) e^{-eps})
+    where expm1(eps) / p overflows.
     """
     from pufferfish.checks import real
 
@@ -113,9 +114,9 @@ def bernoulli_eq15(p: float, *, epsilons) -> np.ndarray:
     if p == 0.0:
         return np.zeros_like(eps)
     with np.errstate(over="ignore"):
-        ratio = (np.exp(eps) - (1.0 - p)) / p
+        ratio = np.expm1(eps) / p
     stable = eps - np.log(p) + np.log1p(-(1.0 - p) * np.exp(-eps))
-    return 1.0 / np.where(np.isfinite(ratio), np.log(ratio), stable)
+    return 1.0 / np.where(np.isfinite(ratio), np.log1p(ratio), stable)
 
 
 def theorem4(p: LatticePMF, q: LatticePMF, *, epsilons) -> np.ndarray:
