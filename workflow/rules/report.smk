@@ -1,6 +1,24 @@
 # Reviewers' view: audit summary, paper-versus-reproduction table, provenance.
 # (`snakemake --report results/report.html` renders every figure, table and caption.)
+# Loaded last: every other rule exists, so the outputs can be checked (and listed) here.
+from pufferfish.errors import OutputError
+from pufferfish.pipeline.io import check_output_paths
+from pufferfish.pipeline.report import producible
+
 PAPER_VALUES = str(Path(workflow.basedir) / "workflow" / "report" / "paper_values.yaml")
+
+
+def check_output_paths_or_exit(paths):
+    """Stop with one line if an output cannot be written (pufferfish.pipeline.io.check_output_paths)."""
+    try:
+        check_output_paths(paths)
+    except OutputError as err:
+        sys.stderr.write(f"error: {err}\n")
+        sys.exit(1)
+
+# the files paper_values.yaml reads that this config makes (an experiment taken out of
+# config.yaml leaves its items "not computed" instead of a missing input)
+REPRODUCTION_FILES = producible(reproduction_inputs(PAPER_VALUES), workflow.rules)
 
 
 rule audit_summary:
@@ -23,7 +41,7 @@ rule audit_summary:
 rule reproduction:
     input:
         values=PAPER_VALUES,
-        outputs=reproduction_inputs(PAPER_VALUES),
+        outputs=REPRODUCTION_FILES,
     output:
         report(
             "results/reproduction.csv",
@@ -38,9 +56,15 @@ rule reproduction:
         "../scripts/reproduction.py"
 
 
+TARGETS.extend(["results/audit/summary.csv", "results/reproduction.csv"])
+
+
+# provenance.json describes a run that made every output it lists: it needs all of them
+# (so it is written last, atomically, and a run that fails earlier leaves the previous one)
 rule provenance:
     input:
         datasets=expand("data/raw/{dataset}.json", dataset=sorted(config["datasets"])),
+        outputs=sorted(set(TARGETS)),
     output:
         report(
             "results/provenance.json",
@@ -58,7 +82,13 @@ rule provenance:
         "../scripts/provenance.py"
 
 
-TARGETS.extend(["results/audit/summary.csv", "results/reproduction.csv", "results/provenance.json"])
+TARGETS.append("results/provenance.json")
+
+# an output whose directory is a file (results/plans as a file), that is a directory, or
+# that cannot be written: named now, before any job
+check_output_paths_or_exit(
+    [str(f) for rule in workflow.rules for f in list(rule.output) + list(rule.log)]
+)
 
 
 onsuccess:
