@@ -31,10 +31,10 @@ def expand_grid(spec, *, name: str = "grid") -> np.ndarray:
     if isinstance(spec, Mapping):
         missing = [k for k in ("start", "stop", "step") if k not in spec]
         if missing:
-            raise ConfigError(f"{name}: missing key {missing[0]!r}")
+            raise InvalidArgumentError(f"{name}: missing key {missing[0]!r}")
         start, stop, step = (real(spec[k], name=f"{name}.{k}") for k in ("start", "stop", "step"))
         if not step > 0:
-            raise ConfigError(f"{name}.step = {spec['step']}: must be > 0")
+            raise InvalidArgumentError(f"{name}.step = {spec['step']}: must be > 0")
         if stop < start:
             raise ConfigError(f"{name}.stop = {spec['stop']}: must be >= start ({spec['start']})")
         span = (stop - start) / step  # inf when step is tiny next to stop - start

@@ -64,6 +64,10 @@ def check_sum_size(users, *, name: str = "users") -> list:
     return users
 
 
+#: the zero every exact pmf shares (tuple.count finds it by identity)
+_ZERO = Fraction(0)
+
+
 def _short(value) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
@@ -172,12 +176,22 @@ class LatticePMF:
         exact = tuple(_listed(exact, name="exact"))
         if len(exact) != probs.size:
             raise InvalidDistributionError(f"exact: {len(exact)} fractions for {probs.size} probabilities")
-        for k, f in enumerate(exact):
-            if not isinstance(f, (Fraction, int, np.integer)) or isinstance(f, (bool, np.bool_)):
-                raise ArgumentTypeError(f"exact[{k}] = {_short(f)}: must be a Fraction, not {type(f).__name__}")
-            if f < 0 or abs(float(f) - probs[k]) > 1e-12 * max(probs[k], 1e-300):
-                raise InvalidDistributionError(f"exact[{k}] = {f}: differs from probs[{k}] = {probs[k]!r}")
-        return tuple(Fraction(f) for f in exact)
+        kinds = set(map(type, exact))
+        if not kinds <= {Fraction, int}:
+            k, f = next((k, f) for k, f in enumerate(exact) if type(f) not in (Fraction, int))
+            raise ArgumentTypeError(f"exact[{k}] = {_short(f)}: must be a Fraction, not {type(f).__name__}")
+        if int in kinds:
+            exact = tuple(_ZERO if f == 0 else Fraction(f) for f in exact)
+        nonzero = np.flatnonzero(probs)
+        if len(exact) - exact.count(_ZERO) != nonzero.size:  # a zero of one is not a zero of the other
+            k = next(k for k, f in enumerate(exact) if (f != 0) != (probs[k] != 0))
+            raise InvalidDistributionError(f"exact[{k}] = {exact[k]}: differs from probs[{k}] = {probs[k]!r}")
+        values = np.array([float(exact[k]) for k in nonzero])
+        bad = np.flatnonzero((values < 0) | (np.abs(values - probs[nonzero]) > 1e-12 * probs[nonzero]))
+        if bad.size:
+            k = int(nonzero[bad[0]])
+            raise InvalidDistributionError(f"exact[{k}] = {exact[k]}: differs from probs[{k}] = {probs[k]!r}")
+        return exact
 
     # ----------------------------------------------------------------- construction
     @classmethod
@@ -220,10 +234,12 @@ class LatticePMF:
         if not normalize and abs(float(total) - 1.0) > atol:
             raise InvalidDistributionError(f"{name}: probabilities sum to {float(total)!r}, must sum to 1 (within "
                                            f"{atol:g}); pass normalize=True to divide by the sum")
-        exact = [Fraction(0)] * (hi - lo + 1)
+        exact = [_ZERO] * (hi - lo + 1)
+        probs = np.zeros(hi - lo + 1)
         for v, f in zip(ints, fracs):
             exact[v - lo] = f / total
-        return cls(lo, np.array([float(f) for f in exact]), tuple(exact))
+            probs[v - lo] = float(exact[v - lo])
+        return cls(lo, probs, tuple(exact))
 
     @classmethod
     def from_counts(cls, values: Sequence[int], counts: Sequence[int], *, name: str = "pmf") -> "LatticePMF":
