@@ -655,7 +655,9 @@ def test_the_provenance_rule_needs_every_final_target():
     """results/provenance.json is written only after every output it lists exists (the rule's inputs)."""
     rules = (ROOT / "workflow" / "rules" / "report.smk").read_text(encoding="utf-8")
     block = rules[rules.index("rule provenance:"):]
-    assert "outputs=sorted(set(TARGETS))" in block[:block.index("output:")]
+    inputs = block[:block.index("output:")]
+    assert 'data=sorted({t for t in TARGETS if not t.startswith("results/")})' in inputs
+    assert 'outputs=sorted({t for t in TARGETS if t.startswith("results/")})' in inputs
     assert rules.index('TARGETS.extend(["results/audit/summary.csv", "results/reproduction.csv"])') < \
         rules.index("rule provenance:") < rules.index('TARGETS.append("results/provenance.json")')
 

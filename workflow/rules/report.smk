@@ -60,11 +60,14 @@ TARGETS.extend(["results/audit/summary.csv", "results/reproduction.csv"])
 
 
 # provenance.json describes a run that made every output it lists: it needs all of them
-# (so it is written last, atomically, and a run that fails earlier leaves the previous one)
+# (so it is written last, atomically, and a run that fails earlier leaves the previous one).
+# It lists the sha256 of every file under results/; the data are in its `datasets` (the
+# records in data/raw/*.json name the mirror path read, which is not the same on every machine).
 rule provenance:
     input:
         datasets=expand("data/raw/{dataset}.json", dataset=sorted(config["datasets"])),
-        outputs=sorted(set(TARGETS)),
+        data=sorted({t for t in TARGETS if not t.startswith("results/")}),
+        outputs=sorted({t for t in TARGETS if t.startswith("results/")}),
     output:
         report(
             "results/provenance.json",
