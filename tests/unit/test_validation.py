@@ -192,6 +192,7 @@ def test_a_pair_whose_priors_lie_far_apart_is_refused_before_any_prior_is_built(
     ([math.inf], InvalidDistributionError, "probs[0] = "),
     ([], InvalidDistributionError, "probs = []"),
     ([0.0, 0.0], InvalidDistributionError, "no positive mass"),
+    ([1e308, 1e308], InvalidDistributionError, "probs: the masses sum to inf (overflow)"),
     (np.ones((2, 2)) / 4, InvalidDistributionError, "1-D"),
     (["0.5", "0.5"], ArgumentTypeError, "probs[0] = '0.5'"),
     ([True, False], ArgumentTypeError, "probs[0] = True"),
@@ -704,6 +705,17 @@ def _fake_job(tmp_path, outputs):
     return types.SimpleNamespace(log=[str(log)], output=[str(o) for o in outputs]), log
 
 
+@pytest.fixture(autouse=True)
+def _close_job_logs():
+    """cli.run logs to the job's file; close it after each test (a real job is a process of its own)."""
+    yield
+    import logging
+
+    for handler in logging.getLogger("pufferfish").handlers:
+        handler.close()
+    logging.getLogger("pufferfish").handlers.clear()
+
+
 @pytest.mark.parametrize("error, line", [
     (OSError(errno.ENOSPC, "No space left on device", "results/theta/x.csv"),
      "error: results/theta/x.csv: No space left on device"),
@@ -756,6 +768,7 @@ def test_a_stale_lock_is_removed_only_when_no_snakemake_runs_here(tmp_path):
     finally:
         proc.kill()
         proc.wait()
+        proc.stdout.close()
     assert cli.snakemake_processes(tmp_path) == []
     assert "removed the lock" in cli.release_stale_lock(tmp_path)
     assert not locks.exists()

@@ -142,17 +142,19 @@ class LatticePMF:
         probs = _float_masses(self.probs, name="probs")  # a private copy
         if probs.size == 0:
             raise InvalidDistributionError("probs = []: a lattice pmf needs at least one probability")
-        bad = np.flatnonzero(~np.isfinite(probs) | (probs < 0))
-        if bad.size:
-            k = int(bad[0])
-            raise InvalidDistributionError(f"probs[{k}] = {probs[k]!r}: a probability must be finite and >= 0")
-        nonzero = np.flatnonzero(probs > 0)
-        if nonzero.size == 0:
+        with np.errstate(over="ignore"):
+            total = float(np.sum(probs))
+        if not (math.isfinite(total) and probs.min() >= 0):  # NaN, inf or a negative mass somewhere
+            bad = np.flatnonzero(~np.isfinite(probs) | (probs < 0))
+            if bad.size:
+                k = int(bad[0])
+                raise InvalidDistributionError(f"probs[{k}] = {probs[k]!r}: a probability must be finite and >= 0")
+            raise InvalidDistributionError(f"probs: the masses sum to {total!r} (overflow)")
+        if total == 0.0:
             raise InvalidDistributionError("probs: a lattice pmf has no positive mass (all probabilities are 0)")
         exact = self.exact
         if exact is not None:
             exact = self._check_exact(exact, probs)
-        total = float(np.sum(probs))
         if normalize:
             probs /= total
             if exact is not None:
@@ -161,6 +163,7 @@ class LatticePMF:
         elif not abs(total - 1.0) <= PMF_ATOL:
             raise InvalidDistributionError(f"probs: sum to {total!r}, must sum to 1 (within PMF_ATOL = {PMF_ATOL:g}); "
                                            "pass normalize=True to divide by the sum")
+        nonzero = np.flatnonzero(probs)
         first, last = int(nonzero[0]), int(nonzero[-1])
         if exact is not None:
             exact = exact[first:last + 1]

@@ -30,6 +30,8 @@ def setup_logging(log_path: str | None) -> logging.Logger:
     """Log INFO and above to ``log_path`` (the rule's ``log:``) and WARNING to stderr."""
     logger = logging.getLogger("pufferfish")
     logger.setLevel(logging.INFO)
+    for handler in logger.handlers:
+        handler.close()
     logger.handlers.clear()
     if log_path:
         handler = logging.FileHandler(log_path, mode="w", encoding="utf-8")
