@@ -381,9 +381,11 @@ def test_audits_refuse_priors_that_are_not_pmfs():
 def test_tight_raises_instead_of_returning_inf():
     """theta_min that cannot close its bracket reports theta = inf with a reason; tight(), which
     returns bare numbers, names the epsilon instead of returning inf."""
+    p, q = LatticePMF.from_values([0, 1, 2], [0.2, 0.5, 0.3]), LatticePMF.from_values([0, 1], [0.6, 0.4])
     with pytest.raises(InvalidArgumentError) as info:
-        tight(LatticePMF.point(0), LatticePMF.point(1), epsilons=[0.5], rtol=1e-300, max_steps=30)
-    assert one_line(info).startswith("epsilons[0] = 0.5: no tight scale: theta_min did not reach")
+        tight(p, q, epsilons=[0.5], rtol=1e-15, max_steps=2)
+    assert one_line(info).startswith("epsilons[0] = 0.5: no tight scale: theta_min did not reach rtol=1e-15 "
+                                     "within 2 steps")
     with pytest.raises(InvalidArgumentError, match=r"^epsilons = \[\]"):
         tight(P, Q, epsilons=[])
     # and where it closes: point masses at 0 and 1, L(theta) = 1/theta exactly, so theta_min = 1/eps
@@ -508,6 +510,24 @@ def test_distinct_keys_merges_and_the_shipped_config_pass(tmp_path):
     (tmp_path / "f.json").write_text('{"a": {"b": 1, "b": 2}}', encoding="utf-8")
     with pytest.raises(ConfigError, match="key 'b' appears twice"):
         check_duplicate_keys(tmp_path / "f.json")
+
+
+# ------------------------------------------------------------------------------ values a job could not honour
+@pytest.mark.parametrize("edit, fragment", [
+    (lambda c: c["audit"].update(bisection_rtol=1e-300),
+     "config: audit.bisection_rtol = 1e-300: must be >= 8.881784197001252e-16"),
+    (lambda c: c["multiuser"]["users"].update(big={"values": [0, 10**9], "probabilities": [0.5, 0.5]}),
+     "config: multiuser.users.big.values: span 1000000001 lattice points (from 0 to 1000000000)"),
+    # reports 10^8 vs absent, rest D1-D3 (1..5 each): priors from 3 to 15 and from 10^8 + 3 to 10^8 + 15
+    (lambda c: c["multiuser"]["experiments"]["fig2"].update(secrets=[{"value": 10**8}, "absent"]),
+     "config: multiuser.experiments.fig2: the two query priors span 100000013 lattice points (from 3 to 100000015)"),
+])
+def test_values_no_job_could_honour_are_refused_at_load(edit, fragment):
+    cfg = yaml.safe_load((ROOT / "config.yaml").read_text(encoding="utf-8"))
+    edit(cfg)
+    with pytest.raises(ConfigError) as info:
+        validate_config(cfg)
+    assert one_line(info).startswith(fragment)
 
 
 # ------------------------------------------------------------------------------ load-time data checks

@@ -72,7 +72,7 @@ from pufferfish.lattice.transport import plan_span
 
 __all__ = [
     "LaplaceLatticeAuditor", "PrivacyLoss", "lattice_privacy_loss", "log_density_at_lattice", "theta_min", "tight",
-    "zero_noise_loss", "TightResult", "mgf_tail_loss",
+    "zero_noise_loss", "TightResult", "mgf_tail_loss", "MIN_RTOL",
 ]
 
 #: block length cap of the reference recursion: within a block the re-anchored exponents stay below this
@@ -87,6 +87,9 @@ _SCAN_MIN_BLOCK = 8
 _SCAN_MAX_BLOCK = 256
 #: secant predictions of theta_min before falling back to bisection
 _PREDICT_STEPS = 24
+#: the smallest relative bracket width theta_min accepts: two float64 numbers a few ulps apart
+#: (hi/lo - 1 cannot fall below about 2.2e-16 for distinct floats, so a smaller rtol never closes)
+MIN_RTOL = 4 * float(np.finfo(float).eps)
 
 
 @dataclass(frozen=True)
@@ -471,7 +474,7 @@ def theta_min(p: LatticePMF, q: LatticePMF, epsilon: float, *, rtol: float = 1e-
     cannot be closed in time gives theta = inf with the reason.
     """
     epsilon = real(epsilon, name="epsilon", lo=0.0, lo_open=True)
-    rtol = real(rtol, name="rtol", lo=0.0, lo_open=True)
+    rtol = real(rtol, name="rtol", lo=MIN_RTOL)
     max_steps = integer(max_steps, name="max_steps", lo=1)
     _check_pair(p, q)
     return _solve(_auditor(p, q), epsilon, rtol, max_steps)

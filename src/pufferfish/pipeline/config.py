@@ -285,7 +285,54 @@ def validate_config(config: dict, schema: Mapping | None = None) -> dict:
     _raise_schema_error(config, schema)
     _fill_defaults(config, schema)
     _check_references(config)
+    _check_limits(config)
     return config
+
+
+def _check_limits(config: Mapping) -> None:
+    """Values the schema admits but the computation cannot honour, refused before any job.
+
+    ``audit.bisection_rtol`` below :data:`pufferfish.audit.laplace.MIN_RTOL` (no float
+    bracket is that narrow); a lattice user, or an experiment's priors built from lattice
+    users and reported values, spanning more than
+    :data:`pufferfish.lattice.pmf.MAX_LATTICE_POINTS` points.
+    """
+    from pufferfish.audit.laplace import MIN_RTOL
+    from pufferfish.lattice.pmf import MAX_LATTICE_POINTS
+
+    rtol = config.get("audit", {}).get("bisection_rtol")
+    if isinstance(rtol, (int, float)) and rtol < MIN_RTOL:
+        raise ConfigError(f"config: audit.bisection_rtol = {rtol!r}: must be >= {MIN_RTOL!r} (a bracket of two "
+                          "float64 numbers a few ulps apart)")
+    mu = config.get("multiuser", {})
+    users = mu.get("users", {})
+    spans = {}
+    for name, user in users.items():
+        values = [v for v, p in zip(user["values"], user["probabilities"]) if p > 0] or user["values"]
+        spans[name] = (min(values), max(values))
+        if max(values) - min(values) + 1 > MAX_LATTICE_POINTS:
+            raise ConfigError(f"config: multiuser.users.{name}.values: span {max(values) - min(values) + 1} lattice "
+                              f"points (from {min(values)} to {max(values)}), at most {MAX_LATTICE_POINTS} allowed")
+    for exp_name, exp in mu.get("experiments", {}).items():
+        panels = exp["panels"] if "panels" in exp else {"": {"secrets": exp["secrets"]}}
+        for panel_name, panel in panels.items():
+            rest = panel.get("rest", exp.get("rest", []))
+            parts = []
+            for secret in panel["secrets"]:
+                if secret == "absent":
+                    parts.append((0, 0))
+                elif "value" in secret:
+                    parts.append((secret["value"], secret["value"]))
+                else:
+                    parts.append(spans.get(secret["user"]))
+            if any(part is None for part in parts) or any(u not in spans for u in rest):
+                continue  # a data user: its range is known only from the data
+            lo = sum(spans[u][0] for u in rest) + min(p[0] for p in parts)
+            hi = sum(spans[u][1] for u in rest) + max(p[1] for p in parts)
+            if hi - lo + 1 > MAX_LATTICE_POINTS:
+                where = f"multiuser.experiments.{exp_name}" + (f".panels.{panel_name}" if panel_name else "")
+                raise ConfigError(f"config: {where}: the two query priors span {hi - lo + 1} lattice points (from "
+                                  f"{lo} to {hi}), at most {MAX_LATTICE_POINTS} allowed")
 
 
 # ------------------------------------------------------------------------------ config files: duplicate keys
