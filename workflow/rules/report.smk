@@ -7,15 +7,6 @@ from pufferfish.pipeline.report import producible
 
 PAPER_VALUES = str(Path(workflow.basedir) / "workflow" / "report" / "paper_values.yaml")
 
-
-def check_output_paths_or_exit(paths):
-    """Stop with one line if an output cannot be written (pufferfish.pipeline.io.check_output_paths)."""
-    try:
-        check_output_paths(paths)
-    except OutputError as err:
-        sys.stderr.write(f"error: {err}\n")
-        sys.exit(1)
-
 # the files paper_values.yaml reads that this config makes (an experiment taken out of
 # config.yaml leaves its items "not computed" instead of a missing input)
 REPRODUCTION_FILES = producible(reproduction_inputs(PAPER_VALUES), workflow.rules)
@@ -89,9 +80,13 @@ TARGETS.append("results/provenance.json")
 
 # an output whose directory is a file (results/plans as a file), that is a directory, or
 # that cannot be written: named now, before any job
-check_output_paths_or_exit(
-    [str(f) for rule in workflow.rules for f in list(rule.output) + list(rule.log)]
-)
+try:
+    check_output_paths(
+        [str(f) for rule in workflow.rules for f in list(rule.output) + list(rule.log)]
+    )
+except OutputError as err:
+    sys.stderr.write(f"error: {err}\n")
+    sys.exit(1)
 
 
 onsuccess:
