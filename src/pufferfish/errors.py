@@ -6,7 +6,8 @@ stderr and a non-zero exit, never a traceback (see :mod:`pufferfish.pipeline.cli
 
 from __future__ import annotations
 
-__all__ = ["PufferfishError", "ConfigError", "DataError", "DownloadError", "NotApplicableError", "InvalidDistributionError"]
+__all__ = ["PufferfishError", "ConfigError", "DataError", "DownloadError", "NotApplicableError", "InvalidDistributionError",
+           "InvalidArgumentError", "ArgumentTypeError", "OutputError"]
 
 
 class PufferfishError(Exception):
@@ -15,6 +16,22 @@ class PufferfishError(Exception):
 
 class ConfigError(PufferfishError, ValueError):
     """A configuration value is invalid; the message names the key."""
+
+
+class InvalidArgumentError(ConfigError):
+    """An argument of a public function has a value it cannot honour (NaN, out of range, empty...).
+
+    A :class:`ConfigError` too: config values reach the package as such arguments. The
+    message names the argument and the value, e.g. ``epsilons[1] = nan: must be finite and > 0``.
+    """
+
+
+class ArgumentTypeError(PufferfishError, TypeError):
+    """An argument of a public function has the wrong type (a string or bool where a number goes...)."""
+
+
+class OutputError(PufferfishError, OSError):
+    """An output cannot be written (its directory is a file, the disk is full...); the message names the path."""
 
 
 class DataError(PufferfishError, ValueError):

@@ -7,7 +7,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from pufferfish.errors import ConfigError
+from pufferfish.checks import is_real, real
+from pufferfish.errors import ArgumentTypeError, ConfigError, InvalidArgumentError
 
 __all__ = ["expand_grid", "check_epsilons", "check_deltas"]
 
@@ -20,20 +21,20 @@ MAX_GRID = 100_000
 def expand_grid(spec, *, name: str = "grid") -> np.ndarray:
     """Return the values of a grid spec as a float array.
 
-    ``spec`` is a list of numbers, or a mapping ``{start, stop, step}`` meaning
+    ``spec`` is a non-empty list of numbers, or a mapping ``{start, stop, step}`` meaning
     ``start, start + step, ..., stop`` with ``stop`` included; those values are rounded
     to :data:`GRID_DECIMALS` decimals so that, e.g., ``0.1 + 2 * 0.1`` is written 0.3.
+    Strings, booleans and non-finite values are refused (one line naming ``name``); a
+    ``{start, stop, step}`` with more than :data:`MAX_GRID` values is refused before any
+    value is made.
     """
     if isinstance(spec, Mapping):
-        try:
-            start, stop, step = (float(spec[k]) for k in ("start", "stop", "step"))
-        except KeyError as err:
-            raise ConfigError(f"{name}: missing key {err.args[0]!r}") from None
-        for key, value in (("start", start), ("stop", stop), ("step", step)):
-            if not math.isfinite(value):
-                raise ConfigError(f"{name}.{key} = {spec[key]!r}: must be finite")
+        missing = [k for k in ("start", "stop", "step") if k not in spec]
+        if missing:
+            raise InvalidArgumentError(f"{name}: missing key {missing[0]!r}")
+        start, stop, step = (real(spec[k], name=f"{name}.{k}") for k in ("start", "stop", "step"))
         if not step > 0:
-            raise ConfigError(f"{name}.step = {spec['step']}: must be > 0")
+            raise InvalidArgumentError(f"{name}.step = {spec['step']}: must be > 0")
         if stop < start:
             raise ConfigError(f"{name}.stop = {spec['stop']}: must be >= start ({spec['start']})")
         span = (stop - start) / step  # inf when step is tiny next to stop - start
@@ -43,26 +44,50 @@ def expand_grid(spec, *, name: str = "grid") -> np.ndarray:
         count = int(math.floor(span + 1e-9)) + 1
         values = np.round(start + step * np.arange(count), GRID_DECIMALS)
         return values.astype(float)
-    if isinstance(spec, Sequence) and not isinstance(spec, (str, bytes)):
-        if len(spec) == 0:
-            raise ConfigError(f"{name}: must not be empty")
-        return np.asarray([float(v) for v in spec], dtype=float)
-    raise ConfigError(f"{name} = {spec!r}: must be a list of numbers or {{start, stop, step}}")
+    if isinstance(spec, (Sequence, np.ndarray)) and not isinstance(spec, (str, bytes)):
+        return _real_vector(spec, name=name)
+    raise ArgumentTypeError(f"{name} = {spec!r}: must be a list of numbers or {{start, stop, step}}")
 
 
-def check_epsilons(epsilons, *, name: str = "epsilon") -> np.ndarray:
-    """Return ``epsilons`` as a float array, refusing any value that is not finite and > 0."""
-    values = np.atleast_1d(np.asarray(epsilons, dtype=float))
+def _real_vector(values, *, name: str) -> np.ndarray:
+    """A non-empty 1-D float array of finite reals (a single number counts as a list of one)."""
+    if values is None or isinstance(values, (str, bytes, Mapping, set, frozenset)):
+        raise ArgumentTypeError(f"{name} = {values!r}: must be a number or a list of numbers, "
+                                f"not {type(values).__name__}")
+    if is_real(values):
+        values = [values]
+    array = np.asarray(values, dtype=object) if not isinstance(values, np.ndarray) else values
+    if array.ndim != 1:
+        raise InvalidArgumentError(f"{name}: must be one-dimensional, got shape {array.shape}")
+    if array.size == 0:
+        raise InvalidArgumentError(f"{name} = []: must not be empty")
+    if array.dtype.kind in "iuf":
+        out = array.astype(float)
+        bad = np.flatnonzero(~np.isfinite(out))
+        if bad.size:
+            k = int(bad[0])
+            raise InvalidArgumentError(f"{name}[{k}] = {out[k]!r}: must be finite")
+        return out
+    return np.array([real(v, name=f"{name}[{k}]") for k, v in enumerate(array)], dtype=float)
+
+
+def check_epsilons(epsilons, *, name: str = "epsilons") -> np.ndarray:
+    """``epsilons`` as a non-empty 1-D float array of finite values > 0 (a number counts as one).
+
+    Strings, booleans, ``None``, NaN, inf, zero, negative values and an empty grid are
+    refused with one line naming ``name`` and the offending entry.
+    """
+    values = _real_vector(epsilons, name=name)
     for k, value in enumerate(values):
-        if not (math.isfinite(value) and value > 0):
-            raise ConfigError(f"{name}[{k}] = {float(value)!r}: must be finite and > 0")
+        if not value > 0:
+            raise InvalidArgumentError(f"{name}[{k}] = {float(value)!r}: must be finite and > 0")
     return values
 
 
-def check_deltas(deltas, *, name: str = "delta") -> np.ndarray:
-    """Return ``deltas`` as a float array, refusing any value outside the open interval (0, 1)."""
-    values = np.atleast_1d(np.asarray(deltas, dtype=float))
+def check_deltas(deltas, *, name: str = "deltas") -> np.ndarray:
+    """``deltas`` as a non-empty 1-D float array of values in the open interval (0, 1)."""
+    values = _real_vector(deltas, name=name)
     for k, value in enumerate(values):
         if not (0.0 < value < 1.0):
-            raise ConfigError(f"{name}[{k}] = {float(value)!r}: must be in (0, 1)")
+            raise InvalidArgumentError(f"{name}[{k}] = {float(value)!r}: must be in (0, 1)")
     return values

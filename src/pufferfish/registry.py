@@ -27,7 +27,7 @@ from importlib import import_module
 
 import numpy as np
 
-from pufferfish.errors import NotApplicableError
+from pufferfish.errors import ArgumentTypeError, NotApplicableError
 from pufferfish.grids import check_epsilons
 
 __all__ = ["Method", "register", "get", "names", "methods", "calibrate", "secret_kind", "PROVIDERS", "SECRET_KINDS",
@@ -151,7 +151,12 @@ def calibrate(method: str, pair, *, epsilons, **params) -> np.ndarray:
     :class:`~pufferfish.errors.NotApplicableError` when the pair is not of the form the
     method is stated for, or a needed parameter is missing.
     """
+    from pufferfish.lattice.system import SecretPair
+
     record = get(method)
+    if not isinstance(pair, SecretPair):
+        raise ArgumentTypeError(f"pair = {pair!r:.60}: must be a SecretPair (SecretPair.of(first, second, rest)), "
+                                f"not {type(pair).__name__}")
     eps = check_epsilons(epsilons)
     check_applicable(record, (secret_kind(pair.first), secret_kind(pair.second)), params)
     return np.asarray(record.apply(pair, eps, **params), dtype=float)

@@ -133,9 +133,15 @@ def test_bad_scale_refused(bad):
 
 
 def test_bisection_is_bounded():
-    p, q = LatticePMF.point(0), LatticePMF.point(1)
-    res = theta_min(p, q, 0.5, rtol=1e-300, max_steps=30)
-    assert res.steps <= 30 and math.isinf(res.theta) and "within 30 steps" in res.reason
+    p, q = LatticePMF.from_values([0, 1, 2], [0.2, 0.5, 0.3]), LatticePMF.from_values([0, 1], [0.6, 0.4])
+    res = theta_min(p, q, 0.5, rtol=1e-15, max_steps=3)
+    assert res.steps <= 3 and math.isinf(res.theta) and "within 3 steps" in res.reason
+
+
+def test_an_rtol_no_float_bracket_can_reach_is_refused():
+    """hi/lo - 1 >= 2.2e-16 for distinct floats: rtol = 1e-300 could never close (it returned inf)."""
+    with pytest.raises(ConfigError, match=r"^rtol = 1e-300: must be finite and >= 8\.88178e-16"):
+        theta_min(LatticePMF.point(0), LatticePMF.point(1), 0.5, rtol=1e-300)
 
 
 @settings(max_examples=60, deadline=None)

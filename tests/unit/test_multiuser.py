@@ -1,4 +1,5 @@
 """Calibration methods of paper 000, against hand values and closed forms."""
+import decimal
 import math
 from fractions import Fraction
 
@@ -44,9 +45,24 @@ def test_theorem3_brent_solves_eq13(p4):
 @pytest.mark.parametrize("p", [0.05, 0.2, 0.5, 0.9, 0.99])
 def test_theorem3_brent_is_eq15_for_bernoulli(p):
     eps = np.array([1e-3, 0.01, 0.1, 0.5, 1.0, 3.0])
-    expected = 1.0 / np.log((np.exp(eps) - (1 - p)) / p)   # eq. (15), written out here
+    expected = np.array([_eq15_decimal(p, e) for e in eps])   # eq. (15), written out here in 700 digits
     np.testing.assert_allclose(theorem3_brent(LatticePMF.bernoulli(p), epsilons=eps), expected, rtol=1e-12)
-    np.testing.assert_allclose(bernoulli_eq15(p, epsilons=eps), expected, rtol=1e-15)
+    np.testing.assert_allclose(bernoulli_eq15(p, epsilons=eps), expected, rtol=4e-16)
+
+
+def _eq15_decimal(p, eps) -> float:
+    """1 / log((e^eps - (1 - p)) / p) in 700-digit decimal arithmetic (an oracle for eq. 15)."""
+    with decimal.localcontext() as ctx:
+        ctx.prec = 700  # eps = 1e-300 needs more than 300 digits
+        P, E = decimal.Decimal(p), decimal.Decimal(eps)
+        return float(1 / ((E.exp() - (1 - P)) / P).ln())
+
+
+@pytest.mark.parametrize("p, eps", [(0.3, 1e-300), (0.3, 1e-20), (0.5, 800.0), (1e-320, 0.1), (1.0, 2.0), (0.7, 1e-9)])
+def test_eq15_at_extreme_epsilons_and_p(p, eps):
+    """No overflow to theta = 0 (eps = 800, p subnormal) and no loss of every digit (eps = 1e-300: the
+    printed quotient rounds to 1 + 2^-52 and would give theta = 4.5e15 instead of 3e299)."""
+    assert bernoulli_eq15(p, epsilons=[eps])[0] == pytest.approx(_eq15_decimal(p, eps), rel=1e-15)
 
 
 def test_theorem3_brent_degenerate_cases():

@@ -1,4 +1,5 @@
-# Loaded first: validate the configuration (one line and exit 1 on a mistake), then
+# Loaded first: validate the configuration (one line and exit 1 on a mistake: duplicate keys, the
+# schema and cross-references, what the cached data can tell), then
 # hold the list of final targets that each rules file extends.
 import re
 import sys
@@ -7,7 +8,8 @@ from pathlib import Path
 from snakemake.utils import validate
 
 try:
-    from pufferfish.pipeline.config import gmm_experiment_names, load_schema, validate_config
+    from pufferfish.pipeline.config import (check_data, check_duplicate_keys, gmm_experiment_names, load_schema,
+                                            validate_config)
     from pufferfish.errors import ConfigError
 except ModuleNotFoundError as err:
     sys.stderr.write(
@@ -18,7 +20,10 @@ except ModuleNotFoundError as err:
 
 SCHEMA = Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml"
 try:
+    for _configfile in workflow.configfiles:  # config.yaml and any --configfile: no key twice in a mapping
+        check_duplicate_keys(_configfile)
     validate_config(config, load_schema(SCHEMA))
+    check_data(config)  # columns, conditioning values, encodings: on the cached data, before any job
 except ConfigError as err:
     sys.stderr.write(f"{err}\n")
     sys.exit(1)

@@ -1,6 +1,15 @@
 # Reviewers' view: audit summary, paper-versus-reproduction table, provenance.
 # (`snakemake --report results/report.html` renders every figure, table and caption.)
+# Loaded last: every other rule exists, so the outputs can be checked (and listed) here.
+from pufferfish.errors import OutputError
+from pufferfish.pipeline.io import check_output_paths
+from pufferfish.pipeline.report import producible
+
 PAPER_VALUES = str(Path(workflow.basedir) / "workflow" / "report" / "paper_values.yaml")
+
+# the files paper_values.yaml reads that this config makes (an experiment taken out of
+# config.yaml leaves its items "not computed" instead of a missing input)
+REPRODUCTION_FILES = producible(reproduction_inputs(PAPER_VALUES), workflow.rules)
 
 
 rule audit_summary:
@@ -23,7 +32,7 @@ rule audit_summary:
 rule reproduction:
     input:
         values=PAPER_VALUES,
-        outputs=reproduction_inputs(PAPER_VALUES),
+        outputs=REPRODUCTION_FILES,
     output:
         report(
             "results/reproduction.csv",
@@ -38,9 +47,18 @@ rule reproduction:
         "../scripts/reproduction.py"
 
 
+TARGETS.extend(["results/audit/summary.csv", "results/reproduction.csv"])
+
+
+# provenance.json describes a run that made every output it lists: it needs all of them
+# (so it is written last, atomically, and a run that fails earlier leaves the previous one).
+# It lists the sha256 of every file under results/; the data are in its `datasets` (the
+# records in data/raw/*.json name the mirror path read, which is not the same on every machine).
 rule provenance:
     input:
         datasets=expand("data/raw/{dataset}.json", dataset=sorted(config["datasets"])),
+        data=sorted({t for t in TARGETS if not t.startswith("results/")}),
+        outputs=sorted({t for t in TARGETS if t.startswith("results/")}),
     output:
         report(
             "results/provenance.json",
@@ -58,7 +76,17 @@ rule provenance:
         "../scripts/provenance.py"
 
 
-TARGETS.extend(["results/audit/summary.csv", "results/reproduction.csv", "results/provenance.json"])
+TARGETS.append("results/provenance.json")
+
+# an output whose directory is a file (results/plans as a file), that is a directory, or
+# that cannot be written: named now, before any job
+try:
+    check_output_paths(
+        [str(f) for rule in workflow.rules for f in list(rule.output) + list(rule.log)]
+    )
+except OutputError as err:
+    sys.stderr.write(f"error: {err}\n")
+    sys.exit(1)
 
 
 onsuccess:

@@ -1,11 +1,11 @@
-"""Rule provenance: versions, git commit, config hash, dataset checksums (results/provenance.json)."""
+"""Rule provenance: versions, git commit, config hash, dataset checksums, outputs' sha256 (results/provenance.json)."""
 from pufferfish.pipeline.cli import run
 from pufferfish.pipeline.report import write_provenance
 
 
 def main(smk):
     write_provenance(config=smk.params.config, dataset_records=list(smk.input.datasets), repo=smk.params.repo,
-                     out=smk.output[0])
+                     out=smk.output[0], outputs=list(smk.input.outputs))
 
 
 run(main, snakemake)  # noqa: F821

@@ -4,7 +4,7 @@ from pufferfish.pipeline.report import write_reproduction
 
 
 def main(smk):
-    write_reproduction(smk.input.values, smk.output[0])
+    write_reproduction(smk.input.values, smk.output[0], produced=list(smk.input.outputs))
 
 
 run(main, snakemake)  # noqa: F821

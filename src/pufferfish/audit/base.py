@@ -43,13 +43,9 @@ NOISES = ("laplace", "gaussian", "cauchy")
 
 
 def _positive(name: str, value) -> float:
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"{name} = {value!r}: must be a number") from None
-    if not (math.isfinite(value) and value > 0):
-        raise ConfigError(f"{name} = {value!r}: must be finite and > 0")
-    return value
+    from pufferfish.checks import real  # a real number (no string or bool), finite and > 0
+
+    return real(value, name=name, lo=0.0, lo_open=True)
 
 
 @dataclass(frozen=True)

@@ -82,14 +82,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from pufferfish.audit.base import Achieved, Auditor, Smallest, Target, smallest_by_bisection
-from pufferfish.errors import ConfigError
+from pufferfish.checks import instance, integer, real
+from pufferfish.errors import InvalidArgumentError
+from pufferfish.grids import check_epsilons
 from pufferfish.registry import Method, register
-from pufferfish.lattice.pmf import LatticePMF
+from pufferfish.lattice.pmf import LatticePMF, check_lattice_size
 from pufferfish.lattice.transport import plan_span
 
 __all__ = [
     "LaplaceLatticeAuditor", "PrivacyLoss", "lattice_privacy_loss", "log_density_at_lattice", "theta_min", "tight",
     "zero_noise_loss", "TightResult", "mgf_tail_loss", "laplace_hockey_stick", "zero_noise_hockey_stick",
+    "MIN_RTOL",
 ]
 
 #: block length cap of the reference recursion: within a block the re-anchored exponents stay below this
@@ -104,6 +107,9 @@ _SCAN_MIN_BLOCK = 8
 _SCAN_MAX_BLOCK = 256
 #: secant predictions of theta_min before falling back to bisection
 _PREDICT_STEPS = 24
+#: the smallest relative bracket width theta_min accepts: two float64 numbers a few ulps apart
+#: (hi/lo - 1 cannot fall below about 2.2e-16 for distinct floats, so a smaller rtol never closes)
+MIN_RTOL = 4 * float(np.finfo(float).eps)
 
 
 @dataclass(frozen=True)
@@ -305,13 +311,8 @@ def _hockey_from_scans(fp, hp, fq, hq, scale: float, rate: float) -> float:
 
 
 def _check_epsilon(epsilon) -> float:
-    try:
-        value = float(epsilon)
-    except (TypeError, ValueError):
-        raise ConfigError(f"epsilon = {epsilon!r}: must be a number") from None
-    if not (math.isfinite(value) and value >= 0):
-        raise ConfigError(f"epsilon = {epsilon!r}: must be finite and >= 0")
-    return value
+    """epsilon of a hockey stick: a real number (not a bool or string), finite and >= 0."""
+    return real(epsilon, name="epsilon", lo=0.0)
 
 
 def laplace_hockey_stick(p: LatticePMF, q: LatticePMF, *, epsilon: float, scale: float) -> tuple[float, float]:
@@ -342,10 +343,17 @@ def zero_noise_hockey_stick(p: LatticePMF, q: LatticePMF, *, epsilon: float) -> 
 
 
 def _check_theta(theta: float) -> float:
-    theta = float(theta)
-    if not (math.isfinite(theta) and theta > 0):
-        raise ConfigError(f"theta = {theta!r}: a Laplace scale must be finite and > 0")
-    return theta
+    """A Laplace scale: a real number (not a bool or string), finite and > 0."""
+    return real(theta, name="theta", lo=0.0, lo_open=True)
+
+
+def _check_pair(p: LatticePMF, q: LatticePMF) -> None:
+    """Two lattice pmfs whose common hull fits :data:`~pufferfish.lattice.pmf.MAX_LATTICE_POINTS` (checked
+    before the audit allocates it)."""
+    instance(p, LatticePMF, name="p")
+    instance(q, LatticePMF, name="q")
+    lo, hi = min(p.lo, q.lo), max(p.hi, q.hi)
+    check_lattice_size(hi - lo + 1, name="p, q", what=f"their common hull from {lo} to {hi}")
 
 
 # ------------------------------------------------------------------------ one pair of priors
@@ -411,11 +419,13 @@ def lattice_privacy_loss(p: LatticePMF, q: LatticePMF, theta: float) -> PrivacyL
     See the module docstring for why the sup over all real y is a max over lattice points.
     """
     theta = _check_theta(theta)
+    _check_pair(p, q)
     return _auditor(p, q).loss(theta)
 
 
 def zero_noise_loss(p: LatticePMF, q: LatticePMF) -> float:
     """lim_{theta -> 0} L(theta) = max over lattice points of |log P_i(x) / P_j(x)| (inf if supports differ)."""
+    _check_pair(p, q)
     lo, hi = min(p.lo, q.lo), max(p.hi, q.hi)
     a, b = p.pmf_on(lo, hi), q.pmf_on(lo, hi)
     if np.any((a > 0) != (b > 0)):
@@ -434,6 +444,8 @@ def mgf_tail_loss(a: LatticePMF, b: LatticePMF, theta: float) -> tuple[float, fl
     an exact cross-check of an audit at scale (module docstring).
     """
     theta = _check_theta(theta)
+    instance(a, LatticePMF, name="a")
+    instance(b, LatticePMF, name="b")
     return (a.log_mgf(1.0 / theta) - b.log_mgf(1.0 / theta),
             a.log_mgf(-1.0 / theta) - b.log_mgf(-1.0 / theta))
 
@@ -580,14 +592,27 @@ def theta_min(p: LatticePMF, q: LatticePMF, epsilon: float, *, rtol: float = 1e-
     all (typically 6-10 per epsilon, against about 40 for bisection alone); a bracket that
     cannot be closed in time gives theta = inf with the reason.
     """
-    if not (math.isfinite(epsilon) and epsilon > 0):
-        raise ConfigError(f"epsilon = {epsilon!r}: must be finite and > 0")
-    return _solve(_auditor(p, q), float(epsilon), rtol, max_steps)
+    epsilon = real(epsilon, name="epsilon", lo=0.0, lo_open=True)
+    rtol = real(rtol, name="rtol", lo=MIN_RTOL)
+    max_steps = integer(max_steps, name="max_steps", lo=1)
+    _check_pair(p, q)
+    return _solve(_auditor(p, q), epsilon, rtol, max_steps)
 
 
 def tight(p: LatticePMF, q: LatticePMF, *, epsilons, rtol: float = 1e-12, max_steps: int = 200) -> np.ndarray:
-    """theta_min(epsilon) for every epsilon of a grid (see :func:`theta_min`); audits are shared."""
-    return np.array([theta_min(p, q, float(e), rtol=rtol, max_steps=max_steps).theta for e in np.atleast_1d(epsilons)])
+    """theta_min(epsilon) for every epsilon of a grid (see :func:`theta_min`); audits are shared.
+
+    Every value is an audited, accepted scale: an epsilon whose bracket cannot be closed
+    within ``max_steps`` (theta_min's theta = inf) raises, naming it and the reason.
+    """
+    epsilons = check_epsilons(epsilons)
+    out = []
+    for k, e in enumerate(epsilons):
+        res = theta_min(p, q, float(e), rtol=rtol, max_steps=max_steps)
+        if not math.isfinite(res.theta):
+            raise InvalidArgumentError(f"epsilons[{k}] = {float(e)!r}: no tight scale: {res.reason}")
+        out.append(res.theta)
+    return np.array(out)
 
 
 class LaplaceLatticeAuditor(Auditor):
@@ -608,6 +633,7 @@ class LaplaceLatticeAuditor(Auditor):
     guarantees = ("epsilon", "epsilon_delta")
 
     def __init__(self, p: LatticePMF, q: LatticePMF, *, rtol: float = 1e-12, max_steps: int = 200):
+        _check_pair(p, q)
         self.p, self.q, self.rtol, self.max_steps = p, q, rtol, max_steps
 
     def achieved(self, scale: float, target: Target) -> Achieved:

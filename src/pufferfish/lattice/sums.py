@@ -15,7 +15,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import fft as sp_fft
 
-from pufferfish.lattice.pmf import LatticePMF
+from pufferfish.lattice.pmf import LatticePMF, check_sum_size
 
 __all__ = ["convolve", "sum_of_users", "EXACT_MAX_WORK", "DIRECT_LEVEL_WORK", "TILT_FLOOR"]
 
@@ -46,6 +46,7 @@ def convolve(p: LatticePMF, q: LatticePMF, *, method: str = "auto") -> LatticePM
     tilted above). Exact fractions are propagated while ``len(p) * len(q)`` is below
     :data:`EXACT_MAX_WORK`.
     """
+    check_sum_size([p, q], name="convolve(p, q)")
     work = p.probs.size * q.probs.size
     if method == "auto":
         method = "direct" if work <= DIRECT_MAX_WORK else "tilted"
@@ -122,6 +123,7 @@ def sum_of_users(users: Sequence[LatticePMF], *, method: str = "auto") -> Lattic
     its masses within about 1e10 of the floor (below ~1e-290) can be off by more; direct
     convolution of a resolved sum R~ with a short user (a query prior) is exact for R~.
     """
+    users = check_sum_size(users)  # a list of LatticePMF whose sum fits MAX_LATTICE_POINTS
     users = list(users)
     if not users:
         return LatticePMF.point(0)

@@ -16,35 +16,50 @@ and the calibration methods work with the normalized ``pmf``.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from collections.abc import Sequence
 
-from pufferfish.errors import InvalidDistributionError
-from pufferfish.lattice.pmf import LatticePMF
+from pufferfish.checks import instance, integer, real
+from pufferfish.errors import ArgumentTypeError, InvalidArgumentError, InvalidDistributionError
+from pufferfish.lattice.pmf import LatticePMF, check_lattice_size
 from pufferfish.lattice.sums import sum_of_users
 
 __all__ = ["User", "Reports", "Absent", "Draws", "Secret", "QueryPrior", "query_prior", "SecretPair"]
 
+_PMF_HINT = "build it with LatticePMF.from_values(values, probabilities)"
+
+
+def _name(value, *, name: str) -> str:
+    if not isinstance(value, str):
+        raise ArgumentTypeError(f"{name} = {value!r}: must be a string, not {type(value).__name__}")
+    return value
+
 
 @dataclass(frozen=True)
 class User:
-    """A user of the system: the law of its report and its presence probability zeta."""
+    """A user of the system: the law of its report and its presence probability zeta in (0, 1]."""
 
     pmf: LatticePMF
     presence: float = 1.0
     name: str = ""
 
     def __post_init__(self):
-        if not (0.0 < self.presence <= 1.0):
-            raise InvalidDistributionError(f"user {self.name or '?'}: presence {self.presence!r} must be in (0, 1]")
+        _name(self.name, name="User.name")
+        who = f"User {self.name}" if self.name else "User"
+        instance(self.pmf, LatticePMF, name=f"{who}.pmf", hint=_PMF_HINT)
+        object.__setattr__(self, "presence", real(self.presence, name=f"{who}.presence", lo=0.0, hi=1.0, lo_open=True,
+                                                       error=InvalidDistributionError))
 
 
 @dataclass(frozen=True)
 class Reports:
-    """s_{a_i}: user i is present and reports the value ``value``."""
+    """s_{a_i}: user i is present and reports the integer ``value``."""
 
     value: int
+
+    def __post_init__(self):
+        object.__setattr__(self, "value", integer(self.value, name="Reports.value"))
 
     def label(self) -> str:
         return f"reports {self.value}"
@@ -65,19 +80,32 @@ class Draws:
     pmf: LatticePMF
     name: str = ""
 
+    def __post_init__(self):
+        instance(self.pmf, LatticePMF, name="Draws.pmf", hint=_PMF_HINT)
+        _name(self.name, name="Draws.name")
+
     def label(self) -> str:
         return f"D_i ~ {self.name or 'P'}"
 
 
 Secret = Reports | Absent | Draws
+_SECRETS = (Reports, Absent, Draws)
 
 
 @dataclass(frozen=True, eq=False)
 class QueryPrior:
-    """P_{X|S}(.|s) = ``weight`` * ``pmf``, with ``weight`` = prod_{j != i} zeta_j (eqs. 7-9)."""
+    """P_{X|S}(.|s) = ``weight`` * ``pmf``, with ``weight`` = prod_{j != i} zeta_j (eqs. 7-9).
+
+    ``weight`` is in [0, 1]: a product of presences in (0, 1], which can underflow to 0 for
+    very many users (it cancels in every condition of Section 4).
+    """
 
     pmf: LatticePMF
     weight: float = 1.0
+
+    def __post_init__(self):
+        instance(self.pmf, LatticePMF, name="QueryPrior.pmf")
+        object.__setattr__(self, "weight", real(self.weight, name="QueryPrior.weight", lo=0.0, hi=1.0))
 
 
 def _user_part(secret: Secret) -> LatticePMF:
@@ -87,7 +115,32 @@ def _user_part(secret: Secret) -> LatticePMF:
         return LatticePMF.point(0)
     if isinstance(secret, Draws):
         return secret.pmf
-    raise TypeError(f"not a secret: {secret!r}")
+    raise ArgumentTypeError(f"secret = {secret!r}: must be Reports, Absent or Draws, not {type(secret).__name__}")
+
+
+def _check_secret(secret, *, name: str):
+    return instance(secret, _SECRETS, name=name)
+
+
+def _part_hull(secret: Secret) -> tuple[int, int]:
+    """Smallest and largest report of user i under ``secret``."""
+    if isinstance(secret, Reports):
+        return secret.value, secret.value
+    if isinstance(secret, Absent):
+        return 0, 0
+    return secret.pmf.lo, secret.pmf.hi
+
+
+def _users(rest, *, name: str = "rest") -> list[User]:
+    """``rest`` as a list of :class:`User`; a pmf in place of a user is named, with the way to wrap it."""
+    if isinstance(rest, (str, bytes, Mapping, User, LatticePMF)) or not isinstance(rest, Iterable):
+        raise ArgumentTypeError(f"{name} = {rest!r}: must be a list of User, not {type(rest).__name__}")
+    users = list(rest)
+    for k, user in enumerate(users):
+        if not isinstance(user, User):
+            hint = "wrap it: User(pmf)" if isinstance(user, LatticePMF) else ""
+            instance(user, User, name=f"{name}[{k}]", hint=hint)
+    return users
 
 
 def query_prior(secret: Secret, rest: Sequence[User] | LatticePMF, *, method: str = "auto") -> QueryPrior:
@@ -96,11 +149,13 @@ def query_prior(secret: Secret, rest: Sequence[User] | LatticePMF, *, method: st
     ``rest`` is the list of the other users, or the law of their sum f(D_-i) when it is
     already known (then the presence weight is 1).
     """
+    _check_secret(secret, name="secret")
     if isinstance(rest, LatticePMF):
         rest_sum, weight = rest, 1.0
     else:
-        rest_sum = sum_of_users([u.pmf for u in rest], method=method)
-        weight = math.prod(u.presence for u in rest)
+        users = _users(rest)
+        rest_sum = sum_of_users([u.pmf for u in users], method=method)
+        weight = math.prod(u.presence for u in users)
     return QueryPrior(sum_of_users([rest_sum, _user_part(secret)], method=method), weight)
 
 
@@ -109,6 +164,9 @@ class SecretPair:
     """A discriminative pair (s_i, s_j) of user i, with f(D_-i) ~ ``rest_sum``.
 
     ``prior_i`` and ``prior_j`` are the two normalized query priors P_{X|S}(.|s_i), P_{X|S}(.|s_j).
+    The two secrets must differ, and the two priors together may span at most
+    :data:`~pufferfish.lattice.pmf.MAX_LATTICE_POINTS` lattice points (checked here, before
+    either prior is computed).
     """
 
     first: Secret
@@ -116,10 +174,26 @@ class SecretPair:
     rest_sum: LatticePMF
     weight: float = 1.0
 
+    def __post_init__(self):
+        _check_secret(self.first, name="first")
+        _check_secret(self.second, name="second")
+        instance(self.rest_sum, LatticePMF, name="rest_sum")
+        object.__setattr__(self, "weight", real(self.weight, name="weight", lo=0.0, hi=1.0))
+        if self.first == self.second:
+            raise InvalidArgumentError(f"second = {self.second!r}: the same secret as first (a discriminative "
+                                       "pair needs two different secrets)")
+        (a_lo, a_hi), (b_lo, b_hi) = _part_hull(self.first), _part_hull(self.second)
+        lo, hi = self.rest_sum.lo + min(a_lo, b_lo), self.rest_sum.hi + max(a_hi, b_hi)
+        check_lattice_size(hi - lo + 1, name="secret pair", what=f"the two query priors span {lo} to {hi}")
+
     @classmethod
     def of(cls, first: Secret, second: Secret, rest: Sequence[User], *, method: str = "auto") -> "SecretPair":
-        rest_sum = sum_of_users([u.pmf for u in rest], method=method)
-        return cls(first, second, rest_sum, math.prod(u.presence for u in rest))
+        """The pair (``first``, ``second``) of user i, the other users being ``rest`` (a list of :class:`User`)."""
+        _check_secret(first, name="first")
+        _check_secret(second, name="second")
+        users = _users(rest)
+        rest_sum = sum_of_users([u.pmf for u in users], method=method)
+        return cls(first, second, rest_sum, math.prod(u.presence for u in users))
 
     @cached_property
     def prior_i(self) -> LatticePMF:

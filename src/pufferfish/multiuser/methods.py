@@ -100,9 +100,24 @@ def theorem3_brent(pmf: LatticePMF, *, epsilons) -> np.ndarray:
 
 
 def bernoulli_eq15(p: float, *, epsilons) -> np.ndarray:
-    """Eq. (15): theta = 1 / log((e^eps - (1 - p)) / p), the root of (13) for D ~ Bernoulli(p)."""
+    """Eq. (15): theta = 1 / log((e^eps - (1 - p)) / p), the root of (13) for D ~ Bernoulli(p).
+
+    ``p`` is a real number in [0, 1] (a string, bool, NaN or a value outside is refused);
+    for p = 0 the user always reports 0, as an absent user adds, and theta = 0. The log is
+    computed as log1p(expm1(eps) / p), accurate to a few ulps for every eps (the quotient
+    as printed loses all digits for eps below 1e-16), and as eps - log p + log1p(-(1 - p) e^{-eps})
+    where expm1(eps) / p overflows.
+    """
+    from pufferfish.checks import real
+
+    p = real(p, name="p", lo=0.0, hi=1.0)
     eps = _eps(epsilons)
-    return 1.0 / np.log((np.exp(eps) - (1.0 - p)) / p)
+    if p == 0.0:
+        return np.zeros_like(eps)
+    with np.errstate(over="ignore"):
+        ratio = np.expm1(eps) / p
+    stable = eps - np.log(p) + np.log1p(-(1.0 - p) * np.exp(-eps))
+    return 1.0 / np.where(np.isfinite(ratio), np.log1p(ratio), stable)
 
 
 def theorem4(p: LatticePMF, q: LatticePMF, *, epsilons) -> np.ndarray:

@@ -23,7 +23,7 @@ from pufferfish.errors import ConfigError
 from pufferfish.grids import MAX_GRID, check_deltas, check_epsilons, expand_grid
 
 __all__ = ["load_schema", "validate_config", "format_path", "SCHEMA_PATH", "gmm_experiment_names",
-           "GAUSSIAN_FIXED_KEYS"]
+           "GAUSSIAN_FIXED_KEYS", "check_duplicate_keys", "check_data", "cached_dataset", "known_columns"]
 
 #: the schema shipped with the workflow (``workflow/schemas/config.schema.yaml``)
 SCHEMA_PATH = Path(__file__).resolve().parents[3] / "workflow" / "schemas" / "config.schema.yaml"
@@ -331,4 +331,263 @@ def validate_config(config: dict, schema: Mapping | None = None) -> dict:
     _fill_defaults(config, schema)
     _check_references(config)
     _check_pierquin(config)
+    _check_limits(config)
     return config
+
+
+def _check_limits(config: Mapping) -> None:
+    """Values the schema admits but the computation cannot honour, refused before any job.
+
+    ``audit.bisection_rtol`` below :data:`pufferfish.audit.laplace.MIN_RTOL` (no float
+    bracket is that narrow); a lattice user, or an experiment's priors built from lattice
+    users and reported values, spanning more than
+    :data:`pufferfish.lattice.pmf.MAX_LATTICE_POINTS` points.
+    """
+    from pufferfish.audit.laplace import MIN_RTOL
+    from pufferfish.lattice.pmf import MAX_LATTICE_POINTS
+
+    rtol = config.get("audit", {}).get("bisection_rtol")
+    if isinstance(rtol, (int, float)) and rtol < MIN_RTOL:
+        raise ConfigError(f"config: audit.bisection_rtol = {rtol!r}: must be >= {MIN_RTOL!r} (a bracket of two "
+                          "float64 numbers a few ulps apart)")
+    mu = config.get("multiuser", {})
+    users = mu.get("users", {})
+    spans = {}
+    for name, user in users.items():
+        values = [v for v, p in zip(user["values"], user["probabilities"]) if p > 0] or user["values"]
+        spans[name] = (min(values), max(values))
+        if max(values) - min(values) + 1 > MAX_LATTICE_POINTS:
+            raise ConfigError(f"config: multiuser.users.{name}.values: span {max(values) - min(values) + 1} lattice "
+                              f"points (from {min(values)} to {max(values)}), at most {MAX_LATTICE_POINTS} allowed")
+    for exp_name, exp in mu.get("experiments", {}).items():
+        panels = exp["panels"] if "panels" in exp else {"": {"secrets": exp["secrets"]}}
+        for panel_name, panel in panels.items():
+            rest = panel.get("rest", exp.get("rest", []))
+            parts = []
+            for secret in panel["secrets"]:
+                if secret == "absent":
+                    parts.append((0, 0))
+                elif "value" in secret:
+                    parts.append((secret["value"], secret["value"]))
+                else:
+                    parts.append(spans.get(secret["user"]))
+            if any(part is None for part in parts) or any(u not in spans for u in rest):
+                continue  # a data user: its range is known only from the data
+            lo = sum(spans[u][0] for u in rest) + min(p[0] for p in parts)
+            hi = sum(spans[u][1] for u in rest) + max(p[1] for p in parts)
+            if hi - lo + 1 > MAX_LATTICE_POINTS:
+                where = f"multiuser.experiments.{exp_name}" + (f".panels.{panel_name}" if panel_name else "")
+                raise ConfigError(f"config: {where}: the two query priors span {hi - lo + 1} lattice points (from "
+                                  f"{lo} to {hi}), at most {MAX_LATTICE_POINTS} allowed")
+
+
+# ------------------------------------------------------------------------------ config files: duplicate keys
+def check_duplicate_keys(path: str | Path) -> None:
+    """Refuse a YAML (or JSON) config file in which a mapping repeats a key.
+
+    YAML loaders, Snakemake's included, keep the last of two equal keys without a word (a
+    second ``D1:`` under ``multiuser.users`` silently replaces the first). The message
+    names the key, where it is and both line numbers, e.g.
+    ``config: multiuser.users.D1: key 'D1' appears twice in config.yaml (lines 67 and 70)``.
+    YAML merge keys (``<<: *anchor``) may be overridden, as YAML intends.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise ConfigError(f"config: cannot read {path}: {err.strerror or err}") from None
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        _check_json_duplicates(text, path)  # Snakemake also reads JSON; a YAML error there is not ours to report
+        return
+    if root is not None:
+        _walk_duplicates(root, (), path, yaml.constructor.SafeConstructor())
+
+
+def _walk_duplicates(node, where: tuple, path: Path, constructor) -> None:
+    if isinstance(node, yaml.MappingNode):
+        seen: dict = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = constructor.construct_object(key_node, deep=True)
+            try:
+                marker = (type(key).__name__, key)
+                first = seen.get(marker)
+            except TypeError:  # an unhashable key (a list): YAML itself refuses it later
+                continue
+            line = key_node.start_mark.line + 1
+            if first is not None:
+                raise ConfigError(f"config: {format_path([*where, key])}: key {key!r} appears twice in {path.name} "
+                                  f"(lines {first} and {line}); the second would silently replace the first")
+            seen[marker] = line
+            _walk_duplicates(value_node, (*where, key), path, constructor)
+    elif isinstance(node, yaml.SequenceNode):
+        for k, item in enumerate(node.value):
+            _walk_duplicates(item, (*where, k), path, constructor)
+
+
+def _check_json_duplicates(text: str, path: Path) -> None:
+    def pairs(items):
+        keys = [k for k, _ in items]
+        for k in keys:
+            if keys.count(k) > 1:
+                raise ConfigError(f"config: key {k!r} appears twice in one mapping of {path.name}")
+        return dict(items)
+
+    try:
+        json.loads(text, object_pairs_hook=pairs)
+    except ValueError as err:
+        if isinstance(err, ConfigError):
+            raise
+
+
+# ------------------------------------------------------------------------------ load-time data checks
+#: the fields of a dataset spec that decide the bytes of data/raw/<dataset>.csv, by source (ucimlrepo, archive)
+_SOURCE_FIELDS = (("uci_id",), ("url", "member"))
+
+
+def cached_dataset(name: str, spec: Mapping, raw_dir: str | Path = "data/raw") -> dict | None:
+    """The provenance record of ``data/raw/<name>.json`` if the cached table is the one ``spec`` asks for.
+
+    The cache is current when both files exist and the record's source, UCI id, URL,
+    member, ``read_csv`` options, row count and pinned sha256 equal the spec's (then the
+    download job will not fetch anything else); otherwise ``None``.
+    """
+    raw_dir = Path(raw_dir)
+    csv, record_path = raw_dir / f"{name}.csv", raw_dir / f"{name}.json"
+    if not (csv.is_file() and record_path.is_file()):
+        return None
+    try:
+        with open(record_path, encoding="utf-8") as handle:
+            record = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(record, Mapping):
+        return None
+    fields = _SOURCE_FIELDS[spec.get("source") == "archive"]
+    same = record.get("source") == spec.get("source") and all(record.get(k) == spec.get(k) for k in fields)
+    same = same and dict(record.get("read_csv") or {}) == dict(spec.get("read_csv") or {})
+    same = same and record.get("rows") == spec.get("rows")
+    same = same and (record.get("sha256_expected") or "").lower() == (spec.get("sha256") or "").lower()
+    return dict(record) if same and isinstance(record.get("columns"), list) else None
+
+
+def known_columns(name: str, spec: Mapping, raw_dir: str | Path = "data/raw") -> list[str] | None:
+    """Every column the table of dataset ``name`` will have, when it is known before any job.
+
+    From the cached table's record (:func:`cached_dataset`), else from ``read_csv.names``
+    (archive sources name their columns in config); ``None`` when only the download can tell.
+    """
+    record = cached_dataset(name, spec, raw_dir)
+    if record is not None:
+        return [str(c) for c in record["columns"]]
+    names = (spec.get("read_csv") or {}).get("names")
+    usecols = (spec.get("read_csv") or {}).get("usecols")
+    if isinstance(names, list) and usecols is None:
+        return [str(c) for c in names]
+    return None
+
+
+def _data_requests(config: Mapping) -> list[dict]:
+    """What each data user and GMM experiment reads: where (config key), dataset, attribute, given."""
+    requests = []
+    for name, spec in config.get("multiuser", {}).get("data_users", {}).items():
+        requests.append({"where": f"multiuser.data_users.{name}", "kind": "data_user", "name": name, "spec": spec,
+                         "dataset": spec["dataset"], "attribute": spec["attribute"],
+                         "givens": [("given", spec["given"])]})
+    gauss = config.get("gaussian", {})
+    for fig in gmm_experiment_names(gauss):
+        spec = gauss[fig]
+        requests.append({"where": f"gaussian.{fig}", "kind": "gmm", "name": fig, "spec": spec,
+                         "dataset": spec["dataset"], "attribute": spec["attribute"],
+                         "givens": [(f"secrets[{k}].given", s["given"]) for k, s in enumerate(spec["secrets"])]})
+    return requests
+
+
+def check_data(config: Mapping, raw_dir: str | Path = "data/raw") -> None:
+    """What can be checked of the data before any job runs (called by the workflow after :func:`validate_config`).
+
+    * every column a data user or GMM experiment reads (``attribute``, the ``given``
+      columns) exists, where the dataset's columns are known: from the cached table
+      (``data/raw/<dataset>.json``, when it is the table the spec asks for,
+      :func:`cached_dataset`) or from ``read_csv.names``;
+    * every column a dataset declares in ``columns`` is in its cached table;
+    * on a cached table, every conditioning value matches some row, the encodings fit
+      (codes cover the values, indicator values occur, numeric values are integers) and
+      each GMM secret has enough numeric rows for ``gaussian.gmm.components``: the same
+      functions the jobs run (:func:`pufferfish.multiuser.experiments.data_user_prior`,
+      :func:`pufferfish.pipeline.priors.condition`, :func:`pufferfish.gaussian.gmm.numeric_values`).
+
+    A mistake is a :class:`ConfigError` naming the config key. Where the data are not cached
+    yet, the jobs make the same checks when they run.
+    """
+    datasets = config.get("datasets", {})
+    frames: dict[str, object] = {}
+    for name, spec in datasets.items():
+        record = cached_dataset(name, spec, raw_dir)
+        if record is not None:
+            present = set(map(str, record["columns"]))
+            for k, column in enumerate(spec.get("columns", [])):
+                if str(column) not in present:
+                    raise ConfigError(f"config: datasets.{name}.columns[{k}] = {column!r}: not a column of the cached "
+                                      f"{Path(raw_dir) / name}.csv (columns: {', '.join(record['columns'])})")
+    for req in _data_requests(config):
+        columns = known_columns(req["dataset"], datasets[req["dataset"]], raw_dir)
+        if columns is None:
+            continue
+        used = [("attribute", req["attribute"])] + [(f"{g}.{c}", c) for g, given in req["givens"] for c in given]
+        for key, column in used:
+            if str(column) not in columns:
+                raise ConfigError(f"config: {req['where']}.{key}: no column {column!r} in dataset {req['dataset']} "
+                                  f"(columns: {', '.join(columns)})")
+    for req in _data_requests(config):
+        if cached_dataset(req["dataset"], datasets[req["dataset"]], raw_dir) is None:
+            continue
+        # read as the job reads it: data users with pandas' defaults, GMM experiments with low_memory=False
+        frame = _cached_frame(req["dataset"], raw_dir, frames, low_memory=req["kind"] == "data_user")
+        if frame is not None:
+            _check_request_on_frame(req, frame, config)
+
+
+def _cached_frame(name: str, raw_dir, frames: dict, *, low_memory: bool):
+    import pandas as pd
+
+    key = (name, low_memory)
+    if key not in frames:
+        try:
+            frames[key] = pd.read_csv(Path(raw_dir) / f"{name}.csv", low_memory=low_memory)
+        except (OSError, ValueError, pd.errors.ParserError):  # unreadable: the job will say so
+            frames[key] = None
+    return frames[key]
+
+
+def _check_request_on_frame(req: Mapping, frame, config: Mapping) -> None:
+    from pufferfish.errors import DataError, PufferfishError
+    from pufferfish.pipeline.priors import condition
+
+    where = req["where"]
+    try:
+        if req["kind"] == "data_user":
+            from pufferfish.multiuser.experiments import data_user_prior
+
+            data_user_prior(frame, req["spec"], name=req["name"])
+            return
+        from pufferfish.gaussian.gmm import numeric_values
+
+        spec = req["spec"]
+        components = int(config.get("gaussian", {}).get("gmm", {}).get("components", 1))
+        for k, secret in enumerate(spec["secrets"]):
+            where = f"{req['where']}.secrets[{k}]"
+            cond = condition(frame, attribute=spec["attribute"], given=secret["given"], dataset=spec["dataset"],
+                             missing_values=list(spec.get("missing_values", [])))
+            values = numeric_values(cond.values, name=f"{spec['attribute']} | {secret['label']}")
+            if values.size < components or np.unique(values).size < components:
+                raise DataError(f"{np.unique(values).size} distinct value(s) in {values.size} row(s) of "
+                                f"{spec['attribute']} | {secret['label']}, fewer than the {components} GMM components "
+                                f"(gaussian.gmm.components)")
+    except PufferfishError as err:
+        message = str(err).splitlines()[0] if str(err) else type(err).__name__
+        message = message.removeprefix("config: ").removeprefix(req["where"]).removeprefix(":").strip()
+        raise ConfigError(f"config: {where}: {message}") from None

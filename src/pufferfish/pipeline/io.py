@@ -11,7 +11,10 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["atomic_path", "write_csv", "write_json", "remove_quietly"]
+from pufferfish.errors import OutputError, PufferfishError
+
+__all__ = ["atomic_path", "write_csv", "write_json", "remove_quietly", "check_output_paths", "os_cause",
+           "blocking_file"]
 
 
 @contextlib.contextmanager
@@ -21,21 +24,98 @@ def atomic_path(path: str | os.PathLike, suffix: str | None = None):
     The rename is atomic on one file system, so ``path`` is either absent, the old file
     or the complete new one. On error the temporary file is removed; temporaries left by a
     writer that was killed (``.<name>.*`` beside ``path``) are removed by the next writer.
+    An ``OSError`` (the directory is a file, the disk is full, no permission) becomes an
+    :class:`~pufferfish.errors.OutputError` whose one line names ``path`` and the cause,
+    e.g. ``cannot write results/plans/x.csv: results/plans is a file, not a directory``.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # temporaries of an earlier writer killed before its rename (SIGKILL leaves no chance to clean up)
-    for stale in path.parent.glob(f".{glob.escape(path.name)}.*"):
-        remove_quietly(stale)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix or path.suffix or ".tmp", dir=path.parent)
-    os.close(fd)
-    os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the file the usual mode
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # temporaries of an earlier writer killed before its rename (SIGKILL leaves no chance to clean up)
+        for stale in path.parent.glob(f".{glob.escape(path.name)}.*"):
+            remove_quietly(stale)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix or path.suffix or ".tmp", dir=path.parent)
+        os.close(fd)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give the file the usual mode
+    except OSError as err:
+        raise OutputError(f"cannot write {path}: {os_cause(err, path)}") from None
     try:
         yield Path(tmp)
         os.replace(tmp, path)
+    except PufferfishError:
+        remove_quietly(tmp)
+        raise
+    except OSError as err:
+        remove_quietly(tmp)
+        raise OutputError(f"cannot write {path}: {os_cause(err, path, tmp)}") from None
     except BaseException:
         remove_quietly(tmp)
         raise
+
+
+def os_cause(err: OSError, path: str | os.PathLike, tmp: str | os.PathLike | None = None) -> str:
+    """The cause of ``err`` in a few words: the ancestor of ``path`` that is a file, else the system's reason."""
+    blocking = blocking_file(path)
+    if blocking is not None:
+        return f"{blocking} is a file, not a directory"
+    if Path(path).is_dir():
+        return "it is a directory"
+    reason = err.strerror or str(err) or type(err).__name__
+    other = err.filename if err.filename not in (None, str(path), str(tmp)) else None
+    return f"{other}: {reason}" if other else reason
+
+
+def blocking_file(path: str | os.PathLike) -> Path | None:
+    """The first ancestor directory of ``path`` that exists but is not a directory, if any."""
+    for parent in reversed(Path(path).parents):
+        if parent.exists() and not parent.is_dir():
+            return parent
+        if not parent.exists():
+            return None
+    return None
+
+
+def _plain_wildcards(pattern: str) -> str:
+    """``a/{name,regex}.csv`` -> ``a/{name}.csv`` (Snakemake shows wildcard constraints inline)."""
+    out, k = [], 0
+    while k < len(pattern):
+        if pattern[k] != "{":
+            out.append(pattern[k])
+            k += 1
+            continue
+        depth, j = 1, k + 1
+        while j < len(pattern) and depth:
+            depth += {"{": 1, "}": -1}.get(pattern[j], 0)
+            j += 1
+        out.append("{" + pattern[k + 1:j - 1].split(",", 1)[0] + "}")
+        k = j
+    return "".join(out)
+
+
+def check_output_paths(paths) -> None:
+    """Refuse, before any job, output paths that cannot be written.
+
+    ``paths`` may hold wildcards (``results/priors/{user}.csv``): the directory before the
+    first ``{`` is checked. An ancestor that exists as a file, an output that exists as a
+    directory, or a directory that exists but cannot be written is an
+    :class:`~pufferfish.errors.OutputError` naming the path.
+    """
+    seen = set()
+    for pattern in paths:
+        pattern = _plain_wildcards(str(pattern))
+        fixed = pattern.split("{", 1)[0]
+        folder = Path(fixed) if fixed.endswith(("/", os.sep)) else Path(fixed).parent
+        if (folder, pattern) in seen:
+            continue
+        seen.add((folder, pattern))
+        blocking = blocking_file(folder / "x")
+        if blocking is not None:
+            raise OutputError(f"cannot write {pattern}: {blocking} is a file, not a directory (move or remove it)")
+        if "{" not in pattern and Path(pattern).is_dir():
+            raise OutputError(f"cannot write {pattern}: it is a directory (move or remove it)")
+        existing = next((d for d in [folder, *folder.parents] if d.exists()), Path("."))
+        if not os.access(existing, os.W_OK | os.X_OK):
+            raise OutputError(f"cannot write {pattern}: {existing} is not writable")
 
 
 def _umask() -> int:
@@ -86,5 +166,5 @@ def _default(value):
 def remove_quietly(*paths) -> None:
     """Remove files if they exist (used to leave no partial output behind)."""
     for p in paths:
-        with contextlib.suppress(FileNotFoundError, IsADirectoryError):
+        with contextlib.suppress(FileNotFoundError, IsADirectoryError, NotADirectoryError):
             os.remove(p)

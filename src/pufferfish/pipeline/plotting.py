@@ -60,12 +60,19 @@ def setup_style() -> None:
 
 
 def save_figure(fig, png_path: str | os.PathLike, pdf_path: str | os.PathLike | None = None) -> None:
-    """Save ``fig`` as PNG (and PDF) atomically with fixed metadata, then close it."""
+    """Save ``fig`` as PNG (and PDF) atomically with fixed metadata, then close it.
+
+    A file that cannot be written (full disk, a directory that is a file) raises
+    :class:`~pufferfish.errors.OutputError` naming it (from :func:`atomic_path`); the figure
+    is closed either way.
+    """
     png_path = Path(png_path)
     pdf_path = Path(pdf_path) if pdf_path is not None else png_path.with_suffix(".pdf")
-    with atomic_path(png_path) as tmp:
-        fig.savefig(tmp, format="png", metadata={"Software": None}, bbox_inches="tight")
-    with atomic_path(pdf_path) as tmp:
-        fig.savefig(tmp, format="pdf", metadata={"CreationDate": None, "ModDate": None, "Producer": None,
-                                                  "Creator": None}, bbox_inches="tight")
-    plt.close(fig)
+    try:
+        with atomic_path(png_path) as tmp:
+            fig.savefig(tmp, format="png", metadata={"Software": None}, bbox_inches="tight")
+        with atomic_path(pdf_path) as tmp:
+            fig.savefig(tmp, format="pdf", metadata={"CreationDate": None, "ModDate": None, "Producer": None,
+                                                      "Creator": None}, bbox_inches="tight")
+    finally:
+        plt.close(fig)

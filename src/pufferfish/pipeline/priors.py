@@ -39,6 +39,8 @@ class Conditioned:
 
 def _present(series: pd.Series, limit: int = 12) -> str:
     values = sorted({str(v) for v in series.dropna().unique()})
+    if not values:
+        return "none"
     text = ", ".join(values[:limit])
     return text + (f", ... ({len(values)} values)" if len(values) > limit else "")
 
@@ -59,18 +61,29 @@ def condition(frame: pd.DataFrame, *, attribute: str, given: Mapping, dataset: s
 
     Rows missing the attribute or a conditioning column (NaN), or whose attribute is one
     of ``missing_values`` (e.g. chol = 0, "not measured"), are dropped and counted.
-    A column absent from the data, or a conditioning value that no row has, is a
-    :class:`DataError` whose message lists what is present.
+    A column absent from the data, a column with no value at all (named as such), or a
+    conditioning value that no row has, is a :class:`DataError` whose message lists what
+    is present.
     """
     for column in [attribute, *given]:
         if column not in frame.columns:
             raise DataError(f"dataset {dataset}: no column {column!r} (columns: {', '.join(map(str, frame.columns))})")
-    used = frame[[attribute, *[c for c in given if c != attribute]]]
+    columns = [attribute, *[c for c in given if c != attribute]]
+    for column in columns:
+        if not frame[column].notna().any():
+            raise DataError(f"dataset {dataset}: column {column!r} has no values (all {len(frame)} rows are missing)")
+    if len(missing_values) and frame[attribute].dropna().isin(list(missing_values)).all():
+        raise DataError(f"dataset {dataset}: every value of column {attribute!r} is missing or one of "
+                        f"missing_values {list(missing_values)!r}")
+    used = frame[columns]
     keep = used.notna().all(axis=1)
     if len(missing_values):
         keep &= ~frame[attribute].isin(list(missing_values))
     dropped = int((~keep).sum())
     kept = frame[keep]
+    if kept.empty:
+        raise DataError(f"dataset {dataset}: no row has a value in every one of the columns "
+                        f"{', '.join(map(repr, columns))} (all {len(frame)} rows miss one)")
     mask = pd.Series(True, index=kept.index)
     for column, wanted in given.items():
         hit = _matches(kept[column], wanted)

@@ -6,8 +6,9 @@
   reason for any expected difference, in ``workflow/report/paper_values.yaml``) with the
   value read off our outputs.
 * :func:`provenance` records package versions, the git commit, a hash of the resolved
-  config and each dataset's source, sha256 and row count. It holds no timestamps, so
-  reruns give the same bytes.
+  config, each dataset's source, sha256 and row count, and the sha256 of every output of
+  the run; the workflow writes it after all of them. It holds no timestamps, so reruns
+  give the same bytes.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import pandas as pd
 from pufferfish.errors import ConfigError
 
 __all__ = ["audit_summary", "SUMMARY_COLUMNS", "reproduction_table", "REPRODUCTION_COLUMNS", "provenance",
-           "config_hash", "violation_lines", "audit_violations"]
+           "config_hash", "violation_lines", "audit_violations", "NOT_COMPUTED", "file_sha256", "producible"]
 
 log = logging.getLogger("pufferfish")
 
@@ -119,18 +120,28 @@ def _read(path: Path, cache: dict) -> pd.DataFrame:
     return cache[path]
 
 
+class NotComputed(Exception):
+    """A paper value whose counterpart this run does not compute; ``str(err)`` says why."""
+
+
 def _select(spec: Mapping, root: Path, cache: dict) -> float:
     """The number an item of paper_values.yaml points at in our outputs.
 
     ``file`` (CSV or JSON under ``root``), optional ``where`` (column -> value filters,
     compared as text), ``expr`` (a pandas expression of the columns, default the ``column``)
     and ``reduce`` (``single`` (default), ``max``, ``min``, ``sum``, ``count``, ``len``).
+    Raises :class:`NotComputed` when a ``where`` value is in no row (e.g. an epsilon that
+    the experiment's grid no longer holds), :class:`ConfigError` when the item itself is
+    wrong (a column the file does not have, several values for ``single``).
     """
     frame = _read(root / spec["file"], cache)
     for column, value in spec.get("where", {}).items():
         if column not in frame.columns:
             raise ConfigError(f"paper_values: {spec['file']} has no column {column!r}")
-        frame = frame[frame[column].astype(str) == str(value)]
+        selected = frame[frame[column].astype(str) == str(value)]
+        if selected.empty and spec.get("reduce", "single") not in ("sum", "count"):
+            raise NotComputed(f"no row of {spec['file']} has {column} = {value} (not in this run's grid or panels)")
+        frame = selected
     reduce = spec.get("reduce", "single")
     if reduce == "count":
         return float(len(frame))
@@ -149,17 +160,36 @@ def _select(spec: Mapping, root: Path, cache: dict) -> float:
     return float(getattr(values, reduce)())
 
 
-def reproduction_table(items: Sequence[Mapping], root: str | Path = ".") -> pd.DataFrame:
+#: the status of a paper value whose counterpart this run does not compute
+NOT_COMPUTED = "not computed"
+
+
+def reproduction_table(items: Sequence[Mapping], root: str | Path = ".",
+                       produced: Sequence[str] | None = None) -> pd.DataFrame:
     """Compare each paper value with ours: ``match`` within the item's tolerance, else ``differs``.
 
     Every ``differs`` must carry the item's one-line ``note`` (a misprint, unstated
     parameters, another dataset version...): an unexplained difference is logged as a
-    warning and written with the note ``UNEXPLAINED``.
+    warning and written with the note ``UNEXPLAINED``. An item this run does not compute
+    is ``not computed``, with the reason as its note, never a failure: its file is not
+    among ``produced`` (the outputs this config makes; ``None``: every file is), or its
+    ``where`` selects no row (e.g. the epsilon it is stated at is no longer in the
+    experiment's grid).
     """
     rows, cache = [], {}
+    produced = None if produced is None else {str(Path(p)) for p in produced}
     for item in items:
-        ours = _select(item["ours"], Path(root), cache)
         paper = float(item["paper_value"])
+        file = item["ours"]["file"]
+        try:
+            if produced is not None and str(Path(file)) not in produced:
+                raise NotComputed(f"{file} is not made by this config")
+            ours = _select(item["ours"], Path(root), cache)
+        except NotComputed as reason:
+            log.warning("reproduction: %s / %s not computed: %s", item["source"], item["item"], reason)
+            rows.append({"source": item["source"], "item": item["item"], "paper_value": _fmt(paper), "our_value": math.nan,
+                         "status": NOT_COMPUTED, "note": str(reason)})
+            continue
         tol = float(item.get("tolerance", 0.0))
         bound = tol * (abs(paper) if item.get("relative", False) else 1.0)
         status = "match" if abs(ours - paper) <= bound else "differs"
@@ -199,8 +229,26 @@ def git_state(repo: str | Path) -> dict:
     return {"commit": commit, "modified_tracked_files": bool(status) if status is not None else None}
 
 
-def provenance(*, config: Mapping, dataset_records: Sequence[str | Path], repo: str | Path) -> dict:
-    """Versions, commit, config hash and dataset checksums of this run (no timestamps)."""
+def file_sha256(path: str | Path) -> str:
+    """sha256 of the bytes of ``path``."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def provenance(*, config: Mapping, dataset_records: Sequence[str | Path], repo: str | Path,
+               outputs: Sequence[str | Path] = ()) -> dict:
+    """Versions, commit, config hash, dataset checksums and the sha256 of every output of this run (no timestamps).
+
+    ``outputs`` are the files the run produced (the workflow passes every final target, so
+    the record is written only after all of them exist); each must exist, or this raises
+    :class:`~pufferfish.errors.OutputError` naming it: a record never lists a file the run
+    did not make.
+    """
+    from pufferfish.errors import OutputError
+
     versions = {}
     for name in PACKAGES:
         try:
@@ -213,13 +261,22 @@ def provenance(*, config: Mapping, dataset_records: Sequence[str | Path], repo: 
             rec = json.load(handle)
         datasets[rec["dataset"]] = {k: rec.get(k) for k in ("source", "uci_id", "url", "member", "sha256",
                                                             "sha256_verified", "rows", "citation")}
-    return {
+    files = {}
+    for path in sorted({str(p) for p in outputs}):
+        try:
+            files[path] = file_sha256(path)
+        except OSError as err:
+            raise OutputError(f"provenance: output {path} of this run cannot be read: {err.strerror or err}") from None
+    record = {
         "python": platform.python_version(),
         "packages": versions,
         "git": git_state(repo),
         "config_sha256": config_hash(config),
         "datasets": datasets,
     }
+    if files:
+        record["outputs_sha256"] = files
+    return record
 
 
 # ------------------------------------------------------------------------------ helpers for the rules
@@ -233,6 +290,11 @@ def load_paper_values(path: str | Path) -> list[dict]:
 def paper_value_files(path: str | Path) -> list[str]:
     """Every output file the reproduction table reads (sorted, unique)."""
     return sorted({item["ours"]["file"] for item in load_paper_values(path)})
+
+
+def producible(paths: Sequence[str], rules) -> list[str]:
+    """The ``paths`` that one of the workflow's ``rules`` makes (an experiment removed from config: none)."""
+    return [p for p in paths if any(rule.is_producer(p) for rule in rules)]
 
 
 def read_violation_lines(summary_csv: str | Path) -> list[str]:
@@ -278,20 +340,22 @@ def write_audit_summary(tables: Sequence[str | Path], out: str | Path) -> pd.Dat
     return summary
 
 
-def write_reproduction(values_yaml: str | Path, out: str | Path, root: str | Path = ".") -> pd.DataFrame:
-    """Step ``reproduction``."""
+def write_reproduction(values_yaml: str | Path, out: str | Path, root: str | Path = ".",
+                       produced: Sequence[str] | None = None) -> pd.DataFrame:
+    """Step ``reproduction`` (``produced``: the files this config makes, see :func:`reproduction_table`)."""
     from pufferfish.pipeline.io import write_csv
-    table = reproduction_table(load_paper_values(values_yaml), root)
-    log.info("reproduction: %d items, %d match, %d differ", len(table), int((table.status == "match").sum()),
-             int((table.status == "differs").sum()))
+    table = reproduction_table(load_paper_values(values_yaml), root, produced)
+    log.info("reproduction: %d items, %d match, %d differ, %d not computed", len(table),
+             int((table.status == "match").sum()), int((table.status == "differs").sum()),
+             int((table.status == NOT_COMPUTED).sum()))
     write_csv(table, out)
     return table
 
 
 def write_provenance(*, config: Mapping, dataset_records: Sequence[str | Path], repo: str | Path,
-                     out: str | Path) -> dict:
-    """Step ``provenance``."""
+                     out: str | Path, outputs: Sequence[str | Path] = ()) -> dict:
+    """Step ``provenance``: written (atomically) after every output it lists."""
     from pufferfish.pipeline.io import write_json
-    record = provenance(config=config, dataset_records=dataset_records, repo=repo)
+    record = provenance(config=config, dataset_records=dataset_records, repo=repo, outputs=outputs)
     write_json(record, out)
     return record
