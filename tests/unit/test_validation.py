@@ -549,6 +549,8 @@ def _data_config(tmp_path, cache=True) -> dict:
     gauss["fig4"]["missing_values"] = [0]
     gauss["gmm"]["components"] = 2
     del gauss["fig3"]
+    for section in ("pierquin", "comparison"):  # their datasets are not in this small config
+        cfg.pop(section, None)
     validate_config(cfg)
     raw = tmp_path / "data" / "raw"
     raw.mkdir(parents=True)
@@ -793,3 +795,16 @@ def test_a_stale_lock_is_removed_only_when_no_snakemake_runs_here(tmp_path):
     assert "removed the lock" in cli.release_stale_lock(tmp_path)
     assert not locks.exists()
     assert cli.main(["release-stale-lock", str(tmp_path)]) == 0 and cli.main(["bogus"]) == 2
+
+
+def test_table1_settings_are_checked_on_cached_data(tmp_path):
+    """A pierquin setting naming a column the cached table lacks stops at load, naming the key."""
+    cfg = _data_config(tmp_path)
+    cfg["pierquin"] = {"settings": {"loans": {"title": "t", "dataset": "bank_marketing", "attribute": "loan",
+                                              "encoding": {"indicator": ["yes"]}, "column": "jobb"}}}
+    with pytest.raises(ConfigError) as info:
+        check_data(cfg, tmp_path / "data" / "raw")
+    assert one_line(info) == ("config: pierquin.settings.loans.column: no column 'jobb' in dataset bank_marketing "
+                              "(columns: job, loan)")
+    cfg["pierquin"]["settings"]["loans"]["column"] = "job"
+    check_data(cfg, tmp_path / "data" / "raw")  # job has values; the indicator occurs

@@ -491,7 +491,8 @@ def known_columns(name: str, spec: Mapping, raw_dir: str | Path = "data/raw") ->
 
 
 def _data_requests(config: Mapping) -> list[dict]:
-    """What each data user and GMM experiment reads: where (config key), dataset, attribute, given."""
+    """What each data user, GMM experiment and Table 1 setting reads: where (config key), dataset,
+    attribute, given (for a setting, its secret ``column``)."""
     requests = []
     for name, spec in config.get("multiuser", {}).get("data_users", {}).items():
         requests.append({"where": f"multiuser.data_users.{name}", "kind": "data_user", "name": name, "spec": spec,
@@ -503,6 +504,11 @@ def _data_requests(config: Mapping) -> list[dict]:
         requests.append({"where": f"gaussian.{fig}", "kind": "gmm", "name": fig, "spec": spec,
                          "dataset": spec["dataset"], "attribute": spec["attribute"],
                          "givens": [(f"secrets[{k}].given", s["given"]) for k, s in enumerate(spec["secrets"])]})
+    for name, spec in (config.get("pierquin") or {}).get("settings", {}).items():
+        # paper 002's Table 1 settings: the released attribute given each value of a secret column
+        requests.append({"where": f"pierquin.settings.{name}", "kind": "pierquin", "name": name, "spec": spec,
+                         "dataset": spec["dataset"], "attribute": spec["attribute"],
+                         "givens": [("column", {spec["column"]: None})]})
     return requests
 
 
@@ -537,7 +543,8 @@ def check_data(config: Mapping, raw_dir: str | Path = "data/raw") -> None:
         columns = known_columns(req["dataset"], datasets[req["dataset"]], raw_dir)
         if columns is None:
             continue
-        used = [("attribute", req["attribute"])] + [(f"{g}.{c}", c) for g, given in req["givens"] for c in given]
+        used = [("attribute", req["attribute"])] + [(g if req["kind"] == "pierquin" else f"{g}.{c}", c)
+                                                    for g, given in req["givens"] for c in given]
         for key, column in used:
             if str(column) not in columns:
                 raise ConfigError(f"config: {req['where']}.{key}: no column {column!r} in dataset {req['dataset']} "
@@ -573,6 +580,11 @@ def _check_request_on_frame(req: Mapping, frame, config: Mapping) -> None:
             from pufferfish.multiuser.experiments import data_user_prior
 
             data_user_prior(frame, req["spec"], name=req["name"])
+            return
+        if req["kind"] == "pierquin":
+            from pufferfish.pipeline.conditionals import conditional_priors
+
+            conditional_priors(frame, req["spec"], setting=req["name"])
             return
         from pufferfish.gaussian.gmm import numeric_values
 
