@@ -160,8 +160,8 @@ def test_dagwm_cauchy_refuses_other_orders_by_name(p4, q4):
     (lambda p, q: gwm_gaussian_rdp(p, q, epsilons=[1.0], delta=0.0), "delta = 0.0: must be in (0, 1)"),
     (lambda p, q: gwm_gaussian_analytic(p, q, epsilons=[1.0], delta="x"), "delta = 'x': must be a number"),
     (lambda p, q: dagwm_cauchy(p, q, epsilons=[1.0], alpha=1.0), "alpha = 1.0: must be finite and > 1"),
-    (lambda p, q: gwm_laplace(p, q, epsilons=[1.0, -2.0]), "epsilon[1] = -2.0: must be finite and > 0"),
-    (lambda p, q: gwm_gaussian_analytic(p, q, epsilons=[math.nan], delta=0.1), "epsilon[0] = nan"),
+    (lambda p, q: gwm_laplace(p, q, epsilons=[1.0, -2.0]), "epsilons[1] = -2.0: must be finite and > 0"),
+    (lambda p, q: gwm_gaussian_analytic(p, q, epsilons=[math.nan], delta=0.1), "epsilons[0] = nan"),
 ])
 def test_bad_parameters_are_one_line_errors(call, message):
     with pytest.raises(ConfigError) as info:
