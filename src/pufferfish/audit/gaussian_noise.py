@@ -94,6 +94,8 @@ _R_ATOL = 1e-12
 _MIN_CELL = 1e-12
 #: relative tolerance of the Renyi quadrature (sum of |K15 - G7| over the integral)
 _RENYI_RTOL = 1e-12
+#: the Renyi quadrature starts with panels of width sigma, at most this many
+_MAX_PANELS = 2_000_000
 #: tails left out of the Renyi quadrature are bounded by this (relative to J)
 _TAIL_RTOL = 1e-13
 
@@ -572,7 +574,10 @@ def _renyi_gauss(at: _Atoms, sigma: float, alpha: float) -> tuple[float, float]:
     lo_core, hi_core = float(min(ends)), float(max(ends))
 
     def panels(lo, hi):
-        count = int(min(max(math.ceil((hi - lo) / sigma), 4), 200_000))
+        count = max(int(math.ceil((hi - lo) / sigma)), 4)
+        if count > _MAX_PANELS:
+            raise ConfigError(f"sigma = {sigma!r}: the Renyi audit would need {count} panels of width sigma "
+                              f"(at most {_MAX_PANELS}); sigma is too small for priors this wide")
         return np.linspace(lo, hi, count + 1)
 
     reach = 10.0
@@ -717,6 +722,7 @@ class GaussianLatticeAuditor(Auditor):
         self.p, self.q, self.rtol, self.max_steps = p, q, rtol, max_steps
         self._atoms = _Atoms(p, q)
         self._span: int | None = None
+        self._width = float(self._atoms.x[-1] - self._atoms.x[0]) + 1.0
 
     @property
     def span(self) -> int:
@@ -745,7 +751,11 @@ class GaussianLatticeAuditor(Auditor):
         else:
             zero = max(zero_noise_renyi(self.p, self.q, alpha=target.alpha))
             start = w * math.sqrt(target.alpha / (2.0 * eps))
+        # Renyi: no sigma below the one whose quadrature would need more than _MAX_PANELS panels
+        # (the core spans at most (2 alpha - 1) times the atoms' range, plus 2 x 10 sigma)
+        floor = 1e-300 if target.guarantee == "epsilon_delta" else (
+            1.1 * (2.0 * target.alpha + 1.0) * self._width / _MAX_PANELS)
         scale, value, steps, reason = smallest_by_galloping(
             lambda s: max(self._value(s, target)), target.bound, start=start, at_zero=zero,
-            rtol=self.rtol, max_steps=self.max_steps)
+            rtol=self.rtol, max_steps=self.max_steps, floor=floor)
         return Smallest(target, scale, value, steps, reason)
