@@ -411,3 +411,11 @@ def test_cauchy_refuses_scales_it_cannot_resolve():
     p, q = LatticePMF.point(0), LatticePMF.from_values([0, 1], [0.5, 0.5])
     with pytest.raises(ConfigError, match="smallest Cauchy scale"):
         cauchy_renyi(p, q, alpha=2.0, gamma=1e-12)
+
+
+def test_identical_priors_have_zero_divergence():
+    p = LatticePMF.from_values([-2, 0, 3], [0.2, 0.5, 0.3])
+    assert gaussian_renyi(p, p, alpha=2.0, sigma=1.0) == (0.0, 0.0)
+    assert cauchy_renyi(p, p, alpha=3.0, gamma=0.5) == (0.0, 0.0)
+    assert gaussian_hockey_stick(p, p, epsilon=0.0, sigma=0.7) == (0.0, 0.0)
+    assert laplace_hockey_stick(p, p, epsilon=0.0, scale=0.7) == (0.0, 0.0)

@@ -109,6 +109,8 @@ def _renyi_cauchy(at: _Atoms, gamma: float, alpha: float) -> tuple[float, float]
     if gamma < _floor(at):
         raise ConfigError(f"gamma = {gamma!r}: below {_floor(at):.3g}, the smallest Cauchy scale this audit "
                           f"resolves on these priors")
+    if np.array_equal(at.pa, at.pb):
+        return 0.0, 0.0                                # the same prior: p_Y = q_Y
     ev = _CauchyPair(at, gamma, alpha)
     lo, hi = float(at.x[0]) - _CORE * gamma, float(at.x[-1]) + _CORE * gamma
     core = _gk_log(ev.log_integrands, _core_edges(at.x, gamma, lo, hi))

@@ -94,6 +94,8 @@ _R_ATOL = 1e-12
 _MIN_CELL = 1e-12
 #: relative tolerance of the Renyi quadrature (sum of |K15 - G7| over the integral)
 _RENYI_RTOL = 1e-12
+#: J below e^-690 (1e-300) counts as 0: the tails need only be bounded below 1e-13 of that
+_LOG_TINY = -690.0
 #: the Renyi quadrature starts with panels of width sigma, at most this many
 _MAX_PANELS = 2_000_000
 #: tails left out of the Renyi quadrature are bounded by this (relative to J)
@@ -559,6 +561,8 @@ def _log_tail_bound(at: _Atoms, sigma: float, alpha: float, bound: float, right:
 
 def _renyi_gauss(at: _Atoms, sigma: float, alpha: float) -> tuple[float, float]:
     """(D_alpha(P_Y || Q_Y), D_alpha(Q_Y || P_Y)) for Gaussian noise (module docstring)."""
+    if np.array_equal(at.pa, at.pb):
+        return 0.0, 0.0                                # the same prior: p_Y = q_Y
     ev = _GaussPair(at, sigma)
     log_norm = math.log(sigma * math.sqrt(2 * math.pi))
 
@@ -588,7 +592,7 @@ def _renyi_gauss(at: _Atoms, sigma: float, alpha: float) -> tuple[float, float]:
         tails = np.array([float(np.logaddexp(_log_tail_bound(at, sigma, alpha, lo, False, fwd),
                                              _log_tail_bound(at, sigma, alpha, hi, True, fwd)))
                           for fwd in (True, False)])
-        if np.all(tails <= math.log(_TAIL_RTOL) + log_j):
+        if np.all(tails <= math.log(_TAIL_RTOL) + np.maximum(log_j, _LOG_TINY)):
             break
         step = reach * sigma
         atol = math.log(_RENYI_RTOL) + log_j
