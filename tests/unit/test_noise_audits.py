@@ -259,11 +259,13 @@ def log_mixture(pmf, s):
 
 def quad_renyi(p, q, alpha, log_p, log_q, lo, hi, pieces=60):
     """(1/(alpha - 1)) log integral exp(alpha log p + (1 - alpha) log q) by quad on ``pieces`` pieces of
-    [lo, hi] (far enough that the rest is negligible)."""
-    f = lambda y: math.exp(alpha * log_p(y) + (1 - alpha) * log_q(y))
+    [lo, hi] (far enough that the rest is negligible), the integrand scaled by its maximum on a grid."""
+    log_f = lambda y: alpha * log_p(y) + (1 - alpha) * log_q(y)
     edges = np.linspace(lo, hi, pieces + 1)
+    shift = max(log_f(y) for y in np.linspace(lo, hi, 20 * pieces + 1))
+    f = lambda y: math.exp(log_f(y) - shift)
     total = math.fsum(integrate.quad(f, a, b, epsabs=0, epsrel=1e-13, limit=200)[0] for a, b in zip(edges[:-1], edges[1:]))
-    return math.log(total) / (alpha - 1)
+    return (shift + math.log(total)) / (alpha - 1)
 
 
 @settings(max_examples=8, deadline=None)
@@ -392,3 +394,28 @@ def test_cauchy_refusals_and_no_noise():
         cauchy_renyi(p, q, alpha=0.5, gamma=1.0)
     with pytest.raises(ValueError, match="no lattice auditor for cauchy"):
         lattice_auditor("cauchy", "epsilon", p, q)
+
+
+def test_galloping_finds_scales_far_from_the_start():
+    """value(s) = c / s: the smallest accepted s is c / bound, found in few steps even 60 decades away."""
+    from pufferfish.audit.gaussian_noise import smallest_by_galloping
+    for c, start in ((1e-60, 1.0), (1.0, 1e-50), (3.0, 3.0)):
+        scale, value, steps, reason = smallest_by_galloping(lambda s: c / s, 1.0, start=start, rtol=1e-12)
+        assert scale == pytest.approx(c, rel=1e-12) and value <= 1.0 and reason == ""
+        assert steps < 60
+    scale, _, _, reason = smallest_by_galloping(lambda s: 1e-60 / s, 1.0, start=1.0, floor=1e-9)
+    assert scale == 1e-9 and "not resolved" in reason
+
+
+def test_cauchy_refuses_scales_it_cannot_resolve():
+    p, q = LatticePMF.point(0), LatticePMF.from_values([0, 1], [0.5, 0.5])
+    with pytest.raises(ConfigError, match="smallest Cauchy scale"):
+        cauchy_renyi(p, q, alpha=2.0, gamma=1e-12)
+
+
+def test_identical_priors_have_zero_divergence():
+    p = LatticePMF.from_values([-2, 0, 3], [0.2, 0.5, 0.3])
+    assert gaussian_renyi(p, p, alpha=2.0, sigma=1.0) == (0.0, 0.0)
+    assert cauchy_renyi(p, p, alpha=3.0, gamma=0.5) == (0.0, 0.0)
+    assert gaussian_hockey_stick(p, p, epsilon=0.0, sigma=0.7) == (0.0, 0.0)
+    assert laplace_hockey_stick(p, p, epsilon=0.0, scale=0.7) == (0.0, 0.0)

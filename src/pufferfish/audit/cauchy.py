@@ -11,18 +11,22 @@ J = integral q_Y psi(p_Y / q_Y) dy, psi(t) = t^alpha - 1 - alpha (t - 1) >= 0, a
 without cancellation, l = log(p_Y / q_Y) from sum_x (P(x) - Q(x)) k(y - x) where p_Y and q_Y
 are close. Cauchy tails are heavy (p_Y ~ gamma / (pi y^2)) but p_Y / q_Y -> 1 like 1 + O(1/y),
 so the integrand falls like 1/y^4: J is integrated by adaptive Gauss-Kronrod (7-15) over
-the core [lo - 10 gamma, hi + 10 gamma] (panels of width gamma, refined until the sum of
+the core [lo - 10 gamma, hi + 10 gamma] (panels of width gamma, or for gamma < 1/4 graded
+geometrically around every atom, :func:`_core_edges`; refined until the sum of
 |K15 - G7| is below 1e-12 J) and over each tail (to 1e-12 of the core's J) after the
 substitution y = edge +- s tan(t),
 t in [0, pi/2), s = gamma + (hi - lo) + 1, which maps the tail onto a finite interval with
 an integrand that tends to 0 (nothing is cut off). Every atom contributes at every y (no
-window, O(n) a point): meant for priors of up to a few thousand atoms.
+window, O(n) a point): meant for priors of up to a few thousand atoms. Scales below 1e-9
+times the largest |atom| (centred) are refused: the spikes of width gamma would not be
+resolved in float64 coordinates (the smallest-scale search stops there and says so).
 
 Monotonicity in gamma (why bisection is valid). Cauchy is stable: for gamma_2 > gamma_1,
 Cauchy(0, gamma_2) = Cauchy(0, gamma_1) + Cauchy(0, gamma_2 - gamma_1) in law with the terms
 independent, so Y_2 is a post-processing of Y_1 by one Markov kernel whatever the secret;
 the Renyi divergence obeys the data-processing inequality, so D_alpha does not increase
-with gamma, and the smallest gamma meeting a target is found by bisection on log gamma. As
+with gamma, and the smallest gamma meeting a target is found by galloping and bisection on
+log gamma. As
 gamma -> 0 it tends to D_alpha of the priors themselves (an upper bound for every gamma):
 when that already meets the target the smallest gamma is 0.
 """
@@ -33,9 +37,10 @@ import math
 
 import numpy as np
 
-from pufferfish.audit.base import Achieved, Auditor, Smallest, Target, smallest_by_bisection
+from pufferfish.audit.base import Achieved, Auditor, Smallest, Target
 from pufferfish.audit.gaussian_noise import (_RENYI_RTOL, _Atoms, _check_alpha, _check_pmfs, _check_positive, _gk_log, _log_psi,
-                                             zero_noise_renyi)
+                                             smallest_by_galloping, zero_noise_renyi)
+from pufferfish.errors import ConfigError
 from pufferfish.lattice.distances import wasserstein_p
 from pufferfish.lattice.pmf import LatticePMF
 
@@ -62,8 +67,11 @@ class _CauchyPair:
         step = max(1, _BLOCK // max(at.x.size, 1))
         for start in range(0, y.size, step):
             ys = y[start:start + step]
-            z = ys[:, None] - at.x[None, :]
-            k = g / (g * g + z * z)                    # pi k(z), at most 1/gamma
+            z = np.abs(ys[:, None] - at.x[None, :])
+            with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+                near = (1.0 / g) / (1.0 + (z / g) ** 2)
+                far = (g / z) / z / (1.0 + (g / z) ** 2)
+            k = np.where(z <= g, near, far)            # pi k(z) = gamma / (gamma^2 + z^2), no gamma^2 underflow
             p, q = k @ at.pa, k @ at.pb
             d = k @ self.diff
             with np.errstate(divide="ignore", invalid="ignore"):
@@ -74,12 +82,38 @@ class _CauchyPair:
         return out - math.log(math.pi)
 
 
+def _core_edges(x: np.ndarray, gamma: float, lo: float, hi: float) -> np.ndarray:
+    """Panel edges of the core: width gamma where gamma >= 1/4; else the lattice half-points and,
+    around every atom, x +- gamma 2^k up to 1/2 (a geometric grading that resolves a spike of
+    width gamma in O(log 1/gamma) panels)."""
+    if gamma >= 0.25:
+        count = int(math.ceil((hi - lo) / gamma))
+        if count > 2_000_000:
+            raise ArithmeticError(f"gamma = {gamma!r}: the Cauchy audit would need {count} panels")
+        return np.linspace(lo, hi, count + 1)
+    offsets = gamma * 2.0 ** np.arange(0, math.floor(math.log2(0.5 / gamma)) + 1)
+    offsets = np.concatenate((-offsets[::-1], [0.0], offsets, [-0.5, 0.5]))
+    edges = (x[:, None] + offsets[None, :]).ravel()
+    tails = np.concatenate((np.linspace(lo, x[0] - 0.5, 21), np.linspace(x[-1] + 0.5, hi, 21)))
+    return np.unique(np.concatenate((edges, tails)))
+
+
+def _floor(at: _Atoms) -> float:
+    """The smallest gamma audited: 1e-9 times the largest |atom| (centred, at least 1), so that the
+    spikes x +- gamma around every atom are resolved in float64 coordinates."""
+    return 1e-9 * max(1.0, float(np.max(np.abs(at.x))))
+
+
 def _renyi_cauchy(at: _Atoms, gamma: float, alpha: float) -> tuple[float, float]:
     """(D_alpha(P_Y || Q_Y), D_alpha(Q_Y || P_Y)) for Cauchy noise (module docstring)."""
+    if gamma < _floor(at):
+        raise ConfigError(f"gamma = {gamma!r}: below {_floor(at):.3g}, the smallest Cauchy scale this audit "
+                          f"resolves on these priors")
+    if np.array_equal(at.pa, at.pb):
+        return 0.0, 0.0                                # the same prior: p_Y = q_Y
     ev = _CauchyPair(at, gamma, alpha)
     lo, hi = float(at.x[0]) - _CORE * gamma, float(at.x[-1]) + _CORE * gamma
-    count = int(min(max(math.ceil((hi - lo) / gamma), 16), 200_000))
-    core = _gk_log(ev.log_integrands, np.linspace(lo, hi, count + 1))
+    core = _gk_log(ev.log_integrands, _core_edges(at.x, gamma, lo, hi))
     s = gamma + (float(at.x[-1]) - float(at.x[0])) + 1.0
     theta = np.linspace(0.0, 0.5 * math.pi, _TAIL_PANELS + 1)
 
@@ -111,7 +145,8 @@ class CauchyLatticeAuditor(Auditor):
 
     ``Target(epsilon, alpha=a)`` means D_alpha <= epsilon; ``achieved`` is :func:`cauchy_renyi`
     (forward = D_alpha(P_Y|s_i || P_Y|s_j)); ``smallest_scale`` is 0 when the priors meet the
-    target without noise, else bisection on log gamma (valid by stability, module docstring)
+    target without noise, else galloping and bisection on log gamma
+    (:func:`~pufferfish.audit.gaussian_noise.smallest_by_galloping`; valid by stability, module docstring)
     started at paper 002's Cor. 4.1 scale W_2 / sqrt(2 (e^eps - 1)) for alpha = 2 and at
     W_2 sqrt(alpha / (4 eps)) otherwise (the local behaviour of one Cauchy shift: D_alpha ~
     alpha Delta^2 / (4 gamma^2)); the bracket is widened as needed.
@@ -137,7 +172,7 @@ class CauchyLatticeAuditor(Auditor):
         zero = max(zero_noise_renyi(self.p, self.q, alpha=alpha))
         w2 = wasserstein_p(self.p, self.q, 2) or 1.0
         start = w2 / math.sqrt(2.0 * math.expm1(eps)) if alpha == 2.0 else w2 * math.sqrt(alpha / (4.0 * eps))
-        scale, value, steps, reason = smallest_by_bisection(
+        scale, value, steps, reason = smallest_by_galloping(
             lambda g: max(_renyi_cauchy(self._atoms, g, alpha)), eps, start=start, at_zero=zero,
-            rtol=self.rtol, max_steps=self.max_steps)
+            rtol=self.rtol, max_steps=self.max_steps, floor=_floor(self._atoms))
         return Smallest(target, scale, value, steps, reason)

@@ -61,8 +61,7 @@ N(0, sigma_1^2) + N(0, sigma_2^2 - sigma_1^2) in law, with the second term indep
 is a post-processing of Y_1 by the same Markov kernel whatever the secret, and both the
 hockey-stick and the Renyi divergences obey the data-processing inequality. So neither
 increases with sigma, the accepted sigmas form a half-line [sigma_min, inf), and
-sigma_min is found by bracketing and bisection on log sigma
-(:func:`~pufferfish.audit.base.smallest_by_bisection`). As sigma -> 0 the audits tend to the
+sigma_min is found by bracketing and bisection on log sigma (:func:`smallest_by_galloping`). As sigma -> 0 the audits tend to the
 divergences of the priors themselves (atoms one apart separate), which bound them for
 every sigma: when those already meet the target, sigma_min = 0.
 """
@@ -74,13 +73,14 @@ import math
 import numpy as np
 from scipy.special import log_ndtr, ndtr
 
-from pufferfish.audit.base import Achieved, Auditor, Smallest, Target, smallest_by_bisection
+from pufferfish.audit.base import Achieved, Auditor, Smallest, Target
 from pufferfish.audit.laplace import zero_noise_hockey_stick
 from pufferfish.errors import ConfigError
 from pufferfish.lattice.distances import wasserstein_inf
 from pufferfish.lattice.pmf import LatticePMF
 
-__all__ = ["GaussianLatticeAuditor", "gaussian_hockey_stick", "gaussian_renyi", "zero_noise_renyi"]
+__all__ = ["GaussianLatticeAuditor", "gaussian_hockey_stick", "gaussian_renyi", "zero_noise_renyi",
+           "smallest_by_galloping"]
 
 #: a log-sum-exp over n atoms drops the terms more than this + log n below its largest (e^-60 relative in all)
 _DROP = 60.0
@@ -94,6 +94,10 @@ _R_ATOL = 1e-12
 _MIN_CELL = 1e-12
 #: relative tolerance of the Renyi quadrature (sum of |K15 - G7| over the integral)
 _RENYI_RTOL = 1e-12
+#: J below e^-690 (1e-300) counts as 0: the tails need only be bounded below 1e-13 of that
+_LOG_TINY = -690.0
+#: the Renyi quadrature starts with panels of width sigma, at most this many
+_MAX_PANELS = 2_000_000
 #: tails left out of the Renyi quadrature are bounded by this (relative to J)
 _TAIL_RTOL = 1e-13
 
@@ -557,6 +561,8 @@ def _log_tail_bound(at: _Atoms, sigma: float, alpha: float, bound: float, right:
 
 def _renyi_gauss(at: _Atoms, sigma: float, alpha: float) -> tuple[float, float]:
     """(D_alpha(P_Y || Q_Y), D_alpha(Q_Y || P_Y)) for Gaussian noise (module docstring)."""
+    if np.array_equal(at.pa, at.pb):
+        return 0.0, 0.0                                # the same prior: p_Y = q_Y
     ev = _GaussPair(at, sigma)
     log_norm = math.log(sigma * math.sqrt(2 * math.pi))
 
@@ -572,7 +578,10 @@ def _renyi_gauss(at: _Atoms, sigma: float, alpha: float) -> tuple[float, float]:
     lo_core, hi_core = float(min(ends)), float(max(ends))
 
     def panels(lo, hi):
-        count = int(min(max(math.ceil((hi - lo) / sigma), 4), 200_000))
+        count = max(int(math.ceil((hi - lo) / sigma)), 4)
+        if count > _MAX_PANELS:
+            raise ConfigError(f"sigma = {sigma!r}: the Renyi audit would need {count} panels of width sigma "
+                              f"(at most {_MAX_PANELS}); sigma is too small for priors this wide")
         return np.linspace(lo, hi, count + 1)
 
     reach = 10.0
@@ -583,7 +592,7 @@ def _renyi_gauss(at: _Atoms, sigma: float, alpha: float) -> tuple[float, float]:
         tails = np.array([float(np.logaddexp(_log_tail_bound(at, sigma, alpha, lo, False, fwd),
                                              _log_tail_bound(at, sigma, alpha, hi, True, fwd)))
                           for fwd in (True, False)])
-        if np.all(tails <= math.log(_TAIL_RTOL) + log_j):
+        if np.all(tails <= math.log(_TAIL_RTOL) + np.maximum(log_j, _LOG_TINY)):
             break
         step = reach * sigma
         atol = math.log(_RENYI_RTOL) + log_j
@@ -628,6 +637,73 @@ def zero_noise_renyi(p: LatticePMF, q: LatticePMF, *, alpha: float) -> tuple[flo
     return one(a, b), one(b, a)
 
 
+# ------------------------------------------------------------------------ the smallest scale
+def smallest_by_galloping(value, bound: float, *, start: float, at_zero: float | None = None, rtol: float = 1e-10,
+                          max_steps: int = 200, floor: float = 1e-300) -> tuple[float, float, int, str]:
+    """Smallest scale s with ``value(s) <= bound`` for a ``value`` non-increasing in s.
+
+    As :func:`~pufferfish.audit.base.smallest_by_bisection` (0 when ``at_zero`` meets the
+    bound; the returned scale is always an evaluated, accepted one), but the bracket is
+    found by galloping on log s -- factors 2, 4, 16, 256, ... from ``start`` -- so that a
+    smallest scale 60 orders of magnitude below the start (priors whose supports differ
+    only by masses of 1e-60) costs 8 evaluations, not 200; then bisection on log s until
+    hi/lo - 1 <= ``rtol``. No scale below ``floor`` is evaluated: if ``floor`` itself is
+    accepted it is returned with a reason (an accepted scale, but maybe not the smallest).
+    """
+    if at_zero is not None and at_zero <= bound:
+        return 0.0, float(at_zero), 0, "no noise needed: the priors meet the target"
+    steps = 0
+
+    def ev(s: float) -> float:
+        nonlocal steps
+        steps += 1
+        return float(value(s))
+
+    factor = 2.0
+    hi = lo = None
+    v_hi = math.nan
+    s = float(start)
+    v = ev(s)
+    if v <= bound:
+        hi, v_hi = s, v
+        while lo is None:                              # gallop down until rejected
+            if steps >= max_steps:
+                return hi, v_hi, steps, f"no rejected scale found within {max_steps} steps"
+            if hi <= floor:
+                return hi, v_hi, steps, f"accepted down to {floor:.3g}, below which the audit is not resolved"
+            s = max(hi / factor, floor)
+            v = ev(s)
+            if v <= bound:
+                hi, v_hi = s, v
+                factor = min(factor * factor, 1e30)
+            else:
+                lo = s
+    else:
+        lo = s
+        while hi is None:                              # gallop up until accepted
+            if steps >= max_steps or lo * factor > 1e300:
+                return math.inf, math.nan, steps, f"no accepted scale up to {lo:.6g} within {steps} steps"
+            s = lo * factor
+            v = ev(s)
+            if v <= bound:
+                hi, v_hi = s, v
+            else:
+                lo = s
+                factor = min(factor * factor, 1e30)
+    while hi / lo - 1.0 > rtol:
+        if steps >= max_steps:
+            return math.inf, math.nan, steps, f"bracket [{lo:.17g}, {hi:.17g}] not closed within {max_steps} steps"
+        mid = math.sqrt(lo * hi)
+        if not lo < mid < hi:
+            break
+        v = ev(mid)
+        if v <= bound:
+            hi, v_hi = mid, v
+        else:
+            lo = mid
+    return hi, v_hi, steps, ""
+
+
 # ------------------------------------------------------------------------ auditor
 class GaussianLatticeAuditor(Auditor):
     """:class:`~pufferfish.audit.base.Auditor` of Gaussian noise N(0, sigma^2) on two lattice priors.
@@ -650,6 +726,7 @@ class GaussianLatticeAuditor(Auditor):
         self.p, self.q, self.rtol, self.max_steps = p, q, rtol, max_steps
         self._atoms = _Atoms(p, q)
         self._span: int | None = None
+        self._width = float(self._atoms.x[-1] - self._atoms.x[0]) + 1.0
 
     @property
     def span(self) -> int:
@@ -678,7 +755,11 @@ class GaussianLatticeAuditor(Auditor):
         else:
             zero = max(zero_noise_renyi(self.p, self.q, alpha=target.alpha))
             start = w * math.sqrt(target.alpha / (2.0 * eps))
-        scale, value, steps, reason = smallest_by_bisection(
+        # Renyi: no sigma below the one whose quadrature would need more than _MAX_PANELS panels
+        # (the core spans at most (2 alpha - 1) times the atoms' range, plus 2 x 10 sigma)
+        floor = 1e-300 if target.guarantee == "epsilon_delta" else (
+            1.1 * (2.0 * target.alpha + 1.0) * self._width / _MAX_PANELS)
+        scale, value, steps, reason = smallest_by_galloping(
             lambda s: max(self._value(s, target)), target.bound, start=start, at_zero=zero,
-            rtol=self.rtol, max_steps=self.max_steps)
+            rtol=self.rtol, max_steps=self.max_steps, floor=floor)
         return Smallest(target, scale, value, steps, reason)
