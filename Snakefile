@@ -12,6 +12,7 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/download.smk"
 include: "workflow/rules/multiuser.smk"
 include: "workflow/rules/gaussian.smk"
+include: "workflow/rules/pierquin.smk"
 include: "workflow/rules/report.smk"
 
 

@@ -82,6 +82,14 @@ def test_every_output_is_there(tiny):
     # the data layer cached the fake datasets with provenance
     for dataset in ("adult", "bank_marketing", "student_performance", "hungarian_heart"):
         assert (workdir / "data" / "raw" / f"{dataset}.json").exists()
+    # paper 002's Table 1 by config only: a nested, unpinned member recorded at its first download
+    assert (workdir / "data" / "raw" / "student_mat.sha256.json").exists()
+    table1 = pd.read_csv(results / "theta" / "pierquin_table1.csv", keep_default_na=False)
+    assert list(table1.columns) == ["setting", "secret_i", "secret_j", "rows_i", "rows_j", "range", "w_inf", "w_2"]
+    assert [len(table1[table1.setting == s]) for s in ("student", "heart", "adult")] == [2, 11, 4]  # C(n, 2) + max
+    for setting in ("student", "heart", "adult"):
+        for ext in ("png", "pdf", "csv"):
+            assert (results / "figures" / "pierquin" / f"{setting}.{ext}").stat().st_size > 0
 
 
 def test_second_run_has_nothing_to_do(tiny):

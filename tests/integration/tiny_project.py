@@ -55,6 +55,34 @@ def _heart(rng, n=70):
     return "\n".join(",".join(map(str, r)) for r in rows) + "\n"
 
 
+def _cleveland(rng, n=60):
+    """processed.cleveland.data-like: 14 fields, diagnosis num 0-4 (every value present)."""
+    rows = [[int(rng.integers(30, 71)), int(k % 2), 2, 130, 240, 0, 0, 150, 0, 0, 1, "?", 3, k % 5] for k in range(n)]
+    return "\n".join(",".join(map(str, r)) for r in rows) + "\n"
+
+
+def _student_mat(rng, n=50):
+    """student-mat.csv-like: `;` separated, paid yes/no, final grade G3 in 0..20."""
+    lines = ["school;paid;G3"] + [f"GP;{rng.choice(['yes', 'no'])};{int(rng.integers(0, 21))}" for _ in range(n)]
+    return "\n".join(lines) + "\n"
+
+
+def _adult_data(rng, n=90):
+    """adult.data-like: no header, `, ` separated, 15 fields, ends with an empty line."""
+    races = ["White", "Black", "Asian-Pac-Islander"]
+    rows = [f"{int(rng.integers(18, 80))}, Private, 1000, HS-grad, 9, Never-married, Sales, Own-child, "
+            f"{races[k % 3]}, Male, 0, 0, 40, United-States, {rng.choice(['<=50K', '>50K'])}" for k in range(n)]
+    return "\n".join(rows) + "\n\n"
+
+
+def _zip_bytes(members: dict) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
 def build_mirror(root: Path, seed: int = 7) -> tuple[Path, dict]:
     """Write the fake mirror under ``root``; return its path and the frames' row counts and sha256."""
     rng = np.random.default_rng(seed)
@@ -73,6 +101,16 @@ def build_mirror(root: Path, seed: int = 7) -> tuple[Path, dict]:
         archive.writestr("processed.hungarian.data", member)
     zpath.write_bytes(buffer.getvalue())
     info["hungarian_heart"] = {"rows": member.count(b"\n"), "sha256": hashlib.sha256(member).hexdigest()}
+    # the original files of paper 002's Table 1: a second heart member, a zip inside a zip, adult.zip
+    cleveland, student, adult = _cleveland(rng).encode(), _student_mat(rng).encode(), _adult_data(rng).encode()
+    zpath.write_bytes(_zip_bytes({"processed.hungarian.data": member, "processed.cleveland.data": cleveland}))
+    spath = root / "static" / "public" / "320" / "student+performance.zip"
+    spath.write_bytes(_zip_bytes({"student.zip": _zip_bytes({"student-mat.csv": student})}))
+    (root / "static" / "public" / "2" / "adult.zip").write_bytes(_zip_bytes({"adult.data": adult}))
+    for key, data, rows in (("heart_cleveland", cleveland, cleveland.count(b"\n")),
+                            ("student_mat", student, student.count(b"\n") - 1),
+                            ("adult_train", adult, adult.count(b"\n") - 1)):
+        info[key] = {"rows": rows, "sha256": hashlib.sha256(data).hexdigest()}
     return root, info
 
 
@@ -84,6 +122,9 @@ def tiny_config(info: dict) -> dict:
     for key, spec in cfg["datasets"].items():
         spec["rows"] = info[key]["rows"]
     cfg["datasets"]["hungarian_heart"]["sha256"] = info["hungarian_heart"]["sha256"]
+    for key in ("heart_cleveland", "adult_train"):
+        cfg["datasets"][key]["sha256"] = info[key]["sha256"]
+    del cfg["datasets"]["student_mat"]["sha256"]  # unpinned: recorded at the first download
     grid = {"start": 0.25, "stop": 1.0, "step": 0.25}
     for name, spec in cfg["multiuser"]["experiments"].items():
         spec["epsilons"] = {"start": 0.001, "stop": 0.003, "step": 0.001} if name == "fig8" else \

@@ -223,6 +223,190 @@ def test_incomplete_spec(mirror, cache):
 
 
 # --------------------------------------------------------------------------------------
+# nested zips: `member: [outer.zip, inner.csv]`
+# --------------------------------------------------------------------------------------
+
+INNER = b"school;paid;G3\nGP;no;6\nGP;yes;10\nMS;no;15\nMS;yes;0\n"
+NESTED_URL = f"{SITE}/static/public/320/student+performance.zip"
+NESTED = _zip({"student.zip": _zip({"student-mat.csv": INNER, "student.txt": b"notes\n"}), "readme.txt": b"x"})
+
+
+def nested_spec(**changes) -> dict:
+    spec = {"source": "archive", "url": NESTED_URL, "member": ["student.zip", "student-mat.csv"],
+            "sha256": hashlib.sha256(INNER).hexdigest(), "rows": 4, "columns": ["paid", "G3"],
+            "read_csv": {"sep": ";"}}
+    return {**spec, **changes}
+
+
+@pytest.fixture
+def nested_mirror(mirror):
+    (mirror / "static/public/320").mkdir(parents=True)
+    (mirror / "static/public/320/student+performance.zip").write_bytes(NESTED)
+    return mirror
+
+
+def test_nested_member_read_and_recorded(nested_mirror, cache):
+    record = download("student", nested_spec(), **outputs(cache, "student"))
+    assert record.member == ("student.zip", "student-mat.csv")
+    assert record.sha256 == hashlib.sha256(INNER).hexdigest() and record.sha256_verified
+    assert record.sha256_source == "config" and record.sha256_record is None
+    assert record.archive_sha256 == hashlib.sha256(NESTED).hexdigest()
+    provenance = json.loads((cache / "student.json").read_text())
+    assert provenance["member"] == ["student.zip", "student-mat.csv"]  # a list in JSON
+    table = pd.read_csv(cache / "student.csv")
+    assert table["G3"].tolist() == [6, 10, 15, 0] and table["paid"].tolist() == ["no", "yes", "no", "yes"]
+
+
+def test_nested_member_checksum_names_the_path(nested_mirror, cache):
+    wrong = "f" * 64
+    with pytest.raises(DownloadError) as err:
+        download("student", nested_spec(sha256=wrong), **outputs(cache, "student"))
+    assert str(err.value) == (f"dataset student: sha256 mismatch for member student-mat.csv of member student.zip "
+                              f"of {NESTED_URL}: expected {wrong}, found {hashlib.sha256(INNER).hexdigest()}")
+    assert list(cache.iterdir()) == []
+
+
+def test_nested_missing_inner_member_names_both(nested_mirror, cache):
+    with pytest.raises(DownloadError) as err:
+        download("student", nested_spec(member=["student.zip", "student-maths.csv"]), **outputs(cache, "student"))
+    zip_path = nested_mirror / "static/public/320/student+performance.zip"
+    assert str(err.value) == (f"dataset student: member student.zip of {zip_path} has no member student-maths.csv "
+                              "(members: [student-mat.csv, student.txt])")
+    assert list(cache.iterdir()) == []
+
+
+def test_nested_missing_outer_member_names_both(nested_mirror, cache):
+    with pytest.raises(DownloadError) as err:
+        fetch_dataset("student", nested_spec(member=["students.zip", "student-mat.csv"]))
+    zip_path = nested_mirror / "static/public/320/student+performance.zip"
+    assert str(err.value) == (f"dataset student: {zip_path} has no member students.zip (which holds "
+                              "student-mat.csv) (members: [student.zip, readme.txt])")
+
+
+def test_nested_member_that_is_not_a_zip(nested_mirror):
+    with pytest.raises(DownloadError) as err:
+        fetch_dataset("student", nested_spec(member=["readme.txt", "student-mat.csv"]))
+    zip_path = nested_mirror / "static/public/320/student+performance.zip"
+    assert str(err.value) == (f"dataset student: member readme.txt of {zip_path} is not a readable zip archive "
+                              "(File is not a zip file)")
+
+
+def test_nested_member_over_the_network(server, cache):
+    pages, calls = server
+    pages[NESTED_URL] = NESTED
+    record = download("student", nested_spec(), **outputs(cache, "student"))
+    assert [url for url, _ in calls] == [NESTED_URL] and record.read_from == "network"
+    with pytest.raises(DownloadError, match=rf"^dataset student: member student\.zip of {re.escape(NESTED_URL)} "
+                                            r"has no member nothing\.csv \(members: "):
+        fetch_dataset("student", nested_spec(member=["student.zip", "nothing.csv"]))
+
+
+@pytest.mark.parametrize("member", [[], "", ["student.zip", ""], 3])
+def test_malformed_member_refused(nested_mirror, member):
+    with pytest.raises(ConfigError) as err:
+        fetch_dataset("student", nested_spec(member=member))
+    assert str(err.value) == (f"dataset student: datasets.student.member = {member!r}: must be a member name or a "
+                              "non-empty list of names (a member of a zip inside the zip)")
+
+
+# --------------------------------------------------------------------------------------
+# an unpinned member: recorded on first read, checked afterwards
+# --------------------------------------------------------------------------------------
+
+def unpinned_spec() -> dict:
+    spec = nested_spec()
+    del spec["sha256"]
+    return spec
+
+
+def test_unpinned_member_recorded_on_first_read(nested_mirror, cache, caplog):
+    paths = outputs(cache, "student")
+    caplog.set_level("INFO", logger="pufferfish")
+    record = download("student", unpinned_spec(), **paths)
+    digest = hashlib.sha256(INNER).hexdigest()
+    record_file = cache / "student.sha256.json"
+    # the provenance says the hash was recorded, not verified
+    assert record.sha256 == digest and record.sha256_expected is None and not record.sha256_verified
+    assert record.sha256_source is None and record.sha256_record == str(record_file)
+    assert json.loads((cache / "student.json").read_text()) == record.to_dict()
+    recorded = json.loads(record_file.read_text())
+    assert (recorded["url"], recorded["member"], recorded["sha256"]) == (
+        NESTED_URL, ["student.zip", "student-mat.csv"], digest)
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert warnings == [f"dataset student: member student-mat.csv of member student.zip of {NESTED_URL} is not "
+                        f"pinned (no datasets.student.sha256): recorded its sha256 {digest} in {record_file}; "
+                        "a later download with other bytes is refused"]
+
+    # Snakemake removes a rule's outputs before re-running it: the record is not one of them
+    for path in paths.values():
+        path.unlink()
+    caplog.clear()
+    again = download("student", unpinned_spec(), **paths)
+    assert again.sha256_verified and again.sha256_expected == digest and again.sha256_source == "recorded"
+    assert not [r for r in caplog.records if r.levelname == "WARNING"]
+    assert json.loads(record_file.read_text()) == recorded
+
+
+def test_unpinned_member_that_changes_is_refused(nested_mirror, cache):
+    paths = outputs(cache, "student")
+    download("student", unpinned_spec(), **paths)
+    before = {p: p.read_bytes() for p in cache.iterdir()}
+    changed = INNER + b"GP;no;11\n"
+    zip_path = nested_mirror / "static/public/320/student+performance.zip"
+    zip_path.write_bytes(_zip({"student.zip": _zip({"student-mat.csv": changed})}))
+    with pytest.raises(DownloadError) as err:
+        download("student", {**unpinned_spec(), "rows": 5}, **paths)
+    record_file = cache / "student.sha256.json"
+    assert str(err.value) == (
+        f"dataset student: sha256 mismatch for member student-mat.csv of member student.zip of {NESTED_URL}: "
+        f"expected {hashlib.sha256(INNER).hexdigest()}, found {hashlib.sha256(changed).hexdigest()} (recorded "
+        f"at its first download in {record_file}; pin datasets.student.sha256 or delete that file to accept "
+        "the new bytes)")
+    assert {p: p.read_bytes() for p in cache.iterdir()} == before  # nothing replaced
+    # a pin in the config wins over the record
+    record = download("student", {**nested_spec(sha256=hashlib.sha256(changed).hexdigest()), "rows": 5}, **paths)
+    assert record.sha256_source == "config" and record.sha256_verified and record.sha256_record is None
+
+
+def test_record_of_another_member_is_replaced(nested_mirror, cache, caplog):
+    paths = outputs(cache, "student")
+    download("student", unpinned_spec(), **paths)
+    spec = {**unpinned_spec(), "member": ["student.zip", "student.txt"], "read_csv": {"names": ["note"]},
+            "rows": 1, "columns": ["note"]}
+    record = download("student", spec, **paths)
+    assert record.sha256_source is None and record.sha256 == hashlib.sha256(b"notes\n").hexdigest()
+    assert json.loads((cache / "student.sha256.json").read_text())["member"] == ["student.zip", "student.txt"]
+    assert any("student.sha256.json records member student-mat.csv of member student.zip" in r.getMessage()
+               for r in caplog.records)
+
+
+def test_corrupt_record_refused(nested_mirror, cache):
+    (cache / "student.sha256.json").write_text("{not json")
+    with pytest.raises(DownloadError, match=r"^dataset student: cannot read the recorded sha256 in .*student\.sha256"
+                                            r"\.json \(.*\); delete it to record the member anew$"):
+        download("student", unpinned_spec(), **outputs(cache, "student"))
+
+
+def test_unpinned_member_without_a_record_file_is_read_unverified(nested_mirror, caplog):
+    frame, record = fetch_dataset("student", unpinned_spec())
+    assert len(frame) == 4 and not record.sha256_verified and record.sha256_record is None
+    assert any("is not pinned (no datasets.student.sha256) and no record is kept" in r.getMessage()
+               for r in caplog.records)
+
+
+def test_schema_accepts_nested_and_unpinned_members():
+    from pufferfish.pipeline.config import validate_config
+
+    config = yaml.safe_load((REPO / "config.yaml").read_text(encoding="utf-8"))
+    assert config["datasets"]["student_mat"]["member"] == ["student.zip", "student-mat.csv"]
+    del config["datasets"]["student_mat"]["sha256"]
+    validate_config(config)
+    config["datasets"]["student_mat"]["member"] = []
+    with pytest.raises(ConfigError, match=r"^config: datasets\.student_mat\.member = \[\]: must have at least 1 item\(s\)$"):
+        validate_config(config)
+
+
+# --------------------------------------------------------------------------------------
 # network (monkeypatched urlopen)
 # --------------------------------------------------------------------------------------
 
@@ -364,7 +548,14 @@ def test_real_mirror(tmp_path, monkeypatch):
 
     monkeypatch.setattr(urllib.request, "urlopen", no_network)
     config = yaml.safe_load((REPO / "config.yaml").read_text(encoding="utf-8"))
-    expected_rows = {"adult": 48842, "bank_marketing": 45211, "student_performance": 649, "hungarian_heart": 294}
+    expected_rows = {"adult": 48842, "bank_marketing": 45211, "student_performance": 649, "hungarian_heart": 294,
+                     "student_mat": 395, "heart_cleveland": 303, "adult_train": 32561}
+    # the mirror's own checksums of the original files (its SHA256SUMS), against the config's pins
+    sums = dict(reversed(line.split(None, 1)) for line in
+                (Path(os.environ["UCI_MIRROR"]) / "SHA256SUMS").read_text().splitlines() if line.strip())
+    originals = {"student_mat": "student-performance/student-mat.csv",
+                 "heart_cleveland": "heart-disease/processed.cleveland.data", "adult_train": "adult/adult.data",
+                 "hungarian_heart": "heart-disease/processed.hungarian.data"}
     for name, rows in expected_rows.items():
         record = download(name, config["datasets"][name], csv_path=tmp_path / f"{name}.csv",
                           json_path=tmp_path / f"{name}.json")
@@ -372,6 +563,8 @@ def test_real_mirror(tmp_path, monkeypatch):
         assert len(pd.read_csv(tmp_path / f"{name}.csv")) == rows
         assert record.read_from.startswith(str(Path(os.environ["UCI_MIRROR"]).resolve()))
         assert record.sha256 == json.loads((tmp_path / f"{name}.json").read_text())["sha256"]
+        if name in originals:
+            assert record.sha256_verified and record.sha256 == config["datasets"][name]["sha256"] == sums[originals[name]]
     heart = json.loads((tmp_path / "hungarian_heart.json").read_text())
     assert heart["sha256_verified"] is True
     assert heart["sha256"] == config["datasets"]["hungarian_heart"]["sha256"]

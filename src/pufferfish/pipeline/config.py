@@ -271,6 +271,34 @@ def gmm_experiment_names(gaussian: Mapping) -> list[str]:
     return sorted(k for k in gaussian if k not in GAUSSIAN_FIXED_KEYS)
 
 
+def _check_pierquin(config: Mapping) -> None:
+    """Cross-references of ``pierquin.settings`` (paper 002's Table 1): datasets, DP range, output names.
+
+    Each setting's dataset is a key of ``datasets``; its DP sensitivity is declared
+    (``domain`` or ``range``; implied by an ``indicator`` or ``codes`` encoding); the
+    released attribute is not the secret column; and ``results/priors/pierquin_<setting>.*``
+    is not also a user's prior (``results/priors/<user>.*``).
+    """
+    from pufferfish.pipeline.conditionals import SECTION, declared_range
+
+    settings = (config.get("pierquin") or {}).get("settings", {})
+    datasets = config.get("datasets", {})
+    mu = config.get("multiuser", {})
+    users = set(mu.get("users", {})) | set(mu.get("data_users", {}))
+    for name, spec in settings.items():
+        where = f"config: {SECTION}.{name}"
+        if spec["dataset"] not in datasets:
+            raise ConfigError(f"{where}.dataset = {spec['dataset']!r}: not a key of datasets "
+                              f"(have: {', '.join(sorted(datasets))})")
+        if spec["attribute"] == spec["column"]:
+            raise ConfigError(f"{where}: attribute and column are both {spec['attribute']!r}; the secret "
+                              "column must be another column")
+        declared_range(spec, setting=name)
+        if f"pierquin_{name}" in users:
+            raise ConfigError(f"{where}: results/priors/pierquin_{name}.csv would also be the prior of the user "
+                              f"pierquin_{name} (multiuser); rename one of them")
+
+
 def validate_config(config: dict, schema: Mapping | None = None) -> dict:
     """Check ``config`` against the schema and its cross-references; fill the defaults.
 
@@ -285,4 +313,5 @@ def validate_config(config: dict, schema: Mapping | None = None) -> dict:
     _raise_schema_error(config, schema)
     _fill_defaults(config, schema)
     _check_references(config)
+    _check_pierquin(config)
     return config

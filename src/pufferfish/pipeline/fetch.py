@@ -10,7 +10,19 @@ A dataset spec (a value of ``config["datasets"]``) names where the bytes come fr
     options, as ``fetch_ucirepo`` does (plus ``read_csv`` options if the spec gives any).
 ``source: archive``
     The ``member`` of the zip archive at ``url``, parsed with
-    ``pandas.read_csv(**spec["read_csv"])`` and verified against the pinned ``sha256``.
+    ``pandas.read_csv(**spec["read_csv"])``. ``member`` is a name, or a list of names for
+    a member of a zip inside the zip (``[student.zip, student-mat.csv]``: the member
+    ``student-mat.csv`` of the member ``student.zip`` of the archive).
+
+Checksums of an archive member. With ``sha256`` in the spec the member's bytes must have
+that SHA-256 (a pin). Without it, the first download records the member's SHA-256 in a
+record file beside the provenance (``data/raw/<dataset>.sha256.json``, see
+:func:`record_path_for`) and logs a warning that the member was unpinned; every later
+download of the same member of the same URL must then give the same bytes
+(trust on first use). The record file is not an output of the download rule, so it
+survives Snakemake's removal of the outputs before a re-download; delete it (or pin
+``sha256``) to accept new bytes. The zip itself is not verified: a mirror may hold a
+repack with other zip-level bytes around the same members.
 
 Either way the table is then checked against the spec: exactly ``rows`` rows, and every
 name in ``columns`` among its columns. Nothing is cleaned and no row is dropped here.
@@ -63,7 +75,8 @@ from pufferfish.pipeline.io import atomic_path, remove_quietly, write_csv, write
 __all__ = [
     "MIRROR_ENV", "UCI_SITE", "DEFAULT_TIMEOUT", "NETWORK", "Provenance",
     "download", "fetch_dataset", "mirror_from_env", "mirror_path", "ucimlrepo_data_url",
-    "parse_csv", "check_table", "sha256_hex",
+    "parse_csv", "check_table", "sha256_hex", "member_path", "describe_member", "record_path_for",
+    "read_recorded_sha256",
 ]
 
 log = logging.getLogger(__name__)
@@ -89,10 +102,18 @@ class Provenance:
         source: ``"ucimlrepo"`` or ``"archive"``.
         url: the URL of the bytes parsed (for ``archive``, of the zip holding ``member``).
         uci_id: the UCI dataset id (``ucimlrepo`` only).
-        member: the member of the zip that was parsed (``archive`` only).
+        member: the member of the zip that was parsed (``archive`` only): its name, or
+            the list of names from the outer zip down for a member of a nested zip.
         sha256: SHA-256 of the bytes parsed (for ``archive``, of the member).
-        sha256_expected: the pinned SHA-256 from the spec, if any.
-        sha256_verified: whether ``sha256`` was checked against a pin (and matched).
+        sha256_expected: the SHA-256 the bytes were checked against, if any: the pin of
+            the spec, or the hash recorded at the first download of an unpinned member.
+        sha256_verified: whether ``sha256`` was checked against ``sha256_expected`` (and matched).
+        sha256_source: where ``sha256_expected`` came from: ``"config"`` (the spec's pin),
+            ``"recorded"`` (the record file of an earlier download), or ``None`` (nothing
+            to check against: a ``ucimlrepo`` table, or the first download of an unpinned
+            member, whose hash is recorded now).
+        sha256_record: the record file of an unpinned ``archive`` member (``None`` when
+            pinned, for ``ucimlrepo``, or when no record file is kept).
         archive_sha256: SHA-256 of the whole zip (``archive`` only; a mirror may hold a
             repack, so only the member is pinned).
         read_from: the mirror file read, or ``"network"``.
@@ -111,17 +132,21 @@ class Provenance:
     rows: int
     columns: tuple[str, ...]
     uci_id: int | None = None
-    member: str | None = None
+    member: str | tuple[str, ...] | None = None
     sha256_expected: str | None = None
     archive_sha256: str | None = None
     read_csv: Mapping = field(default_factory=dict, hash=False)
     citation: str | None = None
+    sha256_source: str | None = None
+    sha256_record: str | None = None
 
     def to_dict(self) -> dict:
         """A JSON-ready dict (lists for tuples)."""
         record = asdict(self)
         record["columns"] = list(self.columns)
         record["read_csv"] = dict(self.read_csv)
+        if isinstance(self.member, tuple):
+            record["member"] = list(self.member)
         return record
 
 
@@ -130,13 +155,17 @@ class Provenance:
 # --------------------------------------------------------------------------------------
 
 def download(dataset: str, spec: Mapping, *, csv_path: str | os.PathLike, json_path: str | os.PathLike,
-             mirror: str | os.PathLike | None = None, timeout: float = DEFAULT_TIMEOUT) -> Provenance:
+             mirror: str | os.PathLike | None = None, timeout: float = DEFAULT_TIMEOUT,
+             record_path: str | os.PathLike | None = None) -> Provenance:
     """Fetch and check ``dataset``, then write its table to ``csv_path`` and provenance to ``json_path``.
 
     The CSV is the parsed table as ``to_csv(index=False)``, so ``pd.read_csv(csv_path)``
     gives it back (missing values as NaN); this is checked before the file is put in
     place. Both files are written atomically, and only after every check has passed;
     if writing either fails, neither is left behind.
+
+    An ``archive`` member without a ``sha256`` pin is checked against, or on its first
+    download recorded in, ``record_path`` (module docstring).
 
     Args:
         dataset: the key of the dataset in ``config["datasets"]`` (used in messages).
@@ -145,6 +174,8 @@ def download(dataset: str, spec: Mapping, *, csv_path: str | os.PathLike, json_p
         mirror: a local mirror of archive.ics.uci.edu; ``None``: ``$UCI_MIRROR`` if set,
             else the network.
         timeout: seconds a network connection may stay silent.
+        record_path: the record file of an unpinned member's SHA-256; ``None``:
+            :func:`record_path_for` ``(json_path)``.
 
     Returns:
         The provenance record written to ``json_path``.
@@ -153,38 +184,56 @@ def download(dataset: str, spec: Mapping, *, csv_path: str | os.PathLike, json_p
         DownloadError, DataError, ConfigError: see :func:`fetch_dataset`, plus a
             :class:`DataError` if the CSV would not read back as the parsed table.
     """
-    frame, record = fetch_dataset(dataset, spec, mirror=mirror, timeout=timeout)
+    record_path = record_path_for(json_path) if record_path is None else Path(record_path)
+    frame, record = fetch_dataset(dataset, spec, mirror=mirror, timeout=timeout, record_path=record_path)
+    first_record = record.sha256_record is not None and record.sha256_source is None
     try:
         with atomic_path(csv_path) as tmp:
             write_csv(frame, tmp)
             _check_round_trip(dataset, frame, tmp)
         write_json(record.to_dict(), json_path)
+        if first_record:
+            write_json({"dataset": dataset, "url": record.url, "member": _json_member(record.member),
+                        "sha256": record.sha256,
+                        "note": "SHA-256 of the member recorded at its first download (no sha256 pin in the "
+                                "config); later downloads must match it. Pin it in config.yaml, or delete this "
+                                "file to accept other bytes."}, record_path)
     except BaseException:
         remove_quietly(csv_path, json_path)
         raise
+    if first_record:
+        log.warning("dataset %s: %s is not pinned (no datasets.%s.sha256): recorded its sha256 %s in %s; "
+                    "a later download with other bytes is refused", dataset, describe_member(record.member, record.url),
+                    dataset, record.sha256, record_path)
     log.info("dataset %s: wrote %s and %s", dataset, csv_path, json_path)
     return record
 
 
 def fetch_dataset(dataset: str, spec: Mapping, *, mirror: str | os.PathLike | None = None,
-                  timeout: float = DEFAULT_TIMEOUT) -> tuple[pd.DataFrame, Provenance]:
+                  timeout: float = DEFAULT_TIMEOUT,
+                  record_path: str | os.PathLike | None = None) -> tuple[pd.DataFrame, Provenance]:
     """Read ``dataset`` as its ``spec`` says, check it, and return the table and its provenance.
 
     Args:
         dataset: the key of the dataset in ``config["datasets"]`` (used in messages).
         spec: ``source`` (``ucimlrepo`` with ``uci_id``, or ``archive`` with ``url``,
-            ``member``, ``sha256``), ``rows``, ``columns``, and optionally ``read_csv``
-            and ``citation``.
+            ``member`` (a name, or a list of names into nested zips) and optionally
+            ``sha256``), ``rows``, ``columns``, and optionally ``read_csv`` and ``citation``.
         mirror: a local mirror of archive.ics.uci.edu; ``None``: ``$UCI_MIRROR`` if set,
             else the network.
         timeout: seconds a network connection may stay silent.
+        record_path: for an ``archive`` member without a ``sha256`` pin, the record file
+            of its SHA-256: if it exists (and names the same URL and member) the bytes must
+            match it, else the provenance names it for :func:`download` to write. ``None``:
+            no record is read or kept (the member is then not verified at all).
 
     Raises:
         DownloadError: the bytes cannot be obtained (no network, not in the mirror, not
-            a zip, no such member) or their SHA-256 differs from the pin.
+            a zip, no such member, a corrupt record file) or their SHA-256 differs from
+            the pin or from the recorded hash.
         DataError: the bytes do not parse, or the table has other ``rows`` or lacks
             some of ``columns``.
-        ConfigError: the spec lacks a key its source needs.
+        ConfigError: the spec lacks a key its source needs, or ``member`` is malformed.
     """
     source = _require(dataset, spec, "source")
     rows = _require(dataset, spec, "rows")
@@ -194,6 +243,7 @@ def fetch_dataset(dataset: str, spec: Mapping, *, mirror: str | os.PathLike | No
     if root is not None and not root.is_dir():
         raise DownloadError(f"dataset {dataset}: {MIRROR_ENV}={root} is not a directory")
 
+    member = None
     if source == "ucimlrepo":
         uci_id = _require(dataset, spec, "uci_id")
         if root is not None:
@@ -204,11 +254,11 @@ def fetch_dataset(dataset: str, spec: Mapping, *, mirror: str | os.PathLike | No
             url = ucimlrepo_data_url(uci_id, dataset=dataset, timeout=timeout)
             read_from = NETWORK
             data = _read_url(dataset, url, timeout=timeout)
-        where, member, archive_sha256 = url, None, None
+        where, archive_sha256 = url, None
     elif source == "archive":
         url = _require(dataset, spec, "url")
-        member = _require(dataset, spec, "member")
-        _require(dataset, spec, "sha256")
+        path = member_path(_require(dataset, spec, "member"), dataset=dataset)
+        member = path[0] if len(path) == 1 else path
         uci_id = None
         if root is not None:
             read_from = _mirror_file(dataset, root, url)
@@ -217,19 +267,31 @@ def fetch_dataset(dataset: str, spec: Mapping, *, mirror: str | os.PathLike | No
             read_from = NETWORK
             archive = _read_url(dataset, url, timeout=timeout)
         archive_sha256 = sha256_hex(archive)
-        data = _zip_member(dataset, archive, member, where=str(read_from) if root is not None else url)
-        where = f"member {member} of {url}"
+        data = _zip_member(dataset, archive, path, where=str(read_from) if root is not None else url)
+        where = describe_member(member, url)
     else:
         raise ConfigError(f"dataset {dataset}: datasets.{dataset}.source = {source!r}: "
                           "must be one of ucimlrepo, archive")
 
     digest = sha256_hex(data)
-    expected = spec.get("sha256")
-    if expected is not None and digest != expected.lower():
-        what = f"member {member} of {url}" if member else url
-        raise DownloadError(f"dataset {dataset}: sha256 mismatch for {what}: expected {expected}, found {digest}")
+    expected, pin_source, record_file = spec.get("sha256"), None, None
+    if expected is not None:
+        expected, pin_source = str(expected).lower(), "config"
+    elif source == "archive" and record_path is not None:
+        record_file = str(record_path)
+        expected = read_recorded_sha256(record_path, dataset=dataset, url=url, member=member)
+        pin_source = "recorded" if expected is not None else None
+    if expected is not None and digest != expected:
+        origin = (f" (recorded at its first download in {record_file}; pin datasets.{dataset}.sha256 or delete "
+                  f"that file to accept the new bytes)") if pin_source == "recorded" else ""
+        raise DownloadError(f"dataset {dataset}: sha256 mismatch for {where}: expected {expected}, "
+                            f"found {digest}{origin}")
+    if source == "archive" and expected is None and record_path is None:
+        log.warning("dataset %s: %s is not pinned (no datasets.%s.sha256) and no record is kept: not verified",
+                    dataset, where, dataset)
     log.info("dataset %s: read %d bytes of %s from %s, sha256 %s%s", dataset, len(data), where, read_from,
-             digest, " (verified)" if expected else "")
+             digest, f" (verified against the {'pin' if pin_source == 'config' else 'recorded hash'})"
+             if expected else "")
 
     frame = parse_csv(data, read_csv=options, dataset=dataset, where=where)
     check_table(dataset, frame, rows=rows, columns=columns)
@@ -238,9 +300,56 @@ def fetch_dataset(dataset: str, spec: Mapping, *, mirror: str | os.PathLike | No
         sha256=digest, sha256_expected=expected, sha256_verified=expected is not None,
         archive_sha256=archive_sha256, read_from=str(read_from), rows=len(frame),
         columns=tuple(str(c) for c in frame.columns), read_csv=options, citation=spec.get("citation"),
+        sha256_source=pin_source, sha256_record=record_file,
     )
     log.info("dataset %s: %d rows x %d columns", dataset, *frame.shape)
     return frame, record
+
+
+def member_path(member, *, dataset: str = "?") -> tuple[str, ...]:
+    """The spec's ``member`` as a tuple of names, outer zip first (a string is one name).
+
+    Raises :class:`ConfigError` for anything but a non-empty name or a non-empty list of them.
+    """
+    names = (member,) if isinstance(member, str) else tuple(member) if isinstance(member, (list, tuple)) else None
+    if not names or not all(isinstance(n, str) and n for n in names):
+        raise ConfigError(f"dataset {dataset}: datasets.{dataset}.member = {member!r}: must be a member name "
+                          "or a non-empty list of names (a member of a zip inside the zip)")
+    return names
+
+
+def describe_member(member, url: str) -> str:
+    """``member a of URL``, or ``member b of member a of URL`` for a member of a nested zip."""
+    path = member_path(member)
+    return " of ".join(f"member {name}" for name in reversed(path)) + f" of {url}"
+
+
+def record_path_for(json_path: str | os.PathLike) -> Path:
+    """The record file of an unpinned member's SHA-256 beside its provenance: ``<dir>/<name>.sha256.json``."""
+    json_path = Path(json_path)
+    return json_path.with_name(json_path.stem + ".sha256.json")
+
+
+def read_recorded_sha256(record_path: str | os.PathLike, *, dataset: str, url: str, member) -> str | None:
+    """The SHA-256 recorded at the first download of ``member`` of ``url``, or ``None`` if there is none.
+
+    A record of another URL or member (the spec changed) does not apply: ``None``, and the
+    new member is recorded anew. An unreadable record is a :class:`DownloadError`.
+    """
+    path = Path(record_path)
+    if not path.exists():
+        return None
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        recorded, digest = (record["url"], member_path(record["member"])), str(record["sha256"]).lower()
+    except (OSError, ValueError, KeyError, TypeError, ConfigError) as err:
+        raise DownloadError(f"dataset {dataset}: cannot read the recorded sha256 in {path} ({_one_line(err)}); "
+                            "delete it to record the member anew") from err
+    if recorded != (url, member_path(member)):
+        log.warning("dataset %s: %s records %s, not %s: recording anew", dataset, path,
+                    describe_member(record["member"], record["url"]), describe_member(member, url))
+        return None
+    return digest
 
 
 def mirror_from_env(environ: Mapping[str, str] | None = None) -> Path | None:
@@ -363,16 +472,28 @@ def _ssl_context() -> ssl.SSLContext:
     return ssl.create_default_context(cafile=certifi.where())
 
 
-def _zip_member(dataset: str, archive: bytes, member: str, *, where: str) -> bytes:
-    try:
-        with zipfile.ZipFile(io.BytesIO(archive)) as zf:
-            names = zf.namelist()
-            data = zf.read(member) if member in names else None
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, OSError, EOFError) as err:
-        raise DownloadError(f"dataset {dataset}: {where} is not a readable zip archive ({_one_line(err)})") from err
-    if data is None:
-        raise DownloadError(f"dataset {dataset}: {where} has no member {member} (members: {_abbrev(names)})")
+def _zip_member(dataset: str, archive: bytes, path: tuple[str, ...], *, where: str) -> bytes:
+    """The bytes of ``path[-1]``, a member of ``path[-2]``, ..., a member of the zip ``archive``.
+
+    Every error names the member that is missing (or not a zip) and the members above it.
+    """
+    data, holder = archive, where
+    for depth, name in enumerate(path):
+        try:
+            with zipfile.ZipFile(io.BytesIO(data)) as zf:
+                names = zf.namelist()
+                data = zf.read(name) if name in names else None
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, OSError, EOFError) as err:
+            raise DownloadError(f"dataset {dataset}: {holder} is not a readable zip archive ({_one_line(err)})") from err
+        if data is None:
+            inner = "".join(f" (which holds {n})" for n in path[depth + 1:][:1])
+            raise DownloadError(f"dataset {dataset}: {holder} has no member {name}{inner} (members: {_abbrev(names)})")
+        holder = f"member {name} of {holder}"
     return data
+
+
+def _json_member(member):
+    return list(member) if isinstance(member, tuple) else member
 
 
 def _check_round_trip(dataset: str, frame: pd.DataFrame, path: Path) -> None:
