@@ -33,6 +33,14 @@ LABELS = {
 }
 
 
+_TIGHT_VARIANTS = {
+    "tight": dict(marker="o", linestyle="--"),
+    "tight_laplace_delta": dict(marker="D", linestyle="--"),
+    "tight_gaussian": dict(marker="s", linestyle=":"),
+    "tight_cauchy": dict(marker="s", linestyle=":"),
+}
+
+
 def _draw(ax, frame: pd.DataFrame, methods, column: str) -> list:
     from pufferfish.pipeline.plotting import TIGHT_STYLE, series_style
 
@@ -45,11 +53,10 @@ def _draw(ax, frame: pd.DataFrame, methods, column: str) -> list:
         values = sub[column].to_numpy(dtype=float)
         positive = values > 0
         if method.startswith("tight"):
+            # the exact smallest scales: black, one dash and marker per noise/guarantee
             style = dict(TIGHT_STYLE)
-            style["label"] = LABELS[method]
-            if "gaussian" in method or "cauchy" in method:
-                style["linestyle"] = ":"
-            style["marker"] = "o" if method == "tight" else None
+            style.update(label=LABELS[method], markersize=5, markerfacecolor="white",
+                         **_TIGHT_VARIANTS[method])
         else:
             style = series_style(k)
             style["label"] = LABELS[method]
