@@ -21,7 +21,7 @@ the registry imports on first use.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from importlib import import_module
 
@@ -34,7 +34,7 @@ __all__ = ["Method", "register", "get", "names", "methods", "calibrate", "secret
            "check_applicable"]
 
 #: modules whose import registers methods (one per paper, plus the tight calibrations of the audits)
-PROVIDERS = ("pufferfish.multiuser.methods", "pufferfish.audit.laplace")
+PROVIDERS = ("pufferfish.multiuser.methods", "pufferfish.wasserstein.methods", "pufferfish.audit.laplace")
 
 #: secret kinds, as config writes them: reports a value / is absent / draws from a prior
 SECRET_KINDS = ("value", "absent", "user")
@@ -49,8 +49,13 @@ class Method:
     ``pairs``: the (first, second) secret kinds it is stated for (both orders are listed),
     ``None`` for any pair. ``bernoulli``: it also needs users with support in {0, 1}.
     ``noise``: laplace, gaussian or cauchy; ``guarantee``: epsilon, epsilon_delta or renyi
-    (what its scale is audited against). ``automatic``: added to every experiment (the
-    tight scales); not listed in config.
+    (what its scale is audited against). ``refuses``: for a method stated only for some
+    parameter values, ``refuses(params)`` returns why ``params`` are outside them ("" when
+    they are not), e.g. an order alpha other than 2. ``smallest``: its scale is, by
+    definition, the smallest scale the exact audit of its noise and guarantee accepts
+    (``Auditor.smallest_scale``), so the workflow computes it once for the method and for
+    the audit's ``scale_min``. ``automatic``: added to every experiment (the tight scales);
+    not listed in config.
     """
 
     name: str
@@ -61,6 +66,8 @@ class Method:
     noise: str = "laplace"
     guarantee: str = "epsilon"
     needs: tuple[str, ...] = ()
+    refuses: Callable[[Mapping], str] | None = None
+    smallest: bool = False
     bernoulli: bool = False
     automatic: bool = False
 
@@ -123,14 +130,18 @@ def secret_kind(secret) -> str:
     raise TypeError(f"secret = {secret!r}: must be Reports, Absent or Draws")
 
 
-def check_applicable(method: Method, kinds: Iterable[str], params: dict) -> None:
-    """Raise :class:`NotApplicableError` when ``method`` is not stated for the pair or misses a parameter."""
+def check_applicable(method: Method, kinds: Iterable[str], params: Mapping) -> None:
+    """Raise :class:`NotApplicableError` when ``method`` is not stated for the pair, misses a
+    parameter it ``needs`` or is not stated for the parameter values given (``refuses``)."""
     kinds = tuple(kinds)
     if not method.applies_to(kinds):
         raise NotApplicableError(f"{method.name} does not apply to the secret pair ({kinds[0]}, {kinds[1]})")
     for need in method.needs:
         if params.get(need) is None:
             raise NotApplicableError(f"{method.name} needs `{need}`")
+    reason = method.refuses(params) if method.refuses is not None else ""
+    if reason:
+        raise NotApplicableError(f"{method.name} {reason}")
 
 
 def calibrate(method: str, pair, *, epsilons, **params) -> np.ndarray:

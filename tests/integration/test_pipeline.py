@@ -53,7 +53,7 @@ def tiny(tmp_path_factory):
 def test_every_output_is_there(tiny):
     workdir, _ = tiny
     results = workdir / "results"
-    for name in ("fig1", "fig3", "fig5", "fig7", "fig8", "fig9", "tableA"):
+    for name in ("fig1", "fig3", "fig5", "fig7", "fig8", "fig9", "tableA", "noise_families"):
         for kind in ("theta", "audit", "priors"):
             assert (results / kind / f"multiuser_{name}.csv").stat().st_size > 0
         for ext in ("png", "pdf", "csv"):
@@ -62,7 +62,8 @@ def test_every_output_is_there(tiny):
         plan = pd.read_csv(results / "plans" / f"multiuser_{name}.csv")
         assert list(plan.columns) == ["x", "x_prime", "mass"] and abs(plan.mass.sum() - 1) < 1e-12
     theta = pd.read_csv(results / "theta" / "multiuser_fig9.csv", keep_default_na=False)
-    assert list(theta.columns) == ["panel", "method", "epsilon", "theta", "epsilon_achieved", "theta_min"]
+    assert list(theta.columns) == ["panel", "method", "epsilon", "theta", "epsilon_achieved", "theta_min", "noise",
+                                   "delta", "alpha", "std", "delta_achieved", "renyi_achieved"]
     assert set(theta.method) == {"lemma5", "lemma6", "tight"}
     assert set(theta.panel) == {"adult", "student_performance", "bank_marketing"}
     for path in ("audit/summary.csv", "reproduction.csv", "provenance.json"):

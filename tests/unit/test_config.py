@@ -82,6 +82,22 @@ CASES = [
     (["gaussian", "fig5", "deltas"], {"start": 0.5, "stop": 1.5, "step": 0.5}, "config: gaussian.fig5.deltas.stop = 1.5: must be < 1"),
     (EXP + ["fig6", "methods"], ["lemma5"],
      "config: multiuser.experiments.fig6.methods: lemma5 needs Bernoulli users, but multiuser.experiments.fig6.secrets[0].user = 'P4'"),
+    # paper 002's methods: the parameter their registry record needs, and its range
+    (EXP + ["fig5", "methods"], ["theorem3_max", "gawm_laplace"],
+     "config: multiuser.experiments.fig5.methods: gawm_laplace needs `delta` (set multiuser.experiments.fig5.delta)"),
+    (EXP + ["fig6", "methods"], ["tight_cauchy"],
+     "config: multiuser.experiments.fig6.methods: tight_cauchy needs `alpha` (set multiuser.experiments.fig6.alpha)"),
+    (EXP + ["noise_families", "alpha"], _DELETE,
+     "config: multiuser.experiments.noise_families.methods: dagwm_cauchy needs `alpha` (set multiuser.experiments.noise_families.alpha)"),
+    (EXP + ["noise_families", "delta"], _DELETE,
+     "config: multiuser.experiments.noise_families.methods: gawm_laplace needs `delta` (set multiuser.experiments.noise_families.delta)"),
+    (EXP + ["noise_families", "alpha"], 3,
+     "config: multiuser.experiments.noise_families.methods: dagwm_cauchy is stated for alpha = 2 (paper 002, Cor. 4.1 at alpha = 2), not alpha = 3"),
+    (EXP + ["noise_families", "delta"], 1.0, "config: multiuser.experiments.noise_families.delta = 1.0: must be < 1"),
+    (EXP + ["noise_families", "delta"], 0, "config: multiuser.experiments.noise_families.delta = 0: must be > 0"),
+    (EXP + ["noise_families", "alpha"], 1, "config: multiuser.experiments.noise_families.alpha = 1: must be > 1"),
+    (EXP + ["noise_families", "alpha"], "two", "config: multiuser.experiments.noise_families.alpha = 'two': must be a number"),
+    (EXP + ["noise_families", "delta"], float("nan"), "config: multiuser.experiments.noise_families.delta = nan: must be finite"),
 ]
 
 
@@ -166,3 +182,11 @@ def test_keys_names_and_sizes_that_would_crash_later_are_one_line_errors(shipped
     with pytest.raises(ConfigError) as info:
         validate_config(cfg)
     assert str(info.value).startswith(message) and "\n" not in str(info.value), str(info.value)
+
+
+def test_tight_cauchy_takes_any_order_above_one(shipped):
+    """Only dagwm_cauchy is tied to alpha = 2 (paper 002, Cor. 4.1); the exact audit takes any alpha > 1."""
+    cfg = copy.deepcopy(shipped)
+    exp = cfg["multiuser"]["experiments"]["noise_families"]
+    exp["alpha"], exp["methods"] = 3.5, ["tight_cauchy", "gwm_laplace"]
+    assert validate_config(cfg)["multiuser"]["experiments"]["noise_families"]["alpha"] == 3.5

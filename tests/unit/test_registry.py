@@ -56,8 +56,8 @@ def test_laplace_lattice_auditor_on_two_points():
     assert got.meets(1e-12)
     best = aud.smallest_scale(Target(0.75))
     assert best.scale == pytest.approx(4.0, rel=1e-11)  # 3 / 0.75
-    with pytest.raises(ConfigError, match="audits epsilon, not epsilon_delta"):
-        aud.achieved(1.0, Target(1.0, delta=1e-5))
+    with pytest.raises(ConfigError, match="audits epsilon, epsilon_delta, not renyi"):
+        aud.achieved(1.0, Target(1.0, alpha=2.0))
 
 
 def test_gaussian_prior_auditor_is_the_paper_004_audit():

@@ -9,13 +9,17 @@ is specific to a figure: a new experiment in config.yaml needs no code.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from scipy.special import logsumexp
 
-from pufferfish.audit.laplace import lattice_privacy_loss, theta_min
+from pufferfish import registry
+from pufferfish.audit import Target, lattice_auditor
+from pufferfish.audit.laplace import lattice_privacy_loss, theta_min, zero_noise_loss
 from pufferfish.errors import ConfigError, NotApplicableError
 from pufferfish.grids import check_epsilons, expand_grid
 from pufferfish.lattice.pmf import LatticePMF
@@ -26,17 +30,26 @@ from pufferfish.lattice.transport import delta_star, kantorovich_plan
 
 __all__ = [
     "data_user_prior", "build_users", "secret_from_spec", "experiment_pairs", "run_experiment",
-    "ExperimentResult", "run_plan", "prior_frame", "THETA_COLUMNS", "AUDIT_COLUMNS", "read_user_prior",
-    "config_user_prior", "write_config_user",
+    "ExperimentResult", "run_plan", "prior_frame", "THETA_COLUMNS", "AUDIT_COLUMNS", "MULTIUSER_AUDIT_COLUMNS",
+    "read_user_prior", "config_user_prior", "write_config_user", "noise_std", "noise_free",
 ]
 
 log = logging.getLogger("pufferfish")
 
-#: columns of results/theta/multiuser_<experiment>.csv
-THETA_COLUMNS = ["panel", "method", "epsilon", "theta", "epsilon_achieved", "theta_min"]
+#: columns of results/theta/multiuser_<experiment>.csv: ``theta`` is the method's noise scale
+#: (Laplace b, Gaussian sigma or Cauchy gamma, by ``noise``), ``theta_min`` the smallest scale of the
+#: same noise and guarantee that the exact audit accepts, ``std`` the noise's standard deviation
+#: (sqrt(2) b, sigma; empty for Cauchy); ``epsilon_achieved`` / ``delta_achieved`` /
+#: ``renyi_achieved`` what the scale achieves against its target (pure epsilon / (epsilon, delta) /
+#: D_alpha <= epsilon), the other two empty
+THETA_COLUMNS = ["panel", "method", "epsilon", "theta", "epsilon_achieved", "theta_min", "noise", "delta", "alpha",
+                 "std", "delta_achieved", "renyi_achieved"]
 #: columns shared by every results/audit/<experiment>.csv (both papers)
 AUDIT_COLUMNS = ["experiment", "panel", "method", "epsilon", "delta", "scale", "epsilon_achieved",
                  "delta_achieved", "scale_min", "violation"]
+#: columns the multi-user audit tables add after :data:`AUDIT_COLUMNS`
+MULTIUSER_AUDIT_COLUMNS = ["loss_forward", "loss_backward", "tight_note", "noise", "guarantee", "alpha",
+                           "renyi_achieved"]
 
 
 # ------------------------------------------------------------------------------ data users
@@ -134,12 +147,60 @@ class ExperimentResult:
     violations: list = field(default_factory=list)
 
 
+def _target(record, epsilon: float, params: Mapping) -> Target:
+    """The target a method's scale is audited against: its guarantee at ``epsilon`` (and delta / alpha)."""
+    if record.guarantee == "epsilon_delta":
+        return Target(epsilon, delta=params["delta"])
+    if record.guarantee == "renyi":
+        return Target(epsilon, alpha=params["alpha"])
+    return Target(epsilon)
+
+
+def noise_std(noise: str, scale: float) -> float:
+    """The standard deviation of the noise: sqrt(2) b (Laplace), sigma (Gaussian), NaN (Cauchy: none)."""
+    if noise == "laplace":
+        return math.sqrt(2.0) * scale
+    if noise == "gaussian":
+        return scale
+    return math.nan
+
+
+def noise_free(p: LatticePMF, q: LatticePMF, target: Target) -> tuple[float, float]:
+    """What releasing the query with no noise (scale 0) achieves against ``target``, both directions.
+
+    The limit of every audit as the scale goes to 0 (the shifted noises separate the lattice
+    atoms), and an upper bound for every scale (post-processing): the hockey-stick divergence
+    sum_x max(P(x) - e^eps Q(x), 0), the Renyi divergence log(sum_x P(x)^alpha Q(x)^(1 - alpha))
+    / (alpha - 1) (inf when P charges an atom Q does not), or max_x |log P(x) / Q(x)|.
+    """
+    lo, hi = min(p.lo, q.lo), max(p.hi, q.hi)
+    a, b = p.pmf_on(lo, hi), q.pmf_on(lo, hi)
+    if target.guarantee == "epsilon_delta":
+        scale = math.exp(target.epsilon)
+        return float(np.maximum(a - scale * b, 0).sum()), float(np.maximum(b - scale * a, 0).sum())
+    if target.guarantee == "renyi":
+        alpha = target.alpha
+
+        def renyi(u, v):
+            if np.any((u > 0) & (v == 0)):
+                return math.inf
+            m = u > 0
+            return float(logsumexp(alpha * np.log(u[m]) + (1 - alpha) * np.log(v[m]))) / (alpha - 1)
+        return renyi(a, b), renyi(b, a)
+    loss = zero_noise_loss(p, q)
+    return loss, loss
+
+
 def run_experiment(name: str, spec: Mapping, users: Mapping[str, User], *, audit: Mapping) -> ExperimentResult:
     """Calibrate, audit and (for ``kind: plan``) transport-plan one experiment.
 
-    For every panel, method and epsilon: theta from the method, the exact privacy loss it
-    achieves (both directions), and theta_min (the ``tight`` method, added to every
-    experiment). A theta whose loss exceeds epsilon * (1 + audit.rtol) is a violation: it
+    For every panel, method and epsilon: the method's noise scale, what it achieves against
+    its target by the exact audit of its noise and guarantee
+    (:func:`pufferfish.audit.lattice_auditor`, both directions), and the smallest scale of the
+    same noise and guarantee. The target is the record's guarantee at epsilon: pure epsilon,
+    (epsilon, delta) with the experiment's ``delta``, or D_alpha <= epsilon with its ``alpha``.
+    ``tight`` (Laplace, pure epsilon: theta_min) is added to every experiment. A scale whose
+    achieved value exceeds its bound (epsilon or delta) * (1 + audit.rtol) is a violation: it
     is logged as a warning and flagged in the audit table, never silently dropped.
     """
     epsilons = check_epsilons(expand_grid(spec["epsilons"], name=f"multiuser.experiments.{name}.epsilons"),
@@ -147,6 +208,7 @@ def run_experiment(name: str, spec: Mapping, users: Mapping[str, User], *, audit
     rtol = float(audit.get("rtol", 1e-9))
     brtol = float(audit.get("bisection_rtol", 1e-12))
     steps = int(audit.get("bisection_max_steps", 200))
+    params = {key: spec[key] for key in ("delta", "alpha") if spec.get(key) is not None}
     pairs = experiment_pairs(spec, users)
     theta_rows, audit_rows, prior_rows, violations = [], [], [], []
     experiment = f"multiuser_{name}"
@@ -158,40 +220,94 @@ def run_experiment(name: str, spec: Mapping, users: Mapping[str, User], *, audit
             frame.insert(0, "panel", panel)
             prior_rows.append(frame)
         tight_results = [theta_min(p, q, float(e), rtol=brtol, max_steps=steps) for e in epsilons]
+        auditors, smallest = {}, {}
+
+        def smallest_scale(record, target: Target):
+            """The audit's smallest scale for ``record``'s noise and guarantee (once per target)."""
+            kind = (record.noise, record.guarantee)
+            if kind not in auditors:
+                auditors[kind] = lattice_auditor(record.noise, record.guarantee, p, q)
+            if (kind, target) not in smallest:
+                smallest[(kind, target)] = auditors[kind].smallest_scale(target)
+            return smallest[(kind, target)]
+
         thetas = {}
         for method in spec["methods"]:
+            record = registry.get(method)
             try:
-                thetas[method] = calibrate(method, pair, epsilons=epsilons)
+                if record.smallest:   # the audit's own smallest scale: computed once, for both columns
+                    registry.check_applicable(record, (registry.secret_kind(pair.first),
+                                                       registry.secret_kind(pair.second)), params)
+                    thetas[method] = np.array([smallest_scale(record, _target(record, float(e), params)).scale
+                                               for e in epsilons])
+                else:
+                    thetas[method] = calibrate(method, pair, epsilons=epsilons, **params)
             except NotApplicableError as err:
                 where = f"multiuser.experiments.{name}" + (f".panels.{panel}" if panel else "")
                 raise NotApplicableError(f"{where}: {err}") from None
         thetas["tight"] = np.array([t.theta for t in tight_results])
         for method, values in thetas.items():
+            record = registry.get(method)
+            kind = (record.noise, record.guarantee)
             for k, (eps, theta) in enumerate(zip(epsilons, values)):
-                tmin = tight_results[k].theta
-                if theta > 0 and np.isfinite(theta):
-                    loss = lattice_privacy_loss(p, q, theta)
-                    achieved, fwd, bwd = loss.epsilon, loss.forward, loss.backward
-                elif theta == 0:
-                    achieved = fwd = bwd = float(tight_results[k].loss) if tmin == 0 else np.inf
+                target = _target(record, float(eps), params)
+                if kind == ("laplace", "epsilon"):      # paper 000's audit, as before
+                    tmin, note = tight_results[k].theta, tight_results[k].reason
+                    if theta > 0 and np.isfinite(theta):
+                        loss = lattice_privacy_loss(p, q, theta)
+                        achieved, fwd, bwd = loss.epsilon, loss.forward, loss.backward
+                    elif theta == 0:
+                        achieved = fwd = bwd = float(tight_results[k].loss) if tmin == 0 else np.inf
+                    else:
+                        achieved = fwd = bwd = np.nan
                 else:
-                    achieved = fwd = bwd = np.nan
-                violation = bool(achieved > eps * (1.0 + rtol))
+                    best = smallest_scale(record, target)
+                    tmin, note = best.scale, best.reason
+                    if theta > 0 and np.isfinite(theta):
+                        got = auditors[kind].achieved(float(theta), target)
+                        fwd, bwd = got.forward, got.backward
+                    elif theta == 0:
+                        fwd, bwd = noise_free(p, q, target)
+                    else:
+                        fwd = bwd = np.nan
+                    achieved = max(fwd, bwd)
+                violation = bool(achieved > target.bound * (1.0 + rtol))
                 if violation:
                     violations.append((experiment, panel, method, float(eps), float(theta), float(achieved)))
-                    log.warning("%s%s: %s theta=%.6g at epsilon=%g achieves epsilon=%.6g (violation)",
-                                experiment, f" [{panel}]" if panel else "", method, theta, eps, achieved)
+                    log.warning("%s%s: %s %s scale=%.6g at %s achieves %s=%.6g (violation)", experiment,
+                                f" [{panel}]" if panel else "", method, record.noise, theta, _describe(target),
+                                _ACHIEVED[record.guarantee], achieved)
+                values_by = {g: (achieved if g == record.guarantee else np.nan) for g in _ACHIEVED}
+                delta = target.delta if target.delta is not None else np.nan
+                alpha = target.alpha if target.alpha is not None else np.nan
                 theta_rows.append({"panel": panel, "method": method, "epsilon": float(eps), "theta": float(theta),
-                                   "epsilon_achieved": achieved, "theta_min": tmin})
+                                   "epsilon_achieved": values_by["epsilon"], "theta_min": tmin,
+                                   "noise": record.noise, "delta": delta, "alpha": alpha,
+                                   "std": noise_std(record.noise, float(theta)),
+                                   "delta_achieved": values_by["epsilon_delta"],
+                                   "renyi_achieved": values_by["renyi"]})
                 audit_rows.append({"experiment": experiment, "panel": panel, "method": method, "epsilon": float(eps),
-                                   "delta": np.nan, "scale": float(theta), "epsilon_achieved": achieved,
-                                   "delta_achieved": np.nan, "scale_min": tmin, "violation": violation,
-                                   "loss_forward": fwd, "loss_backward": bwd,
-                                   "tight_note": tight_results[k].reason})
+                                   "delta": delta, "scale": float(theta), "epsilon_achieved": values_by["epsilon"],
+                                   "delta_achieved": values_by["epsilon_delta"], "scale_min": tmin,
+                                   "violation": violation, "loss_forward": fwd, "loss_backward": bwd,
+                                   "tight_note": note, "noise": record.noise, "guarantee": record.guarantee,
+                                   "alpha": alpha, "renyi_achieved": values_by["renyi"]})
     theta = pd.DataFrame(theta_rows, columns=THETA_COLUMNS)
-    audit_frame = pd.DataFrame(audit_rows)
+    audit_frame = pd.DataFrame(audit_rows, columns=AUDIT_COLUMNS + MULTIUSER_AUDIT_COLUMNS)
     priors = pd.concat(prior_rows, ignore_index=True)
     return ExperimentResult(theta, audit_frame, priors, violations)
+
+
+#: the name of the achieved quantity of each guarantee (log lines)
+_ACHIEVED = {"epsilon": "epsilon", "epsilon_delta": "delta", "renyi": "D_alpha"}
+
+
+def _describe(target: Target) -> str:
+    if target.guarantee == "epsilon_delta":
+        return f"(epsilon, delta) = ({target.epsilon:g}, {target.delta:g})"
+    if target.guarantee == "renyi":
+        return f"(alpha, epsilon) = ({target.alpha:g}, {target.epsilon:g})"
+    return f"epsilon = {target.epsilon:g}"
 
 
 def run_plan(name: str, spec: Mapping, users: Mapping[str, User]) -> tuple[pd.DataFrame, pd.DataFrame]:

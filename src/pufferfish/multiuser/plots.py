@@ -23,39 +23,92 @@ def method_label(name: str) -> str:
 
 _VIOLATION = dict(marker="x", color=OKABE_ITO[6], s=60, linewidths=2, zorder=5)
 
+#: noise families in the order their rows are drawn, with the y-axis label of their scale
+NOISE_AXES = {"laplace": r"Laplace scale $\theta$", "gaussian": r"Gaussian scale $\sigma$",
+              "cauchy": r"Cauchy scale $\gamma$"}
+#: the relative slack of the audit (config audit.rtol's default) before a marker is drawn
+_RTOL = 1e-9
 
-def _theta_axes(ax, frame: pd.DataFrame, methods: Sequence[str], *, legend: bool) -> None:
-    for k, method in enumerate([m for m in methods if m != "tight"]):
+
+def noise_of(frame: pd.DataFrame) -> pd.Series:
+    """The ``noise`` column of a theta table (``laplace`` for tables written before it existed)."""
+    if "noise" in frame.columns:
+        return frame["noise"].fillna("laplace").astype(str)
+    return pd.Series("laplace", index=frame.index)
+
+
+def violates(frame: pd.DataFrame) -> pd.Series:
+    """Rows whose scale misses its own target by the exact audit: epsilon_achieved > epsilon
+    (pure epsilon), delta_achieved > delta ((epsilon, delta)) or renyi_achieved > epsilon
+    (D_alpha), each with a relative slack of 1e-9. A row is checked only against its guarantee."""
+    def column(name):
+        return frame[name].astype(float) if name in frame.columns else pd.Series(np.nan, index=frame.index)
+    eps, delta = frame["epsilon"].astype(float), column("delta")
+    bad = column("epsilon_achieved") > eps * (1 + _RTOL)
+    bad |= column("delta_achieved") > delta * (1 + _RTOL)
+    bad |= column("renyi_achieved") > eps * (1 + _RTOL)
+    return bad
+
+
+def _theta_axes(ax, frame: pd.DataFrame, methods: Sequence[str], *, legend: bool, noise: str = "laplace",
+                styles: Mapping[str, int] | None = None) -> None:
+    """One noise family's scales against epsilon (``tight`` dashed on the Laplace axes)."""
+    series = [m for m in methods if m != "tight"]
+    for k, method in enumerate(series):
         sub = frame[frame.method == method]
         step = max(1, len(sub) // 12)  # at most ~12 markers per series, staggered between series
-        ax.plot(sub.epsilon, sub.theta, label=method_label(method), markevery=(k % step, step),
-                **series_style(k))
+        style = styles[method] if styles is not None else k
+        ax.plot(sub.epsilon, sub.theta, label=method_label(method), markevery=(style % step, step),
+                **series_style(style))
     tight = frame[frame.method == "tight"]
     if len(tight):
         ax.plot(tight.epsilon, tight.theta, **TIGHT_STYLE)
-    bad = frame[frame.epsilon_achieved > frame.epsilon * (1 + 1e-9)]
+    bad = frame[violates(frame)]
     if len(bad):
-        ax.scatter(bad.epsilon, bad.theta, label="violates its epsilon (exact audit)", **_VIOLATION)
+        ax.scatter(bad.epsilon, bad.theta, label="misses its target (exact audit)", **_VIOLATION)
     ax.set_xlabel(r"privacy budget $\epsilon$")
-    ax.set_ylabel(r"Laplace scale $\theta$")
+    ax.set_ylabel(NOISE_AXES.get(noise, f"{noise} scale"))
     ax.set_ylim(bottom=0)
     if legend:
         ax.legend(loc="upper right", frameon=True)
 
 
+#: columns of the figure CSV (the numbers plotted, the audit of each and the noise they belong to)
+FIGURE_COLUMNS = ["panel", "method", "epsilon", "theta", "epsilon_achieved", "theta_min", "noise", "delta",
+                  "alpha", "std", "delta_achieved", "renyi_achieved"]
+
+
 def plot_theta(theta: pd.DataFrame, *, title: str, panel_titles: Mapping[str, str], png, pdf, csv) -> None:
-    """theta(epsilon) of every method and of ``tight`` (dashed), one subplot per panel."""
+    """The scale against epsilon of every method and of ``tight`` (dashed), one subplot per panel.
+
+    An experiment that mixes noise families gets one row of subplots per family (Laplace b,
+    Gaussian sigma, Cauchy gamma: scales of different laws are not comparable on one axis),
+    or, with a single panel, one subplot per family side by side, each with its own legend;
+    a method keeps its colour and marker across rows and panels.
+    """
     setup_style()
+    theta = theta.assign(noise=noise_of(theta))
     panels = list(dict.fromkeys(theta.panel.fillna("")))
     methods = list(dict.fromkeys(theta.method))
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 3.8), squeeze=False)
-    for k, (ax, panel) in enumerate(zip(axes[0], panels)):
-        _theta_axes(ax, theta[theta.panel.fillna("") == panel], methods, legend=(k == len(panels) - 1))
-        if panel:
-            ax.set_title(f"({chr(97 + k)}) {panel_titles.get(panel, panel)}")
+    noises = [n for n in NOISE_AXES if n in set(theta.noise)] + sorted(set(theta.noise) - set(NOISE_AXES))
+    styles = {m: k for k, m in enumerate(m for m in methods if m != "tight")}
+    # one row per noise family and one column per panel; a single panel's families side by side
+    side = len(panels) == 1 and len(noises) > 1
+    shape = (1, len(noises)) if side else (len(noises), len(panels))
+    fig, axes = plt.subplots(*shape, figsize=(4.6 * shape[1], 3.8 * shape[0]), squeeze=False)
+    for r, noise in enumerate(noises):
+        for k, panel in enumerate(panels):
+            ax = axes[0][r] if side else axes[r][k]
+            rows = theta[(theta.panel.fillna("") == panel) & (theta.noise == noise)]
+            _theta_axes(ax, rows, [m for m in methods if m in set(rows.method)],
+                        legend=side or k == len(panels) - 1, noise=noise, styles=styles)
+            if panel and r == 0:
+                ax.set_title(f"({chr(97 + k)}) {panel_titles.get(panel, panel)}")
+            elif side:
+                ax.set_title(f"({chr(97 + r)}) {noise.capitalize()} noise")
     fig.suptitle(title)
     fig.tight_layout()
-    write_csv(theta[["panel", "method", "epsilon", "theta", "epsilon_achieved", "theta_min"]], csv)
+    write_csv(theta[[c for c in FIGURE_COLUMNS if c in theta.columns]], csv)
     save_figure(fig, png, pdf)
 
 
@@ -100,15 +153,17 @@ def plot_plan(plan: pd.DataFrame, priors: pd.DataFrame, theta: pd.DataFrame, *, 
     ax_plan.set_ylabel(f"$x'$ under {secret_labels[1]}")
     ax_plan.set_title(rf"(b) $\pi^*$; $\sup\,|x-x'|$ over supp($\pi^*$) = {span} (outlined)")
 
-    # (c) theta against epsilon
-    _theta_axes(ax_t, theta, list(dict.fromkeys(theta.method)), legend=True)
-    ax_t.set_title(r"(c) calibrated $\theta$")
+    # (c) theta against epsilon: the Laplace methods (other noises are in the theta table)
+    laplace = theta[noise_of(theta) == "laplace"]
+    _theta_axes(ax_t, laplace, list(dict.fromkeys(laplace.method)), legend=True)
+    others = len(laplace) < len(theta)
+    ax_t.set_title(r"(c) calibrated $\theta$" + (" (Laplace methods)" if others else ""))
     fig.suptitle(title)
     fig.tight_layout()
     rows = [pd.DataFrame({"subplot": "a_priors", "series": priors.secret, "x": priors.value, "y": np.nan,
                           "value": priors.probability}),
             pd.DataFrame({"subplot": "b_plan", "series": "pi_star", "x": plan.x, "y": plan.x_prime, "value": plan.mass}),
-            pd.DataFrame({"subplot": "c_theta", "series": theta.method, "x": theta.epsilon, "y": np.nan,
-                          "value": theta.theta})]
+            pd.DataFrame({"subplot": "c_theta", "series": laplace.method, "x": laplace.epsilon, "y": np.nan,
+                          "value": laplace.theta})]
     write_csv(pd.concat(rows, ignore_index=True), csv)
     save_figure(fig, png, pdf)

@@ -163,6 +163,22 @@ def _check_grid(spec, where: str, check) -> None:
         raise ConfigError(f"config: {err}") from None
 
 
+def _check_method_params(exp_name: str, exp: Mapping) -> None:
+    """Every listed method has the parameters its registry record ``needs`` (``delta``, ``alpha``)
+    and values it is stated for (``refuses``), e.g.
+    ``config: multiuser.experiments.fig5.methods: gawm_laplace needs `delta` (set multiuser.experiments.fig5.delta)``."""
+    where = f"multiuser.experiments.{exp_name}"
+    params = {key: exp[key] for key in ("delta", "alpha") if key in exp}
+    for method in exp["methods"]:
+        record = registry.get(method)
+        for need in record.needs:
+            if need not in params:
+                raise ConfigError(f"config: {where}.methods: {method} needs `{need}` (set {where}.{need})")
+        reason = record.refuses(params) if record.refuses is not None else ""
+        if reason:
+            raise ConfigError(f"config: {where}.methods: {method} {reason}")
+
+
 def _check_references(config: Mapping) -> None:
     datasets = config.get("datasets", {})
     mu = config.get("multiuser", {})
@@ -200,6 +216,7 @@ def _check_references(config: Mapping) -> None:
                 raise ConfigError(f"{where}.rest[{k}] = {user!r}: unknown user (not in multiuser.users or data_users)")
         if exp["kind"] == "plan" and "panels" in exp:
             raise ConfigError(f"{where}: kind 'plan' draws one secret pair; use `secrets`, not `panels`")
+        _check_method_params(exp_name, exp)
         panels = exp["panels"] if "panels" in exp else {"": {"secrets": exp["secrets"]}}
         for panel_name, panel in panels.items():
             pwhere = f"{where}.panels.{panel_name}" if panel_name else where

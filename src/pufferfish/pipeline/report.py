@@ -33,7 +33,7 @@ __all__ = ["audit_summary", "SUMMARY_COLUMNS", "reproduction_table", "REPRODUCTI
 log = logging.getLogger("pufferfish")
 
 SUMMARY_COLUMNS = ["experiment", "panel", "method", "rows", "max_epsilon_ratio", "max_delta_ratio",
-                   "min_scale_ratio", "max_scale_ratio", "violations"]
+                   "min_scale_ratio", "max_scale_ratio", "violations", "max_renyi_ratio"]
 REPRODUCTION_COLUMNS = ["source", "item", "paper_value", "our_value", "status", "note"]
 #: packages whose versions the provenance records
 PACKAGES = ["pufferfish-calibration", "snakemake", "numpy", "scipy", "pandas", "scikit-learn", "matplotlib",
@@ -55,25 +55,43 @@ def _flags(column: pd.Series) -> pd.Series:
     return column.astype(str).str.lower().isin(["true", "1"])
 
 
+def _column(data: pd.DataFrame, name: str) -> pd.Series:
+    """A column of the audit tables, all missing where no table has it (e.g. ``renyi_achieved``)."""
+    return data[name] if name in data.columns else pd.Series(np.nan, index=data.index)
+
+
+def _guarantees(data: pd.DataFrame) -> pd.Series:
+    """The guarantee each audit row is checked against: its ``guarantee`` column where written,
+    else ``epsilon_delta`` when it has a delta and ``epsilon`` otherwise (the tables of paper 004)."""
+    inferred = pd.Series(np.where(_column(data, "delta").isna(), "epsilon", "epsilon_delta"), index=data.index)
+    return _column(data, "guarantee").fillna(inferred).astype(str)
+
+
 def audit_summary(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
     """One row per (experiment, panel, method) of the audit tables.
 
     ``max_epsilon_ratio`` = max epsilon_achieved / epsilon over rows whose target is pure
-    epsilon (no delta); ``max_delta_ratio`` = max delta_achieved / delta over (epsilon, delta)
-    rows; ``min_scale_ratio`` / ``max_scale_ratio`` = min / max of scale / scale_min (theta /
-    theta_min or b / b_min; 1 for ``tight``); ``violations`` = rows flagged by the audit.
+    epsilon; ``max_delta_ratio`` = max delta_achieved / delta over (epsilon, delta) rows;
+    ``max_renyi_ratio`` = max renyi_achieved / epsilon over Renyi rows (D_alpha <= epsilon);
+    ``min_scale_ratio`` / ``max_scale_ratio`` = min / max of scale / scale_min (the smallest
+    scale of the same noise and guarantee: theta_min, b_min, sigma_min, gamma_min; 1 for the
+    tight methods); ``violations`` = rows flagged by the audit. Each row is compared with its
+    own guarantee only (a ratio of another guarantee is empty).
     """
     data = pd.concat(frames, ignore_index=True)
     data["panel"] = data["panel"].fillna("").astype(str)
-    pure = data["delta"].isna()
-    data["epsilon_ratio"] = np.where(pure, _ratio(data["epsilon_achieved"], data["epsilon"]), np.nan)
-    data["delta_ratio"] = np.where(~pure, _ratio(data["delta_achieved"], data["delta"]), np.nan)
+    guarantee = _guarantees(data)
+    data["epsilon_ratio"] = np.where(guarantee == "epsilon", _ratio(data["epsilon_achieved"], data["epsilon"]), np.nan)
+    data["delta_ratio"] = np.where(guarantee == "epsilon_delta", _ratio(data["delta_achieved"], data["delta"]), np.nan)
+    data["renyi_ratio"] = np.where(guarantee == "renyi", _ratio(_column(data, "renyi_achieved"), data["epsilon"]),
+                                   np.nan)
     data["scale_ratio"] = _ratio(data["scale"], data["scale_min"])
     data["violation"] = _flags(data["violation"])
     grouped = data.groupby(["experiment", "panel", "method"], sort=False)
     out = grouped.agg(rows=("method", "size"), max_epsilon_ratio=("epsilon_ratio", "max"),
                       max_delta_ratio=("delta_ratio", "max"), min_scale_ratio=("scale_ratio", "min"),
-                      max_scale_ratio=("scale_ratio", "max"), violations=("violation", "sum")).reset_index()
+                      max_scale_ratio=("scale_ratio", "max"), violations=("violation", "sum"),
+                      max_renyi_ratio=("renyi_ratio", "max")).reset_index()
     out["violations"] = out["violations"].astype(int)
     return out[SUMMARY_COLUMNS]
 
@@ -81,11 +99,12 @@ def audit_summary(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
 def violation_lines(summary: pd.DataFrame) -> list[str]:
     """One warning line per (experiment, panel, method) with violations."""
     lines = []
-    for row in summary[summary.violations > 0].itertuples():
-        where = f"{row.experiment}" + (f" [{row.panel}]" if row.panel else "")
-        ratio = row.max_delta_ratio if not math.isnan(row.max_delta_ratio) else row.max_epsilon_ratio
-        lines.append(f"WARNING: {where}: {row.method} violates its target in {row.violations} of {row.rows} "
-                     f"rows (achieved/target up to {ratio:.6g}); see results/audit/{row.experiment}.csv")
+    for row in summary[summary.violations > 0].to_dict("records"):
+        where = f"{row['experiment']}" + (f" [{row['panel']}]" if row["panel"] else "")
+        ratios = [row.get(c, math.nan) for c in ("max_delta_ratio", "max_renyi_ratio", "max_epsilon_ratio")]
+        ratio = max((r for r in ratios if not pd.isna(r)), default=math.nan)
+        lines.append(f"WARNING: {where}: {row['method']} violates its target in {row['violations']} of {row['rows']} "
+                     f"rows (achieved/target up to {ratio:.6g}); see results/audit/{row['experiment']}.csv")
     return lines
 
 
@@ -227,19 +246,24 @@ def read_violation_lines(summary_csv: str | Path) -> list[str]:
 def audit_violations(audit_csv: str | Path) -> list[str]:
     """One line per row of an audit table whose scale misses its target (for figure captions).
 
-    Each line names the method, the panel (if any), epsilon (and delta) and the achieved
-    privacy loss, e.g. ``lemma6 at epsilon = 0.1: exact loss 0.12``.
+    Each line names the method, the panel (if any), the target (epsilon; epsilon and delta;
+    or alpha and epsilon) and what the scale achieves, e.g. ``lemma6 at epsilon = 0.1: exact loss 0.12``.
     """
     from pufferfish.pipeline.io import read_table
     table = read_table(audit_csv)
     lines = []
-    for row in table[_flags(table["violation"])].itertuples(index=False):
-        where = f" (panel {row.panel})" if row.panel else ""
-        if pd.notna(row.delta):
-            target = f"(epsilon, delta) = ({_fmt(row.epsilon)}, {_fmt(row.delta)}): exact delta {_fmt(row.delta_achieved)}"
+    table = table.assign(guarantee=_guarantees(table))
+    for row in table[_flags(table["violation"])].to_dict("records"):
+        where = f" (panel {row['panel']})" if row["panel"] else ""
+        if row["guarantee"] == "epsilon_delta":
+            target = (f"(epsilon, delta) = ({_fmt(row['epsilon'])}, {_fmt(row['delta'])}): "
+                      f"exact delta {_fmt(row['delta_achieved'])}")
+        elif row["guarantee"] == "renyi":
+            target = (f"(alpha, epsilon) = ({_fmt(row['alpha'])}, {_fmt(row['epsilon'])}): "
+                      f"exact D_alpha {_fmt(row['renyi_achieved'])}")
         else:
-            target = f"epsilon = {_fmt(row.epsilon)}: exact loss {_fmt(row.epsilon_achieved)}"
-        lines.append(f"{row.method}{where} at {target}")
+            target = f"epsilon = {_fmt(row['epsilon'])}: exact loss {_fmt(row['epsilon_achieved'])}"
+        lines.append(f"{row['method']}{where} at {target}")
     return lines
 
 

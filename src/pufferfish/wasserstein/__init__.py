@@ -1,8 +1,19 @@
-"""Wasserstein mechanisms of paper 002 (Pierquin, Bellet, Tommasi, Boussard, Renyi Pufferfish
-Privacy, ICML 2024).
+"""Paper 002, "Renyi Pufferfish Privacy" (Pierquin, Bellet, Tommasi, Boussard, ICML 2024): the
+Wasserstein-mechanism family on lattice priors (:mod:`.methods`): Laplace for epsilon- and
+(epsilon, delta)-PP, Gaussian for (epsilon, delta)-PP, Cauchy for Renyi PP, and the tight
+scales of the exact audits (:mod:`pufferfish.audit`). Every method is a record of
+:mod:`pufferfish.registry`.
 
-* :mod:`pufferfish.wasserstein.table1` -- the sensitivities of its Table 1 (Section 6.2,
-  Appendix F.2): the released attribute's range (DP), W_inf (the GWM, Theorem 3.3 /
-  Corollary 3.1) and W_2 (the DAGWM with Cauchy noise at alpha = 2, Theorem 4.5 /
-  Corollary 4.1) between the conditional priors of every secret pair.
-"""
+:mod:`pufferfish.wasserstein.table1` -- the sensitivities of its Table 1 (Section 6.2,
+Appendix F.2): the released attribute's range (DP), W_inf (the GWM, Theorem 3.3 /
+Corollary 3.1) and W_2 (the DAGWM with Cauchy noise at alpha = 2, Theorem 4.5 /
+Corollary 4.1) between the conditional priors of every secret pair."""
+
+from pufferfish.wasserstein.methods import (METHODS, analytic_gaussian_sigma, balle_wang_delta, dagwm_cauchy,
+                                            gaussian_rdp_alpha, gaussian_rdp_sigma, gaussian_rdp_sigma_at,
+                                            gawm_laplace, gwm_gaussian_analytic, gwm_gaussian_rdp, gwm_laplace,
+                                            tight_cauchy, tight_gaussian, tight_laplace_delta)
+
+__all__ = ["METHODS", "analytic_gaussian_sigma", "balle_wang_delta", "dagwm_cauchy", "gaussian_rdp_alpha",
+           "gaussian_rdp_sigma", "gaussian_rdp_sigma_at", "gawm_laplace", "gwm_gaussian_analytic",
+           "gwm_gaussian_rdp", "gwm_laplace", "tight_cauchy", "tight_gaussian", "tight_laplace_delta"]

@@ -1,0 +1,382 @@
+"""The Wasserstein-mechanism family of paper 002 on lattice priors, and its registry records.
+
+Paper 002 is C. Pierquin, A. Bellet, M. Tommasi, M. Boussard, "Renyi Pufferfish Privacy"
+(ICML 2024). It generalizes the Wasserstein mechanism of Song, Wang and Chaudhuri (SIGMOD
+2017) to any additive noise and to Renyi pufferfish privacy (RPP: D_alpha(P_Y|s_i || P_Y|s_j)
+<= epsilon for every secret pair, both orders). Every method here takes the two query priors
+P = P_{X|S}(.|s_i), Q = P_{X|S}(.|s_j) of a secret pair and returns the noise scale for every
+epsilon of a grid:
+
+========================  =========  ===================  ============================================
+method                    noise      guarantee            scale
+========================  =========  ===================  ============================================
+``gwm_laplace``           Laplace    epsilon-PP           b = W_inf / eps (Cor. 3.1; Song et al. 2017)
+``gawm_laplace``          Laplace    (epsilon, delta)-PP  b = Delta_delta / eps (Thm 4.3, Def. 4.2)
+``gwm_gaussian_rdp``      Gaussian   (epsilon, delta)-PP  (alpha, alpha W_inf^2 / 2 sigma^2)-RPP (Cor. 3.1),
+                                                          converted (Mironov 2017, Prop. 3), best alpha
+``gwm_gaussian_analytic`` Gaussian   (epsilon, delta)-PP  the exact curve of one shift W_inf (Balle and
+                                                          Wang 2018, Thm 8)
+``dagwm_cauchy``          Cauchy     (2, epsilon)-RPP     gamma = W_2 / sqrt(2 (e^eps - 1)) (Cor. 4.1)
+``tight_laplace_delta``   Laplace    (epsilon, delta)-PP  smallest b the exact audit accepts
+``tight_gaussian``        Gaussian   (epsilon, delta)-PP  smallest sigma the exact audit accepts
+``tight_cauchy``          Cauchy     (alpha, epsilon)-RPP smallest gamma the exact audit accepts
+========================  =========  ===================  ============================================
+
+Laplace(b) has density exp(-|z|/b) / (2b) (the theta of paper 000), Gaussian N(0, sigma^2),
+Cauchy(0, gamma) density gamma / (pi (gamma^2 + z^2)).
+
+One argument serves every mechanism (paper 002, proofs of Thm 3.3, Thm 4.3 and Thm 4.5).
+Take a coupling pi of P and Q. Then P_Y = sum pi(x, x') N_x and Q_Y = sum pi(x, x') N_{x'},
+N_x the noise law shifted by x: the two outputs are mixtures with the same weights. A
+divergence that is jointly convex (the hockey-stick H_{e^eps}(A || B) = sup_S A(S) -
+e^eps B(S), a sup of linear functionals; exp((alpha - 1) D_alpha), an integral of a
+perspective function) is at most the pi-average of the divergences of the shifted noises,
+each a function of the shift |x - x'| alone. The monotone (quantile) coupling is optimal
+for W_p and W_inf on the line (:mod:`pufferfish.lattice.distances`).
+
+Every scale is audited exactly by :func:`pufferfish.audit.lattice_auditor` in the workflow
+(:mod:`pufferfish.multiuser.experiments`): no method's claim is trusted.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import numpy as np
+from scipy import optimize
+from scipy.special import log_ndtr, ndtr
+
+from pufferfish.errors import ConfigError, NotApplicableError
+from pufferfish.grids import check_epsilons
+from pufferfish.lattice.distances import wasserstein_inf, wasserstein_p
+from pufferfish.lattice.pmf import LatticePMF
+from pufferfish.registry import Method, register
+
+__all__ = [
+    "gwm_laplace", "gawm_laplace", "gwm_gaussian_rdp", "gwm_gaussian_analytic", "dagwm_cauchy",
+    "tight_laplace_delta", "tight_gaussian", "tight_cauchy",
+    "gaussian_rdp_sigma", "gaussian_rdp_sigma_at", "gaussian_rdp_alpha", "balle_wang_delta",
+    "analytic_gaussian_sigma", "METHODS", "CAUCHY_ALPHA",
+]
+
+#: the only Renyi order at which :func:`dagwm_cauchy` is stated (paper 002, Cor. 4.1 at alpha = 2)
+CAUCHY_ALPHA = 2.0
+#: relative tolerance of the root of the Balle-Wang equation (on log sigma)
+ANALYTIC_RTOL = 1e-14
+
+
+# ------------------------------------------------------------------------------ checks
+def _check_pmfs(p, q) -> None:
+    for name, pmf in (("p", p), ("q", q)):
+        if not isinstance(pmf, LatticePMF):
+            raise TypeError(f"{name} = {pmf!r}: must be a LatticePMF")
+
+
+def _check_delta(delta) -> float:
+    try:
+        value = float(delta)
+    except (TypeError, ValueError):
+        raise ConfigError(f"delta = {delta!r}: must be a number in (0, 1)") from None
+    if not 0.0 < value < 1.0:
+        raise ConfigError(f"delta = {delta!r}: must be in (0, 1)")
+    return value
+
+
+def _check_alpha(alpha) -> float:
+    try:
+        value = float(alpha)
+    except (TypeError, ValueError):
+        raise ConfigError(f"alpha = {alpha!r}: must be a number > 1") from None
+    if not (math.isfinite(value) and value > 1.0):
+        raise ConfigError(f"alpha = {alpha!r}: must be finite and > 1")
+    return value
+
+
+def _check_distance(name: str, value) -> float:
+    value = float(value)
+    if not (math.isfinite(value) and value >= 0):
+        raise ConfigError(f"{name} = {value!r}: must be finite and >= 0")
+    return value
+
+
+# ------------------------------------------------------------------------------ Laplace
+def gwm_laplace(p: LatticePMF, q: LatticePMF, *, epsilons) -> np.ndarray:
+    """General Wasserstein mechanism with Laplace noise: b = W_inf(P, Q) / epsilon gives epsilon-PP.
+
+    Paper 002, Cor. 3.1 (Laplace, alpha = inf), which is the Wasserstein mechanism of Song et
+    al. (2017). Proof: along a W_inf-optimal coupling every shift is at most W_inf, and
+    Laplace(b) shifted by s has density ratio at most e^{s/b} <= e^eps everywhere; a ratio
+    bound holding for every component of two mixtures with the same weights holds for the
+    mixtures. On the lattice W_inf is the span of the monotone plan pi*, so this equals
+    paper 000's ``kantorovich`` (eq. 5).
+    """
+    _check_pmfs(p, q)
+    return float(wasserstein_inf(p, q)) / check_epsilons(epsilons)
+
+
+def gawm_laplace(p: LatticePMF, q: LatticePMF, *, epsilons, delta) -> np.ndarray:
+    """General approximate Wasserstein mechanism with Laplace noise: b = Delta_delta / epsilon
+    gives (epsilon, delta)-PP.
+
+    Paper 002, Thm 4.3 with Def. 4.2 (Delta-delta-proximity; "closeness" in Chen and
+    Ohrimenko, AISTATS 2023, Thm C.2 of paper 002). Delta_delta is the smallest Delta such
+    that some coupling pi puts mass >= 1 - delta on |x - x'| <= Delta
+    (:func:`pufferfish.lattice.distances.delta_near`).
+
+    Proof. Split pi into its near part (|x - x'| <= Delta_delta, mass >= 1 - delta) and the
+    rest (mass <= delta). For any set S, P_Y(S) = sum pi(x, x') L_x(S), L_x = Laplace(b)
+    shifted by x. On the near part L_x(S) <= e^{|x - x'|/b} L_{x'}(S) <= e^eps L_{x'}(S); off
+    it, L_x(S) <= 1: the coupling loses at most delta there. So P_Y(S) <= e^eps Q_Y(S) +
+    delta, and the same in the other direction. With Delta_delta = 0 (the near part is the
+    diagonal) no noise is needed: b = 0.
+    """
+    from pufferfish.lattice.distances import delta_near
+
+    _check_pmfs(p, q)
+    near = _check_distance("Delta_delta", delta_near(p, q, _check_delta(delta)))
+    return near / check_epsilons(epsilons)
+
+
+# ------------------------------------------------------------------------------ Gaussian via RDP
+def gaussian_rdp_sigma_at(w: float, epsilon: float, delta: float, alpha) -> np.ndarray:
+    """sigma(alpha): the Gaussian scale whose RPP at order ``alpha`` converts to (epsilon, delta)-PP.
+
+    N(0, sigma^2) is (alpha, alpha w^2 / (2 sigma^2))-RPP for a W_inf of ``w`` (paper 002,
+    Cor. 3.1) and (alpha, e_a)-RPP implies (e_a + log(1/delta) / (alpha - 1), delta)-PP
+    (Mironov 2017, Prop. 3; paper 002, Prop. 2.2). Solving e_a + log(1/delta)/(alpha - 1) =
+    epsilon for sigma: sigma^2 = alpha w^2 / (2 (epsilon - log(1/delta)/(alpha - 1))), finite
+    only for alpha > 1 + log(1/delta)/epsilon (inf below).
+    """
+    w, epsilon, delta = _check_distance("w", w), float(epsilon), _check_delta(delta)
+    alpha = np.asarray(alpha, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        room = epsilon - math.log(1.0 / delta) / (alpha - 1.0)
+        out = np.where((alpha > 1.0) & (room > 0), w * np.sqrt(alpha / (2.0 * room)), np.inf)
+    return out
+
+
+def gaussian_rdp_alpha(epsilon: float, delta: float) -> float:
+    """The order alpha* minimising :func:`gaussian_rdp_sigma_at`: 1 + (L + sqrt(L (L + epsilon))) / epsilon,
+    L = log(1/delta).
+
+    With a = alpha - 1 > L / epsilon, sigma^2 is proportional to f(a) = a (a + 1) / (epsilon a - L);
+    f'(a) has the sign of epsilon a^2 - 2 L a - L, whose one root above L / epsilon is the
+    a above (f falls before it, rises after it: the minimum).
+    """
+    epsilon, delta = float(epsilon), _check_delta(delta)
+    log_inv = -math.log(delta)
+    return 1.0 + (log_inv + math.sqrt(log_inv * (log_inv + epsilon))) / epsilon
+
+
+def gaussian_rdp_sigma(w: float, epsilon: float, delta: float) -> float:
+    """min over alpha > 1 of :func:`gaussian_rdp_sigma_at`, in closed form:
+    sigma = w (sqrt(L) + sqrt(L + epsilon)) / (sqrt(2) epsilon), L = log(1/delta).
+
+    At alpha* (:func:`gaussian_rdp_alpha`), epsilon a* - L = s := sqrt(L (L + epsilon)) and
+    (L + s)(L + s + epsilon) = s (2 s + 2 L + epsilon) (use s^2 = L^2 + epsilon L), so
+    f(a*) = (2 L + epsilon + 2 s) / epsilon^2 = (sqrt(L) + sqrt(L + epsilon))^2 / epsilon^2.
+    """
+    w, epsilon, delta = _check_distance("w", w), float(epsilon), _check_delta(delta)
+    log_inv = -math.log(delta)
+    return w * (math.sqrt(log_inv) + math.sqrt(log_inv + epsilon)) / (math.sqrt(2.0) * epsilon)
+
+
+def gwm_gaussian_rdp(p: LatticePMF, q: LatticePMF, *, epsilons, delta) -> np.ndarray:
+    """General Wasserstein mechanism with Gaussian noise, through RPP: (epsilon, delta)-PP.
+
+    Paper 002, Cor. 3.1: N(0, sigma^2) is (alpha, alpha W_inf^2 / (2 sigma^2))-RPP for every
+    alpha > 1 (along the W_inf coupling each shift is at most W_inf, D_alpha of two Gaussians
+    shifted by s is alpha s^2 / (2 sigma^2), and exp((alpha - 1) D_alpha) is jointly convex).
+    Converted to (eps_alpha + log(1/delta) / (alpha - 1), delta)-PP (Mironov 2017, Prop. 3)
+    and minimised over alpha > 1 in closed form (:func:`gaussian_rdp_sigma`; the order used is
+    :func:`gaussian_rdp_alpha`). sigma = 0 when P = Q (W_inf = 0).
+    """
+    _check_pmfs(p, q)
+    delta = _check_delta(delta)
+    w = float(wasserstein_inf(p, q))
+    return np.array([gaussian_rdp_sigma(w, float(e), delta) for e in check_epsilons(epsilons)])
+
+
+# ------------------------------------------------------------------------------ Gaussian, analytic
+def balle_wang_delta(w: float, sigma: float, epsilon: float) -> float:
+    """delta(sigma) = Phi(w/(2 sigma) - epsilon sigma/w) - e^eps Phi(-w/(2 sigma) - epsilon sigma/w).
+
+    The hockey-stick divergence H_{e^eps}(N(w, sigma^2) || N(0, sigma^2)) (Balle and Wang,
+    ICML 2018, Thm 8): the smallest delta for which one Gaussian shift of size w is
+    (epsilon, delta)-indistinguishable. The second term is computed as exp(eps + log Phi(.))
+    so that it neither overflows nor underflows early. Decreasing in sigma (the divergence of
+    N(w/sigma, 1) from N(0, 1) grows with the shift w/sigma).
+    """
+    w, sigma, epsilon = float(w), float(sigma), float(epsilon)
+    if not (math.isfinite(sigma) and sigma > 0):
+        raise ConfigError(f"sigma = {sigma!r}: a Gaussian scale must be finite and > 0")
+    if w == 0:
+        return 0.0
+    a = w / (2.0 * sigma) - epsilon * sigma / w
+    b = -w / (2.0 * sigma) - epsilon * sigma / w
+    return float(ndtr(a) - math.exp(epsilon + float(log_ndtr(b))))
+
+
+def analytic_gaussian_sigma(w: float, epsilon: float, delta: float) -> float:
+    """The sigma with :func:`balle_wang_delta` (w, sigma, epsilon) = delta (0 when w = 0).
+
+    delta(sigma) falls from 1 (sigma -> 0) to 0 (sigma -> inf) and is strictly decreasing,
+    so the root is unique. The bracket starts from the RDP scale (:func:`gaussian_rdp_sigma`,
+    sound, hence delta(sigma_rdp) <= delta) and is halved until delta(lo) > delta;
+    ``scipy.optimize.brentq`` solves on log sigma to :data:`ANALYTIC_RTOL`. The result is then
+    the accepted end: delta(sigma) <= delta always holds (nudged up by 1e-15 relative steps
+    if rounding put it a hair below the root).
+    """
+    w, epsilon, delta = _check_distance("w", w), float(epsilon), _check_delta(delta)
+    if not (math.isfinite(epsilon) and epsilon > 0):
+        raise ConfigError(f"epsilon = {epsilon!r}: must be finite and > 0")
+    if w == 0:
+        return 0.0
+
+    def excess(log_sigma: float) -> float:
+        return balle_wang_delta(w, math.exp(log_sigma), epsilon) - delta
+
+    hi = math.log(gaussian_rdp_sigma(w, epsilon, delta))
+    while excess(hi) > 0:  # never for a sound conversion; kept for safety
+        hi += math.log(2.0)
+    lo = hi - math.log(2.0)
+    while excess(lo) <= 0:
+        lo -= math.log(2.0)
+    root = optimize.brentq(excess, lo, hi, xtol=1e-300, rtol=ANALYTIC_RTOL, maxiter=500)
+    sigma = math.exp(root)
+    while balle_wang_delta(w, sigma, epsilon) > delta:
+        sigma *= 1.0 + 1e-15
+    return sigma
+
+
+def gwm_gaussian_analytic(p: LatticePMF, q: LatticePMF, *, epsilons, delta) -> np.ndarray:
+    """Gaussian noise for (epsilon, delta)-PP from the exact (epsilon, delta) curve of one shift W_inf.
+
+    sigma solves Phi(W/(2 sigma) - eps sigma/W) - e^eps Phi(-W/(2 sigma) - eps sigma/W) = delta,
+    W = W_inf(P, Q) (Balle and Wang 2018, the analytic Gaussian mechanism;
+    :func:`analytic_gaussian_sigma`). Valid for pufferfish because the hockey-stick divergence
+    is jointly convex: along the W_inf coupling, H_{e^eps}(P_Y || Q_Y) <= sum pi(x, x')
+    H_{e^eps}(N_x || N_{x'}) <= the delta of one shift of size W_inf (the delta of a Gaussian
+    shift grows with its size). sigma = 0 when P = Q.
+    """
+    _check_pmfs(p, q)
+    delta = _check_delta(delta)
+    w = float(wasserstein_inf(p, q))
+    return np.array([analytic_gaussian_sigma(w, float(e), delta) for e in check_epsilons(epsilons)])
+
+
+# ------------------------------------------------------------------------------ Cauchy
+def dagwm_cauchy(p: LatticePMF, q: LatticePMF, *, epsilons, alpha=CAUCHY_ALPHA) -> np.ndarray:
+    """Distribution-aware GWM with Cauchy noise: gamma = W_2 / sqrt(2 (e^eps - 1)) gives (2, epsilon)-RPP.
+
+    Paper 002, Cor. 4.1 (Cauchy mechanism) at alpha = 2, via Thm 4.5 (DAGWM). For Cauchy(0,
+    gamma) shifted by s, exp(D_2) = int f(z - s)^2 / f(z) dz = 1 + s^2 / (2 gamma^2) (the
+    chi-square divergence of a Cauchy shift plus 1), linear in s^2. exp((alpha - 1) D_alpha)
+    is jointly convex, so along the W_2-optimal coupling pi, exp(D_2(P_Y || Q_Y)) <= sum
+    pi(x, x') (1 + (x - x')^2 / (2 gamma^2)) = 1 + W_2^2 / (2 gamma^2) <= e^eps for the gamma
+    above (and the same with P and Q swapped). Stated here for alpha = 2 only: another
+    ``alpha`` is refused (the registry record says so before any work). gamma = 0 when P = Q.
+    """
+    _check_pmfs(p, q)
+    if _check_alpha(alpha) != CAUCHY_ALPHA:
+        raise NotApplicableError(f"dagwm_cauchy is stated for alpha = 2 (paper 002, Cor. 4.1 at alpha = 2), "
+                                 f"not alpha = {alpha!r}")
+    w2 = float(wasserstein_p(p, q, 2))
+    return w2 / np.sqrt(2.0 * np.expm1(check_epsilons(epsilons)))
+
+
+def _cauchy_alpha_refused(params: Mapping) -> str:
+    alpha = params.get("alpha")
+    if alpha is None:
+        return ""
+    try:
+        value = float(alpha)
+    except (TypeError, ValueError):
+        return f"needs a number alpha, not {alpha!r}"
+    if value != CAUCHY_ALPHA:
+        return f"is stated for alpha = 2 (paper 002, Cor. 4.1 at alpha = 2), not alpha = {alpha!r}"
+    return ""
+
+
+# ------------------------------------------------------------------------------ tight scales
+def _smallest(noise: str, guarantee: str, p: LatticePMF, q: LatticePMF, epsilons, **target) -> np.ndarray:
+    from pufferfish.audit import Target, lattice_auditor
+
+    _check_pmfs(p, q)
+    auditor = lattice_auditor(noise, guarantee, p, q)
+    return np.array([auditor.smallest_scale(Target(float(e), **target)).scale for e in check_epsilons(epsilons)])
+
+
+def tight_laplace_delta(p: LatticePMF, q: LatticePMF, *, epsilons, delta) -> np.ndarray:
+    """The smallest Laplace b whose exact hockey-stick divergence H_{e^eps}(P_Y || Q_Y) (both
+    orders) is at most delta: bisection on the exact audit (``lattice_auditor("laplace",
+    "epsilon_delta", ...).smallest_scale``); 0 when the priors meet (eps, delta) without noise.
+
+    Bisection is valid because the divergence only falls as b grows: Laplace(b2) is
+    Laplace(b1) plus independent noise for b2 > b1 (post-processing).
+    """
+    return _smallest("laplace", "epsilon_delta", p, q, epsilons, delta=_check_delta(delta))
+
+
+def tight_gaussian(p: LatticePMF, q: LatticePMF, *, epsilons, delta) -> np.ndarray:
+    """The smallest Gaussian sigma whose exact hockey-stick divergence is at most delta (both
+    orders): bisection on the exact audit (``lattice_auditor("gaussian", "epsilon_delta", ...)``);
+    N(0, s2^2) = N(0, s1^2) + N(0, s2^2 - s1^2), so the divergence falls as sigma grows."""
+    return _smallest("gaussian", "epsilon_delta", p, q, epsilons, delta=_check_delta(delta))
+
+
+def tight_cauchy(p: LatticePMF, q: LatticePMF, *, epsilons, alpha) -> np.ndarray:
+    """The smallest Cauchy gamma with D_alpha(P_Y || Q_Y) <= epsilon in both orders: bisection on
+    the exact audit (``lattice_auditor("cauchy", "renyi", ...)``); Cauchy(g2) = Cauchy(g1) +
+    Cauchy(g2 - g1) (stable law), so the divergence falls as gamma grows."""
+    return _smallest("cauchy", "renyi", p, q, epsilons, alpha=_check_alpha(alpha))
+
+
+# ------------------------------------------------------------------------------ registry
+_PAPER = "Pierquin, Bellet, Tommasi, Boussard, Renyi Pufferfish Privacy, ICML 2024 (paper 002)"
+
+
+def _on_priors(function, *keys):
+    """apply(pair, epsilons, **params) of a method that reads the two query priors and ``keys`` of params."""
+    def apply(pair, epsilons, **params):
+        return function(pair.prior_i, pair.prior_j, epsilons=epsilons, **{k: params[k] for k in keys})
+    apply.__name__ = apply.__qualname__ = function.__name__
+    apply.__doc__ = function.__doc__
+    return apply
+
+
+#: paper 002's methods in the registry (:mod:`pufferfish.registry`)
+METHODS = register(
+    Method("gwm_laplace", _on_priors(gwm_laplace), pairs=None, noise="laplace", guarantee="epsilon",
+           label=r"GWM Laplace, $\epsilon$-PP: $b = W_\infty/\epsilon$",
+           citation=f"{_PAPER}, Cor. 3.1 (Song, Wang, Chaudhuri 2017)"),
+    Method("gawm_laplace", _on_priors(gawm_laplace, "delta"), pairs=None, noise="laplace",
+           guarantee="epsilon_delta", needs=("delta",),
+           label=r"GAWM Laplace, $(\epsilon,\delta)$-PP: $b = \Delta_\delta/\epsilon$",
+           citation=f"{_PAPER}, Thm 4.3 and Def. 4.2 (Chen and Ohrimenko 2023)"),
+    Method("gwm_gaussian_rdp", _on_priors(gwm_gaussian_rdp, "delta"), pairs=None, noise="gaussian",
+           guarantee="epsilon_delta", needs=("delta",),
+           label=r"GWM Gaussian via RPP, $(\epsilon,\delta)$-PP, best $\alpha$",
+           citation=f"{_PAPER}, Cor. 3.1; Mironov 2017, Prop. 3"),
+    Method("gwm_gaussian_analytic", _on_priors(gwm_gaussian_analytic, "delta"), pairs=None, noise="gaussian",
+           guarantee="epsilon_delta", needs=("delta",),
+           label=r"GWM analytic Gaussian, $(\epsilon,\delta)$-PP (Balle-Wang)",
+           citation=f"{_PAPER}, Cor. 3.1 with Balle and Wang 2018, Thm 8"),
+    Method("dagwm_cauchy", _on_priors(dagwm_cauchy, "alpha"), pairs=None, noise="cauchy", guarantee="renyi",
+           needs=("alpha",), refuses=_cauchy_alpha_refused,
+           label=r"DAGWM Cauchy, $(2,\epsilon)$-RPP: $\gamma = W_2/\sqrt{2(e^\epsilon-1)}$",
+           citation=f"{_PAPER}, Cor. 4.1 at alpha = 2 (Thm 4.5)"),
+    Method("tight_laplace_delta", _on_priors(tight_laplace_delta, "delta"), pairs=None, noise="laplace",
+           guarantee="epsilon_delta", needs=("delta",), smallest=True,
+           label=r"tight Laplace, $(\epsilon,\delta)$-PP (exact audit)",
+           citation="this project: the smallest Laplace scale whose exact hockey-stick divergence is <= delta"),
+    Method("tight_gaussian", _on_priors(tight_gaussian, "delta"), pairs=None, noise="gaussian",
+           guarantee="epsilon_delta", needs=("delta",), smallest=True,
+           label=r"tight Gaussian, $(\epsilon,\delta)$-PP (exact audit)",
+           citation="this project: the smallest Gaussian sigma whose exact hockey-stick divergence is <= delta"),
+    Method("tight_cauchy", _on_priors(tight_cauchy, "alpha"), pairs=None, noise="cauchy", guarantee="renyi",
+           needs=("alpha",), smallest=True,
+           label=r"tight Cauchy, $(\alpha,\epsilon)$-RPP (exact audit)",
+           citation="this project: the smallest Cauchy gamma whose exact Renyi divergence is <= epsilon"),
+)

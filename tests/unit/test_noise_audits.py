@@ -1,0 +1,394 @@
+"""Exact audits of Laplace, Gaussian and Cauchy noise on lattice priors: hockey stick and Renyi.
+
+Oracles: closed forms for one shift (Laplace: 1 - exp((eps - D/b)/2); Gaussian: Balle and
+Wang 2018; Renyi: alpha D^2 / (2 sigma^2), Cauchy at alpha = 2: log(1 + D^2 / (2 gamma^2))),
+Google's dp-accounting privacy-loss distributions, and dense quadrature (scipy.integrate.quad
+between roots located on a fine grid and refined by brentq).
+"""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from scipy import integrate, optimize, stats
+
+from pufferfish.audit import Target, lattice_auditor
+from pufferfish.audit.cauchy import CauchyLatticeAuditor, cauchy_renyi
+from pufferfish.audit.gaussian_noise import GaussianLatticeAuditor, gaussian_hockey_stick, gaussian_renyi, zero_noise_renyi
+from pufferfish.audit.laplace import LaplaceLatticeAuditor, laplace_hockey_stick, theta_min, zero_noise_hockey_stick
+from pufferfish.errors import ConfigError
+from pufferfish.lattice.distances import wasserstein_inf, wasserstein_p
+from pufferfish.lattice.pmf import LatticePMF
+from tests.conftest import random_pmf
+
+
+# ------------------------------------------------------------------------ oracles
+def mixture_pdf(pmf, kernel):
+    """y (a float or an array) -> sum_x P(x) kernel(y - x)."""
+    xs, ws = pmf.support.astype(float), pmf.probs[pmf.support - pmf.lo]
+    return lambda y: kernel(np.asarray(y, dtype=float)[..., None] - xs) @ ws
+
+
+def quad_hockey(p, q, epsilon, kernel, reach, per_unit=64):
+    """integral of [p_Y - e^eps q_Y]_+ by quadrature: sign changes on a grid of step 1/per_unit
+    over the hull +- reach, refined by brentq; quad on every piece between them and the lattice
+    points (where a Laplace density has a kink) on which the difference is positive; the tails
+    beyond the grid by quad to +-inf."""
+    fp, fq = mixture_pdf(p, kernel), mixture_pdf(q, kernel)
+    c = math.exp(epsilon)
+    d = lambda y: fp(y) - c * fq(y)
+    lo, hi = min(p.lo, q.lo) - reach, max(p.hi, q.hi) + reach
+    grid = np.linspace(lo, hi, int((hi - lo) * per_unit) + 1)
+    vals = d(grid)
+    cuts = [lo] + grid[vals == 0].tolist() + list(range(math.ceil(lo), math.floor(hi) + 1))   # kinks
+    for k in np.flatnonzero(np.sign(vals[:-1]) * np.sign(vals[1:]) < 0):
+        cuts.append(optimize.brentq(lambda y: float(d(y)), grid[k], grid[k + 1], xtol=1e-15, rtol=1e-15))
+    cuts = sorted(cuts + [hi])
+    total = 0.0
+    for a, b in zip(cuts[:-1], cuts[1:]):
+        if b > a and max(d(a + (b - a) / 3), d(a + 2 * (b - a) / 3)) > 0:
+            total += integrate.quad(lambda y: float(d(y)), a, b, epsabs=1e-15, epsrel=1e-13, limit=200)[0]
+    for a, b in ((-np.inf, lo), (hi, np.inf)):
+        total += max(0.0, integrate.quad(lambda y: float(d(y)), a, b, epsabs=1e-16, limit=200)[0])
+    return total
+
+
+def laplace_kernel(b):
+    return lambda z: np.exp(-np.abs(z) / b) / (2 * b)
+
+
+def small_pair(seed):
+    rng = np.random.default_rng(seed)
+    return (random_pmf(rng, size=int(rng.integers(1, 5)), lo=int(rng.integers(-3, 4))),
+            random_pmf(rng, size=int(rng.integers(1, 5)), lo=int(rng.integers(-3, 4))))
+
+
+# ------------------------------------------------------------------------ Laplace, (eps, delta)
+@pytest.mark.parametrize("shift, b, eps", [(1, 1.3, 0.5), (3, 0.7, 1.0), (40, 2.0, 0.3), (2, 5.0, 0.1)])
+def test_laplace_one_shift_closed_form(shift, b, eps):
+    """P = delta_0, Q = delta_D: delta = 1 - exp((eps - D/b)/2) for eps < D/b, both directions."""
+    fwd, bwd = laplace_hockey_stick(LatticePMF.point(0), LatticePMF.point(shift), epsilon=eps, scale=b)
+    expected = -math.expm1((eps - shift / b) / 2)
+    assert fwd == pytest.approx(expected, rel=1e-13) and bwd == pytest.approx(expected, rel=1e-13)
+
+
+def test_laplace_one_shift_above_its_epsilon_is_zero():
+    """eps >= D/b: the Laplace mechanism is pure eps-DP, delta = 0."""
+    assert laplace_hockey_stick(LatticePMF.point(0), LatticePMF.point(2), epsilon=1.2, scale=2.0) == (0.0, 0.0)
+
+
+def test_laplace_one_shift_against_dp_accounting():
+    pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    b, shift, eps = 1.3, 2, 0.4
+    ref = pld.from_laplace_mechanism(b, sensitivity=shift, value_discretization_interval=1e-4)
+    fwd, bwd = laplace_hockey_stick(LatticePMF.point(0), LatticePMF.point(shift), epsilon=eps, scale=b)
+    # dp-accounting's pessimistic discretized estimate (interval 1e-4) is 8e-14 above the exact value here
+    assert fwd == pytest.approx(ref.get_delta_for_epsilon(eps), abs=1e-11)
+    assert bwd == pytest.approx(ref.get_delta_for_epsilon(eps), abs=1e-11)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), b=st.floats(0.15, 6.0), eps=st.floats(0.0, 2.0))
+def test_laplace_hockey_stick_against_quadrature(seed, b, eps):
+    p, q = small_pair(seed)
+    fwd, bwd = laplace_hockey_stick(p, q, epsilon=eps, scale=b)
+    kernel = laplace_kernel(b)
+    assert fwd == pytest.approx(quad_hockey(p, q, eps, kernel, 40 * b), abs=1e-11)
+    assert bwd == pytest.approx(quad_hockey(q, p, eps, kernel, 40 * b), abs=1e-11)
+
+
+def test_laplace_hockey_stick_by_hand_two_atoms():
+    """P = delta_0, Q = (delta_0 + delta_1)/2, b = 1, eps = 0: total variation by hand.
+
+    p - q = (1/2)(e^{-|y|} - e^{-|y-1|}) / 2, positive for y < 1/2: TV = (1/2)(P_Y(y<1/2) - P_1(y<1/2))
+    = (1/2)((1 - e^{-1/2}/2) - e^{-1/2}/2) = (1 - e^{-1/2})/2.
+    """
+    p, q = LatticePMF.point(0), LatticePMF.from_values([0, 1], [0.5, 0.5])
+    fwd, bwd = laplace_hockey_stick(p, q, epsilon=0.0, scale=1.0)
+    assert fwd == pytest.approx(-math.expm1(-0.5) / 2, rel=1e-14)
+    assert bwd == pytest.approx(fwd, rel=1e-14)             # eps = 0: both directions are TV
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), b1=st.floats(0.05, 10.0), ratio=st.floats(1.0, 4.0),
+       eps=st.floats(0.0, 1.5))
+def test_laplace_hockey_stick_does_not_increase_with_the_scale(seed, b1, ratio, eps):
+    p, q = small_pair(seed)
+    small = laplace_hockey_stick(p, q, epsilon=eps, scale=b1)
+    large = laplace_hockey_stick(p, q, epsilon=eps, scale=b1 * ratio)
+    zero = zero_noise_hockey_stick(p, q, epsilon=eps)
+    tol = 1e-14 * (1 + math.exp(eps))
+    for k in range(2):
+        assert large[k] <= small[k] + tol and small[k] <= zero[k] + tol
+
+
+def test_laplace_pure_epsilon_scale_has_delta_zero(table2, p4, q4):
+    """Where the pure-epsilon audit accepts theta (p_Y <= e^eps q_Y everywhere), delta is 0; just
+    below theta_min it rejects, and some y has p_Y > e^eps q_Y: delta > 0."""
+    from pufferfish.lattice.sums import sum_of_users
+    rest = sum_of_users(table2)
+    p, q = sum_of_users([rest, p4]), sum_of_users([rest, q4])
+    eps = 0.7
+    tmin = theta_min(p, q, eps).theta
+    assert max(laplace_hockey_stick(p, q, epsilon=eps, scale=tmin)) <= 1e-15
+    assert max(laplace_hockey_stick(p, q, epsilon=eps, scale=tmin * 0.9)) > 1e-6
+
+
+@pytest.mark.parametrize("shift, eps, delta", [(1, 0.5, 0.1), (4, 1.0, 1e-5), (2, 0.1, 0.3)])
+def test_laplace_smallest_scale_for_eps_delta_one_shift(shift, eps, delta):
+    """1 - exp((eps - D/b)/2) = delta  <=>  b = D / (eps - 2 log(1 - delta))."""
+    aud = lattice_auditor("laplace", "epsilon_delta", LatticePMF.point(0), LatticePMF.point(shift))
+    best = aud.smallest_scale(Target(eps, delta=delta))
+    assert best.scale == pytest.approx(shift / (eps - 2 * math.log1p(-delta)), rel=1e-9)
+    assert best.value <= delta
+    got = aud.achieved(best.scale, Target(eps, delta=delta))
+    assert got.meets() and got.forward == pytest.approx(delta, rel=1e-8)
+
+
+def test_laplace_smallest_scale_zero_when_the_priors_meet_the_target():
+    p = LatticePMF.from_values([0, 1], [0.5, 0.5])
+    q = LatticePMF.from_values([0, 1], [0.45, 0.55])
+    # sum_x [P - e^0.2 Q]_+ = 0 and sum_x [Q - e^0.2 P]_+ = 0: no noise needed
+    best = LaplaceLatticeAuditor(p, q).smallest_scale(Target(0.2, delta=1e-6))
+    assert best.scale == 0.0 and "no noise" in best.reason
+    # with eps = 0.05 the priors alone leave [0.55 - e^0.05 0.5]_+ = 0.02436...
+    assert zero_noise_hockey_stick(p, q, epsilon=0.05)[1] == pytest.approx(0.55 - math.exp(0.05) * 0.5, rel=1e-14)
+    assert LaplaceLatticeAuditor(p, q).smallest_scale(Target(0.05, delta=1e-6)).scale > 0
+
+
+def test_laplace_hockey_stick_refuses_bad_input():
+    p = LatticePMF.point(0)
+    for bad in (0.0, -1.0, math.inf, math.nan):
+        with pytest.raises(ConfigError, match="theta"):
+            laplace_hockey_stick(p, p, epsilon=1.0, scale=bad)
+    with pytest.raises(ConfigError, match="epsilon"):
+        laplace_hockey_stick(p, p, epsilon=-0.1, scale=1.0)
+    with pytest.raises(ConfigError, match="renyi"):
+        LaplaceLatticeAuditor(p, p).achieved(1.0, Target(1.0, alpha=2.0))
+
+
+# ------------------------------------------------------------------------ Gaussian, (eps, delta)
+def gauss_kernel(s):
+    return lambda z: np.exp(-0.5 * (z / s) ** 2) / (s * math.sqrt(2 * math.pi))
+
+
+def balle_wang(shift, s, eps):
+    """delta(eps) of one Gaussian shift (Balle and Wang 2018, Thm 8)."""
+    return stats.norm.cdf(shift / (2 * s) - eps * s / shift) - math.exp(eps) * stats.norm.cdf(-shift / (2 * s) - eps * s / shift)
+
+
+@pytest.mark.parametrize("shift, s, eps", [(1, 1.3, 0.7), (3, 0.7, 1.0), (1, 0.2, 0.5), (5, 40.0, 0.01), (2, 1.0, 0.0),
+                                           (1, 4.0, 2.0)])
+def test_gaussian_one_shift_closed_form(shift, s, eps):
+    fwd, bwd = gaussian_hockey_stick(LatticePMF.point(0), LatticePMF.point(shift), epsilon=eps, sigma=s)
+    expected = balle_wang(shift, s, eps)
+    assert fwd == pytest.approx(expected, rel=1e-12, abs=1e-17)
+    assert bwd == pytest.approx(expected, rel=1e-12, abs=1e-17)
+
+
+def test_gaussian_one_shift_against_dp_accounting():
+    pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    s, shift, eps = 1.3, 1, 0.7
+    ref = pld.from_gaussian_mechanism(s, sensitivity=shift, value_discretization_interval=1e-4)
+    fwd, bwd = gaussian_hockey_stick(LatticePMF.point(0), LatticePMF.point(shift), epsilon=eps, sigma=s)
+    assert fwd == pytest.approx(ref.get_delta_for_epsilon(eps), abs=1e-11)    # 1.4e-14 apart here
+    assert bwd == pytest.approx(ref.get_delta_for_epsilon(eps), abs=1e-11)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), s=st.floats(0.2, 5.0), eps=st.floats(0.0, 2.0))
+def test_gaussian_hockey_stick_against_quadrature(seed, s, eps):
+    p, q = small_pair(seed)
+    fwd, bwd = gaussian_hockey_stick(p, q, epsilon=eps, sigma=s)
+    kernel = gauss_kernel(s)
+    assert fwd == pytest.approx(quad_hockey(p, q, eps, kernel, 40 * s), abs=1e-11)
+    assert bwd == pytest.approx(quad_hockey(q, p, eps, kernel, 40 * s), abs=1e-11)
+
+
+def test_gaussian_hockey_stick_by_hand_total_variation():
+    """eps = 0, P = delta_0, Q = (delta_0 + delta_2)/2: p - q = (phi(y) - phi(y - 2))/2 > 0 for y < 1,
+    TV = (Phi(1) - Phi(-1))/2."""
+    p, q = LatticePMF.point(0), LatticePMF.from_values([0, 2], [0.5, 0.5])
+    fwd, bwd = gaussian_hockey_stick(p, q, epsilon=0.0, sigma=1.0)
+    assert fwd == pytest.approx((stats.norm.cdf(1) - stats.norm.cdf(-1)) / 2, rel=1e-14)
+    assert bwd == pytest.approx(fwd, rel=1e-14)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), s1=st.floats(0.1, 8.0), ratio=st.floats(1.0, 4.0), eps=st.floats(0.0, 1.5))
+def test_gaussian_hockey_stick_does_not_increase_with_sigma(seed, s1, ratio, eps):
+    p, q = small_pair(seed)
+    small = gaussian_hockey_stick(p, q, epsilon=eps, sigma=s1)
+    large = gaussian_hockey_stick(p, q, epsilon=eps, sigma=s1 * ratio)
+    zero = zero_noise_hockey_stick(p, q, epsilon=eps)
+    tol = 1e-14 * (1 + math.exp(eps))
+    for k in range(2):
+        assert large[k] <= small[k] + tol and small[k] <= zero[k] + tol
+
+
+@pytest.mark.parametrize("shift, eps, delta", [(1, 1.0, 1e-5), (3, 0.5, 1e-3), (2, 2.0, 0.1)])
+def test_gaussian_smallest_sigma_for_eps_delta_one_shift(shift, eps, delta):
+    """The root of the Balle-Wang curve (brentq on the closed form) is the smallest sigma."""
+    expected = optimize.brentq(lambda s: balle_wang(shift, s, eps) - delta, 1e-3, 1e3, xtol=1e-14, rtol=1e-14)
+    aud = lattice_auditor("gaussian", "epsilon_delta", LatticePMF.point(0), LatticePMF.point(shift))
+    best = aud.smallest_scale(Target(eps, delta=delta))
+    assert best.scale == pytest.approx(expected, rel=1e-9) and best.value <= delta
+
+
+# ------------------------------------------------------------------------ Gaussian, Renyi
+@pytest.mark.parametrize("shift, s, alpha", [(1, 1.3, 2.0), (3, 0.7, 5.0), (1, 100.0, 2.0), (1, 1e4, 3.0),
+                                             (2, 0.3, 1.5), (1, 1.0, 30.0), (4, 2.0, 1.01)])
+def test_gaussian_renyi_one_shift_closed_form(shift, s, alpha):
+    """D_alpha(N(0, s^2) || N(D, s^2)) = alpha D^2 / (2 s^2), to 1e-10 relative even at 1.5e-8."""
+    fwd, bwd = gaussian_renyi(LatticePMF.point(0), LatticePMF.point(shift), alpha=alpha, sigma=s)
+    expected = alpha * shift ** 2 / (2 * s ** 2)
+    assert fwd == pytest.approx(expected, rel=1e-10) and bwd == pytest.approx(expected, rel=1e-10)
+
+
+def log_mixture(pmf, s):
+    """y -> log sum_x P(x) phi_s(y - x), by a plain log-sum-exp (scalar y)."""
+    xs, ws = pmf.support.astype(float), np.log(pmf.probs[pmf.support - pmf.lo])
+    const = math.log(s * math.sqrt(2 * math.pi))
+
+    def f(y):
+        t = ws - 0.5 * ((y - xs) / s) ** 2
+        top = t.max()
+        return top + math.log(np.exp(t - top).sum()) - const
+    return f
+
+
+def quad_renyi(p, q, alpha, log_p, log_q, lo, hi, pieces=60):
+    """(1/(alpha - 1)) log integral exp(alpha log p + (1 - alpha) log q) by quad on ``pieces`` pieces of
+    [lo, hi] (far enough that the rest is negligible)."""
+    f = lambda y: math.exp(alpha * log_p(y) + (1 - alpha) * log_q(y))
+    edges = np.linspace(lo, hi, pieces + 1)
+    total = math.fsum(integrate.quad(f, a, b, epsabs=0, epsrel=1e-13, limit=200)[0] for a, b in zip(edges[:-1], edges[1:]))
+    return math.log(total) / (alpha - 1)
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), s=st.floats(0.3, 5.0), alpha=st.floats(1.1, 6.0))
+def test_gaussian_renyi_against_quadrature(seed, s, alpha):
+    rng = np.random.default_rng(seed)
+    p, q = (random_pmf(rng, size=int(rng.integers(1, 5)), lo=int(rng.integers(-3, 4)), zero_prob=0.0) for _ in range(2))
+    lo = min(p.lo, q.lo) - 3 * alpha * 8 - 40 * s
+    hi = max(p.hi, q.hi) + 3 * alpha * 8 + 40 * s
+    fwd, bwd = gaussian_renyi(p, q, alpha=alpha, sigma=s)
+    ref_f = quad_renyi(p, q, alpha, log_mixture(p, s), log_mixture(q, s), lo, hi)
+    ref_b = quad_renyi(q, p, alpha, log_mixture(q, s), log_mixture(p, s), lo, hi)
+    # quad's log(integral) is accurate to ~1e-13 absolute, so compare D relative where it is not tiny
+    assert fwd == pytest.approx(ref_f, rel=1e-8, abs=1e-11)
+    assert bwd == pytest.approx(ref_b, rel=1e-8, abs=1e-11)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), s1=st.floats(0.1, 8.0), ratio=st.floats(1.0, 4.0), alpha=st.floats(1.05, 8.0))
+def test_gaussian_renyi_does_not_increase_with_sigma(seed, s1, ratio, alpha):
+    p, q = small_pair(seed)
+    small = gaussian_renyi(p, q, alpha=alpha, sigma=s1)
+    large = gaussian_renyi(p, q, alpha=alpha, sigma=s1 * ratio)
+    zero = zero_noise_renyi(p, q, alpha=alpha)
+    for k in range(2):
+        assert large[k] <= small[k] * (1 + 1e-9) + 1e-300 and small[k] <= zero[k] * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("shift, eps, alpha", [(1, 0.5, 2.0), (3, 0.1, 10.0)])
+def test_gaussian_smallest_sigma_for_renyi_one_shift(shift, eps, alpha):
+    """alpha D^2 / (2 s^2) = eps: s = D sqrt(alpha / (2 eps)) (paper 002, Cor. 3.1 is tight for one shift)."""
+    aud = lattice_auditor("gaussian", "renyi", LatticePMF.point(0), LatticePMF.point(shift))
+    best = aud.smallest_scale(Target(eps, alpha=alpha))
+    assert best.scale == pytest.approx(shift * math.sqrt(alpha / (2 * eps)), rel=1e-9) and best.value <= eps
+
+
+def test_gaussian_no_noise_needed_and_refusals():
+    p = LatticePMF.from_values([0, 1], [0.5, 0.5])
+    q = LatticePMF.from_values([0, 1], [0.45, 0.55])
+    aud = GaussianLatticeAuditor(p, q)
+    # D_2(P || Q) = log(.25/.45 + .25/.55) = log(1.0101...) < 0.02: no noise
+    assert zero_noise_renyi(p, q, alpha=2.0)[0] == pytest.approx(math.log(0.25 / 0.45 + 0.25 / 0.55), rel=1e-14)
+    assert aud.smallest_scale(Target(0.02, alpha=2.0)).scale == 0.0
+    assert aud.smallest_scale(Target(0.2, delta=1e-6)).scale == 0.0
+    with pytest.raises(ConfigError, match="not epsilon"):
+        aud.achieved(1.0, Target(1.0))
+    with pytest.raises(ConfigError, match="sigma"):
+        gaussian_hockey_stick(p, q, epsilon=1.0, sigma=0.0)
+    with pytest.raises(ConfigError, match="alpha"):
+        gaussian_renyi(p, q, alpha=1.0, sigma=1.0)
+    with pytest.raises(ConfigError, match="epsilon"):
+        gaussian_hockey_stick(p, q, epsilon=math.nan, sigma=1.0)
+
+
+# ------------------------------------------------------------------------ Cauchy, Renyi
+@pytest.mark.parametrize("shift, g", [(1, 1.0), (3, 0.7), (1, 100.0), (1, 1e4), (2, 0.05), (10, 0.3)])
+def test_cauchy_renyi_two_one_shift_closed_form(shift, g):
+    """D_2(Cauchy(0, g) || Cauchy(D, g)) = log(1 + D^2 / (2 g^2)), to 1e-10 relative (5e-9 at g = 1e4)."""
+    fwd, bwd = cauchy_renyi(LatticePMF.point(0), LatticePMF.point(shift), alpha=2.0, gamma=g)
+    expected = math.log1p(shift ** 2 / (2 * g ** 2))
+    assert fwd == pytest.approx(expected, rel=1e-10) and bwd == pytest.approx(expected, rel=1e-10)
+
+
+def cauchy_renyi_by_quad(p, q, alpha, g):
+    """(1/(alpha - 1)) log integral p^alpha q^(1-alpha) by quad: the real line cut at the atoms, tails to +-inf."""
+    fp, fq = mixture_pdf(p, lambda z: g / (math.pi * (g * g + z * z))), mixture_pdf(q, lambda z: g / (math.pi * (g * g + z * z)))
+    f = lambda y: float(fp(y)) ** alpha * float(fq(y)) ** (1 - alpha)
+    cuts = np.arange(min(p.lo, q.lo) - 1, max(p.hi, q.hi) + 2, dtype=float)
+    parts = [integrate.quad(f, a, b, epsabs=0, epsrel=1e-13, limit=200)[0] for a, b in zip(cuts[:-1], cuts[1:])]
+    parts += [integrate.quad(f, -np.inf, cuts[0], epsabs=0, epsrel=1e-13, limit=200)[0],
+              integrate.quad(f, cuts[-1], np.inf, epsabs=0, epsrel=1e-13, limit=200)[0]]
+    return math.log(math.fsum(parts)) / (alpha - 1)
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), g=st.floats(0.3, 4.0), alpha=st.floats(1.2, 5.0))
+def test_cauchy_renyi_against_quadrature(seed, g, alpha):
+    p, q = small_pair(seed)
+    fwd, bwd = cauchy_renyi(p, q, alpha=alpha, gamma=g)
+    assert fwd == pytest.approx(cauchy_renyi_by_quad(p, q, alpha, g), rel=1e-8, abs=1e-12)
+    assert bwd == pytest.approx(cauchy_renyi_by_quad(q, p, alpha, g), rel=1e-8, abs=1e-12)
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), g1=st.floats(0.05, 8.0), ratio=st.floats(1.0, 4.0), alpha=st.floats(1.05, 6.0))
+def test_cauchy_renyi_does_not_increase_with_gamma(seed, g1, ratio, alpha):
+    p, q = small_pair(seed)
+    small = cauchy_renyi(p, q, alpha=alpha, gamma=g1)
+    large = cauchy_renyi(p, q, alpha=alpha, gamma=g1 * ratio)
+    zero = zero_noise_renyi(p, q, alpha=alpha)
+    for k in range(2):
+        assert large[k] <= small[k] * (1 + 1e-9) + 1e-300 and small[k] <= zero[k] * (1 + 1e-9)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), eps=st.floats(0.05, 3.0))
+def test_cauchy_corollary_4_1_scale_meets_its_target(seed, eps):
+    """Paper 002, Cor. 4.1 at alpha = 2: gamma = W_2 / sqrt(2 (e^eps - 1)) gives (2, eps)-RPP; the audit
+    confirms it, and the smallest gamma is at most that."""
+    p, q = small_pair(seed)
+    w2 = wasserstein_p(p, q, 2)
+    if w2 == 0:
+        return
+    gamma = w2 / math.sqrt(2 * math.expm1(eps))
+    aud = lattice_auditor("cauchy", "renyi", p, q)
+    assert aud.achieved(gamma, Target(eps, alpha=2.0)).value <= eps * (1 + 1e-10)
+    assert aud.smallest_scale(Target(eps, alpha=2.0)).scale <= gamma * (1 + 1e-9)
+
+
+def test_cauchy_smallest_gamma_one_shift_is_corollary_4_1():
+    """For one shift D_2 = log(1 + D^2 / (2 g^2)) = eps exactly at g = D / sqrt(2 (e^eps - 1))."""
+    best = CauchyLatticeAuditor(LatticePMF.point(0), LatticePMF.point(3)).smallest_scale(Target(0.5, alpha=2.0))
+    assert best.scale == pytest.approx(3 / math.sqrt(2 * math.expm1(0.5)), rel=1e-9) and best.value <= 0.5
+
+
+def test_cauchy_refusals_and_no_noise():
+    p = LatticePMF.from_values([0, 1], [0.5, 0.5])
+    q = LatticePMF.from_values([0, 1], [0.45, 0.55])
+    aud = CauchyLatticeAuditor(p, q)
+    assert aud.smallest_scale(Target(0.02, alpha=2.0)).scale == 0.0
+    with pytest.raises(ConfigError, match="audits renyi, not epsilon_delta"):
+        aud.achieved(1.0, Target(1.0, delta=1e-3))
+    with pytest.raises(ConfigError, match="gamma"):
+        cauchy_renyi(p, q, alpha=2.0, gamma=-1.0)
+    with pytest.raises(ConfigError, match="alpha"):
+        cauchy_renyi(p, q, alpha=0.5, gamma=1.0)
+    with pytest.raises(ValueError, match="no lattice auditor for cauchy"):
+        lattice_auditor("cauchy", "epsilon", p, q)
