@@ -32,7 +32,7 @@ from pufferfish.errors import NotApplicableError
 from pufferfish.grids import check_epsilons
 
 __all__ = ["LAPLACE_METHODS", "GAUSSIAN_METHODS", "CAUCHY_METHODS", "PAPER000_BEST", "COLUMNS", "paper000_best",
-           "compare_pair", "compare_pairs", "least_noise", "noise_std"]
+           "compare_pair", "compare_pairs", "least_noise", "noise_std", "winner_lines", "as_flags"]
 
 #: the name of the row holding the best paper-000 method at each epsilon
 PAPER000_BEST = "paper000_best"
@@ -137,24 +137,36 @@ def compare_pairs(pairs: Mapping[str, object], *, epsilons, delta: float, alpha:
                      ignore_index=True)
 
 
+def as_flags(column: pd.Series) -> pd.Series:
+    """A boolean column as booleans, whether it holds bools or the text a CSV gives back."""
+    return column.astype(str).str.lower().isin(["true", "1"])
+
+
 def least_noise(frame: pd.DataFrame, *, families: Sequence[str] = ("laplace", "gaussian")) -> pd.DataFrame:
     """Per (pair, epsilon): the method with the smallest standard deviation among ``families``
-    (ties: the first in the table), the runner-up from the *other* family, and their ratio.
+    (ties: the first in the table), the runner-up from the *other* family, and their ratio;
+    and the same among the closed-form mechanisms alone (every method but the tight scales,
+    which need the exact audit to compute).
 
     Columns ``pair, epsilon, method, noise, std, other_method, other_noise, other_std, saving``
-    with saving = 1 - std / other_std (how much less noise than the other family's best).
+    with saving = 1 - std / other_std (how much less noise than the other family's best), then
+    ``closed_method, closed_noise, closed_std``.
     """
     rows = []
-    sub = frame[frame.noise.isin(families)]
+    sub = frame[frame.noise.isin(families) & as_flags(frame.meets_target)]
     for (pair, eps), group in sub.groupby(["pair", "epsilon"], sort=False):
         group = group.sort_values("std", kind="stable")
         win = group.iloc[0]
         other = group[group.noise != win.noise]
         o = other.iloc[0] if len(other) else None
+        closed = group[~group.method.str.startswith("tight")]
+        c = closed.iloc[0] if len(closed) else None
         rows.append({"pair": pair, "epsilon": eps, "method": win.method, "noise": win.noise, "std": win["std"],
                      "other_method": None if o is None else o.method, "other_noise": None if o is None else o.noise,
                      "other_std": math.nan if o is None else o["std"],
-                     "saving": math.nan if o is None or not o["std"] > 0 else 1.0 - win["std"] / o["std"]})
+                     "saving": math.nan if o is None or not o["std"] > 0 else 1.0 - win["std"] / o["std"],
+                     "closed_method": None if c is None else c.method, "closed_noise": None if c is None else c.noise,
+                     "closed_std": math.nan if c is None else c["std"]})
     return pd.DataFrame(rows)
 
 
@@ -169,5 +181,7 @@ def winner_lines(frame: pd.DataFrame) -> list[str]:
         elif row.other_method is not None:
             text += (f", {100 * row.saving:.0f} % less than the best {row.other_noise} mechanism "
                      f"({row.other_method}, std {row.other_std:.4g})")
+        if row.closed_method is not None and row.closed_method != row.method:
+            text += f"; of the closed-form mechanisms, {row.closed_method} ({row.closed_noise}, std {row.closed_std:.4g})"
         lines.append(text)
     return lines

@@ -70,7 +70,7 @@ def resolve_pair(pair: str, config: Mapping, *, data_users: Mapping[str, str] = 
         from pufferfish.wasserstein.table1 import binding_pair, setting_sensitivities
 
         priors = read_conditional_priors(table1_priors)
-        rows = setting_sensitivities(panel, priors.conditionals, attribute_range=priors.attribute_range)
+        rows = setting_sensitivities(name, priors.conditionals, attribute_range=priors.attribute_range)
         bind = binding_pair(rows)
         by_secret = {c.secret: c for c in priors.conditionals}
         first, second = by_secret[bind.secret_i], by_secret[bind.secret_j]
@@ -146,11 +146,11 @@ def pair_caption(csv) -> str:
 
     if not os.path.exists(csv):
         return ""
-    from pufferfish.comparison.compare import winner_lines
+    from pufferfish.comparison.compare import as_flags, winner_lines
     from pufferfish.pipeline.io import read_table
 
     frame = read_table(csv)
-    frame["meets_target"] = frame["meets_target"].astype(str).str.lower().isin(["true", "1"])
+    frame["meets_target"] = as_flags(frame["meets_target"])
     lines = [line.split(": ", 1)[1] if ": " in line else line for line in winner_lines(frame)]
     bad = frame[~frame.meets_target]
     verdict = ("Every scale meets its target by exact audit." if bad.empty else

@@ -84,7 +84,7 @@ def plot_pair(frame: pd.DataFrame, *, title: str, png, pdf, csv) -> None:
     from pufferfish.pipeline.plotting import save_figure, setup_style
 
     setup_style()
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11.5, 4.3), gridspec_kw={"width_ratios": [1.45, 1]})
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11.5, 5.6), gridspec_kw={"width_ratios": [1.45, 1]})
     delta = frame.loc[frame.noise != "cauchy", "delta"].dropna()
     alpha = frame.loc[frame.noise == "cauchy", "alpha"].dropna()
     zl = _draw(left, frame, LAPLACE_METHODS + GAUSSIAN_METHODS, "std")
@@ -100,8 +100,9 @@ def plot_pair(frame: pd.DataFrame, *, title: str, png, pdf, csv) -> None:
     right.set_ylabel(r"Cauchy scale $\gamma$")
     _floor_marks(left, zl)
     _floor_marks(right, zr)
-    left.legend(loc="upper right", fontsize=7, frameon=True)
-    right.legend(loc="upper right", fontsize=7, frameon=True)
+    # legends below the panels: the curves span the whole plotting area
+    left.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, fontsize=7.5, frameon=False)
+    right.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=1, fontsize=7.5, frameon=False)
     fig.suptitle(title)
     fig.tight_layout()
     save_figure(fig, png, pdf)
