@@ -142,3 +142,14 @@ def test_parse_pair(ref, expected):
 def test_parse_pair_refuses(ref, message):
     with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
         parse_pair(ref, CONFIG)
+
+
+def test_paper000_best_is_a_method_as_printed():
+    # Bernoulli(0.3) vs Bernoulli(0.1), nobody else: Lemma 6 as printed has min psi = min(p, q) / |p - q| = 1/2;
+    # this project's lemma6_best_grouping (min psi 7/2) is smaller but is not paper 000's method
+    pair = SecretPair.of(Draws(LatticePMF.from_values([0, 1], [0.7, 0.3])),
+                         Draws(LatticePMF.from_values([0, 1], [0.9, 0.1])), [])
+    frame = compare_pair("bern", pair, epsilons=[0.5], delta=DELTA, alpha=ALPHA)
+    best = frame[frame.method == "paper000_best"].iloc[0]
+    assert best.note == "= lemma6"
+    assert best.scale == pytest.approx(1 / math.log(math.exp(0.5) + math.expm1(0.5) * 0.5), rel=1e-12)  # eq. (21)

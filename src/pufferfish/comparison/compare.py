@@ -57,9 +57,11 @@ def noise_std(noise: str, scale: float) -> float:
 
 
 def _paper000_names() -> list[str]:
+    """The methods of paper 000 as printed: its module's records, without this project's
+    variants (``lemma6_best_grouping``, whose citation says "this project")."""
     from pufferfish.multiuser.methods import METHODS
 
-    return [m.name for m in METHODS]
+    return [m.name for m in METHODS if "this project" not in m.citation]
 
 
 def paper000_best(pair, epsilons) -> tuple[np.ndarray, list[str]]:
