@@ -13,6 +13,7 @@ include: "workflow/rules/download.smk"
 include: "workflow/rules/multiuser.smk"
 include: "workflow/rules/gaussian.smk"
 include: "workflow/rules/pierquin.smk"
+include: "workflow/rules/comparison.smk"
 include: "workflow/rules/report.smk"
 
 

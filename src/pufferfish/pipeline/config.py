@@ -316,6 +316,27 @@ def _check_pierquin(config: Mapping) -> None:
                               f"pierquin_{name} (multiuser); rename one of them")
 
 
+def _check_comparison(config: Mapping) -> None:
+    """Cross-references of ``comparison``: every pair names an experiment (and panel) or a
+    Table 1 setting; the epsilon grid; alpha = 2 (the only order DAGWM is stated at)."""
+    spec = config.get("comparison")
+    if not spec:
+        return
+    from pufferfish.comparison.experiment import parse_pair, slug
+
+    seen = {}
+    for pair in spec["pairs"]:
+        parse_pair(pair, config)
+        if slug(pair) in seen:
+            raise ConfigError(f"config: comparison.pairs: {pair!r} and {seen[slug(pair)]!r} share the output name "
+                              f"{slug(pair)}")
+        seen[slug(pair)] = pair
+    _check_grid(spec["epsilons"], "comparison.epsilons", check_epsilons)
+    if float(spec["alpha"]) != 2.0:
+        raise ConfigError(f"config: comparison.alpha = {spec['alpha']}: must be 2 (dagwm_cauchy, paper 002 Cor. 4.1, "
+                          "is stated at alpha = 2)")
+
+
 def validate_config(config: dict, schema: Mapping | None = None) -> dict:
     """Check ``config`` against the schema and its cross-references; fill the defaults.
 
@@ -331,6 +352,7 @@ def validate_config(config: dict, schema: Mapping | None = None) -> dict:
     _fill_defaults(config, schema)
     _check_references(config)
     _check_pierquin(config)
+    _check_comparison(config)
     _check_limits(config)
     return config
 

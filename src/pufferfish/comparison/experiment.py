@@ -1,0 +1,163 @@
+"""The ``comparison`` section of config.yaml: which pairs, resolved to secret pairs, and the outputs.
+
+A pair is named ``<experiment>/<panel>`` (a panel of a ``multiuser.experiments`` entry, e.g.
+``fig5/adult``), ``<experiment>`` (an experiment with one pair), or ``table1/<setting>`` (a
+setting of ``pierquin.settings``: its binding pair, the largest W_inf, ties broken by the
+largest W_2, :func:`pufferfish.wasserstein.table1.binding_pair`). Each pair's rows go to
+``results/figures/comparison/<slug>.csv`` with its figure; the rule ``comparison_table``
+gathers them into ``results/theta/noise_comparison.csv``.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+
+from pufferfish.errors import ConfigError
+
+__all__ = ["TABLE1", "slug", "parse_pair", "resolve_pair", "write_pair", "write_figure", "write_table", "pair_caption"]
+
+log = logging.getLogger("pufferfish")
+
+#: the prefix of a pair taken from paper 002's Table 1 settings (config ``pierquin.settings``)
+TABLE1 = "table1"
+
+
+def slug(pair: str) -> str:
+    """The file name of a pair: ``fig5/adult`` -> ``fig5__adult``."""
+    return pair.replace("/", "__")
+
+
+def parse_pair(pair: str, config: Mapping) -> tuple[str, str, str]:
+    """``(kind, name, panel)`` of a pair reference, kind ``multiuser`` or ``table1``; a
+    :class:`ConfigError` naming the reference when it points at nothing."""
+    where = f"config: comparison.pairs: {pair!r}"
+    if not isinstance(pair, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*(/[A-Za-z0-9_]+)?", pair):
+        raise ConfigError(f"{where}: must be <experiment>, <experiment>/<panel> or {TABLE1}/<setting>")
+    name, _, panel = pair.partition("/")
+    if name == TABLE1:
+        settings = (config.get("pierquin") or {}).get("settings", {})
+        if panel not in settings:
+            raise ConfigError(f"{where}: no pierquin.settings.{panel} (have: {', '.join(settings) or 'none'})")
+        return TABLE1, panel, ""
+    experiments = config.get("multiuser", {}).get("experiments", {})
+    if name not in experiments:
+        raise ConfigError(f"{where}: no multiuser.experiments.{name}")
+    panels = experiments[name].get("panels")
+    if panels is None and panel:
+        raise ConfigError(f"{where}: multiuser.experiments.{name} has no panels (write {name!r})")
+    if panels is not None and panel not in panels:
+        raise ConfigError(f"{where}: multiuser.experiments.{name} has no panel {panel!r} "
+                          f"(have: {', '.join(panels)})")
+    return "multiuser", name, panel
+
+
+def resolve_pair(pair: str, config: Mapping, *, data_users: Mapping[str, str] = {},
+                 table1_priors: str | None = None):
+    """The :class:`~pufferfish.lattice.SecretPair` of a reference and a description of it.
+
+    ``data_users``: name -> prior JSON of the data-derived users it needs; ``table1_priors``:
+    the JSON of the setting's conditional priors (``results/priors/pierquin_<setting>.json``).
+    """
+    from pufferfish.lattice import Draws, SecretPair
+
+    kind, name, panel = parse_pair(pair, config)
+    if kind == TABLE1:
+        from pufferfish.pipeline.conditionals import read_conditional_priors
+        from pufferfish.wasserstein.table1 import binding_pair, setting_sensitivities
+
+        priors = read_conditional_priors(table1_priors)
+        rows = setting_sensitivities(name, priors.conditionals, attribute_range=priors.attribute_range)
+        bind = binding_pair(rows)
+        by_secret = {c.secret: c for c in priors.conditionals}
+        first, second = by_secret[bind.secret_i], by_secret[bind.secret_j]
+        column = priors.record.get("column", "secret")
+        text = (f"{pair}: {priors.record.get('attribute', 'X')} given {column} = {bind.secret_i} vs {bind.secret_j} "
+                f"(binding pair: W_inf = {bind.w_inf}, W_2 = {bind.w_2:.4g})")
+        return SecretPair.of(Draws(first.pmf, f"{column}={first.secret}"), Draws(second.pmf, f"{column}={second.secret}"),
+                             []), text
+    from pufferfish.multiuser.experiments import _load_data_users, build_users, experiment_pairs
+
+    mu = config["multiuser"]
+    users = build_users(mu, _load_data_users(data_users))
+    spec = mu["experiments"][name]
+    pairs = experiment_pairs(spec, users)
+    secrets = (spec["panels"][panel] if panel else spec)["secrets"]
+    text = f"{pair}: {_secret_text(secrets[0])} vs {_secret_text(secrets[1])}"
+    return pairs[panel], text
+
+
+def _secret_text(secret) -> str:
+    if secret == "absent":
+        return "absent"
+    if "value" in secret:
+        return f"reports {secret['value']}"
+    return f"draws from {secret['user']}"
+
+
+def write_pair(*, pair: str, config: Mapping, data_users: Mapping[str, str], table1_priors: str | None,
+               out_csv) -> pd.DataFrame:
+    """Step ``comparison_pair``: every mechanism on one pair, each scale audited, to ``out_csv``."""
+    from pufferfish.comparison.compare import compare_pair, winner_lines
+    from pufferfish.grids import expand_grid
+    from pufferfish.pipeline.io import write_csv
+
+    spec = config["comparison"]
+    secret_pair, text = resolve_pair(pair, config, data_users=data_users, table1_priors=table1_priors)
+    epsilons = expand_grid(spec["epsilons"], name="comparison.epsilons")
+    frame = compare_pair(pair, secret_pair, epsilons=epsilons, delta=float(spec["delta"]), alpha=float(spec["alpha"]))
+    bad = frame[~frame.meets_target]
+    for row in bad.itertuples(index=False):
+        log.warning("%s: %s scale %.6g at epsilon = %g misses its %s target (achieved %.6g)", pair, row.method,
+                    row.scale, row.epsilon, row.guarantee, row.achieved)
+    for line in winner_lines(frame):
+        log.info(line)
+    frame.insert(1, "description", text)
+    write_csv(frame, out_csv)
+    return frame
+
+
+def write_figure(*, rows_csv, png, pdf, csv) -> None:
+    """Step ``comparison_figure``: the figure of one pair from its audited rows."""
+    from pufferfish.comparison.plots import plot_pair
+    from pufferfish.pipeline.io import read_table
+
+    frame = read_table(rows_csv)
+    plot_pair(frame, title=str(frame["description"].iloc[0]), png=png, pdf=pdf, csv=csv)
+
+
+def write_table(frames: Sequence[str], out_csv) -> pd.DataFrame:
+    """Step ``comparison_table``: the per-pair rows, in config order, as one table (:data:`COLUMNS`)."""
+    from pufferfish.comparison.compare import COLUMNS
+
+    from pufferfish.pipeline.io import read_table, write_csv
+
+    table = pd.concat([read_table(path)[COLUMNS] for path in frames], ignore_index=True)
+    write_csv(table, out_csv)
+    return table
+
+
+def pair_caption(csv) -> str:
+    """Caption text of one pair's figure: the least noise per epsilon, and the audit's verdict."""
+    import os
+
+    if not os.path.exists(csv):
+        return ""
+    from pufferfish.comparison.compare import as_flags, winner_lines
+    from pufferfish.pipeline.io import read_table
+
+    frame = read_table(csv)
+    frame["meets_target"] = as_flags(frame["meets_target"])
+    lines = [line.split(": ", 1)[1] if ": " in line else line for line in winner_lines(frame)]
+    bad = frame[~frame.meets_target]
+    verdict = ("Every scale meets its target by exact audit." if bad.empty else
+               "Scales that miss their target (exact audit): " + "; ".join(
+                   f"{r.method} at epsilon = {r.epsilon:g}" for r in bad.itertuples(index=False)))
+    zeros = frame[(frame.scale == 0)]
+    zero_text = ("" if zeros.empty else " Scale 0 (the priors already meet the target, drawn as triangles on the "
+                 "floor): " + "; ".join(sorted({f"{r.method} at epsilon >= {zeros[zeros.method == r.method].epsilon.min():g}"
+                                               for r in zeros.itertuples(index=False)})) + ".")
+    return "\n".join(f"* {line}" for line in lines) + "\n\n" + verdict + zero_text

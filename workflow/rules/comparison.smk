@@ -1,0 +1,84 @@
+# Which noise for my secret pair? Every mechanism of papers 000 and 002 on each pair of
+# config `comparison.pairs`, every scale audited exactly; one job per pair (its rows), one
+# per figure, then the table. The work is in pufferfish.comparison.
+from pufferfish.comparison.experiment import pair_caption, parse_pair, slug
+
+COMPARISON = config.get("comparison") or {}
+COMPARISON_PAIRS = {slug(p): p for p in COMPARISON.get("pairs", [])}
+
+
+def comparison_inputs(wildcards):
+    """The priors a pair needs: data users' JSON (multiuser pairs) or a setting's conditionals (Table 1)."""
+    kind, name, panel = parse_pair(COMPARISON_PAIRS[wildcards.pair], config)
+    if kind == "table1":
+        return {"table1": f"results/priors/pierquin_{name}.json"}
+    return {"users": [f"results/priors/{u}.json" for u in experiment_data_users(name)]}
+
+
+rule comparison_pair:
+    input:
+        unpack(comparison_inputs),
+    output:
+        "results/audit/noise_comparison/{pair}.csv",
+    params:
+        code=CODE,
+        pair=lambda w: COMPARISON_PAIRS[w.pair],
+        # only what the pair reads: editing an unrelated section does not rerun it
+        config={k: config[k] for k in ("comparison", "multiuser", "pierquin") if k in config},
+    log:
+        "results/logs/comparison_pair/{pair}.log",
+    wildcard_constraints:
+        pair=alternatives(COMPARISON_PAIRS),
+    script:
+        "../scripts/comparison_pair.py"
+
+
+rule comparison_figure:
+    input:
+        rows="results/audit/noise_comparison/{pair}.csv",
+    output:
+        png=report(
+            "results/figures/comparison/{pair}.png",
+            caption="../report/comparison_pair.rst",
+            category="Which noise for my secret pair?",
+            labels={"pair": "{pair}"},
+        ),
+        pdf="results/figures/comparison/{pair}.pdf",
+        csv="results/figures/comparison/{pair}.csv",
+    params:
+        code=CODE,
+        pair=lambda w: COMPARISON_PAIRS[w.pair],
+        delta=COMPARISON.get("delta"),
+        alpha=COMPARISON.get("alpha"),
+        # read when the job runs: the least noise per epsilon and the audit's verdict
+        caption=lambda w, input: pair_caption(input.rows),
+    log:
+        "results/logs/comparison_figure/{pair}.log",
+    wildcard_constraints:
+        pair=alternatives(COMPARISON_PAIRS),
+    script:
+        "../scripts/comparison_figure.py"
+
+
+rule comparison_table:
+    input:
+        [f"results/audit/noise_comparison/{s}.csv" for s in COMPARISON_PAIRS],  # in config order
+    output:
+        report(
+            "results/theta/noise_comparison.csv",
+            caption="../report/theta_table.rst",
+            category="Tables: theta and b",
+            labels={"table": "noise_comparison"},
+        ),
+    params:
+        code=CODE,
+    log:
+        "results/logs/comparison_table/noise_comparison.log",
+    script:
+        "../scripts/comparison_table.py"
+
+
+if COMPARISON_PAIRS:
+    TARGETS.append("results/theta/noise_comparison.csv")
+    TARGETS.extend(expand("results/audit/noise_comparison/{pair}.csv", pair=list(COMPARISON_PAIRS)))
+    TARGETS.extend(expand("results/figures/comparison/{pair}.{ext}", pair=list(COMPARISON_PAIRS), ext=["png", "pdf", "csv"]))

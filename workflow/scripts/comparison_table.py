@@ -1,0 +1,10 @@
+"""Rule comparison_table: the per-pair rows of the noise comparison as one table."""
+from pufferfish.comparison.experiment import write_table
+from pufferfish.pipeline.cli import run
+
+
+def main(smk):
+    write_table(list(smk.input), smk.output[0])
+
+
+run(main, snakemake)  # noqa: F821
