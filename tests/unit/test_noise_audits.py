@@ -419,3 +419,12 @@ def test_identical_priors_have_zero_divergence():
     assert cauchy_renyi(p, p, alpha=3.0, gamma=0.5) == (0.0, 0.0)
     assert gaussian_hockey_stick(p, p, epsilon=0.0, sigma=0.7) == (0.0, 0.0)
     assert laplace_hockey_stick(p, p, epsilon=0.0, scale=0.7) == (0.0, 0.0)
+
+
+def test_gaussian_renyi_of_thousands_converges():
+    """Far-apart priors and a small sigma: the log integrand is ~5e4, rounded to ~1e-11 relative; the
+    quadrature must settle at that noise floor (it used to refine without end) and match the closed
+    form's order: two point masses 6 apart give alpha 36 / (2 sigma^2)."""
+    fwd, bwd = gaussian_renyi(LatticePMF.point(-3), LatticePMF.point(3), alpha=9.3, sigma=0.17)
+    expected = 9.3 * 36 / (2 * 0.17 ** 2)
+    assert fwd == pytest.approx(expected, rel=1e-10) and bwd == pytest.approx(expected, rel=1e-10)

@@ -486,13 +486,19 @@ def _gk_log(log_f, edges: np.ndarray, *, rtol: float = _RENYI_RTOL, log_atol=-ma
     is evaluated at once; the panels whose |K15 - G7| is above their share of ``rtol``
     times the running estimate (in any of the m) are halved until, for each integrand, the
     sum of |K15 - G7| over the panels is below ``rtol`` times the integral or below
-    exp(``log_atol``) (a piece of a larger integral: its share of the tolerance). Values are
-    kept as logs (each panel's maximum factored out), so nothing overflows.
+    exp(``log_atol``) (a piece of a larger integral: its share of the tolerance). ``rtol`` is
+    raised to 16 machine epsilons times the largest |log f| seen, the rounding of the
+    integrand itself (a log integrand of 5e4, as for D_alpha of thousands, is only good to
+    1e-11 relative). Values are kept as logs (each panel's maximum factored out), so nothing
+    overflows.
     """
     a, b = edges[:-1].astype(float), edges[1:].astype(float)
     k_done, e_done = [], []
     log_rtol = math.log(rtol)
+    size = 0
     for _ in range(max_rounds):
+        if a.size > _MAX_PANELS:
+            raise ArithmeticError(f"Renyi quadrature: more than {_MAX_PANELS} panels to refine")
         half = 0.5 * (b - a)
         y = 0.5 * (a + b)[:, None] + half[:, None] * _NODES[None, :]
         lv = np.asarray(log_f(y.ravel()))
@@ -504,6 +510,10 @@ def _gk_log(log_f, edges: np.ndarray, *, rtol: float = _RENYI_RTOL, log_atol=-ma
         with np.errstate(divide="ignore"):
             log_k = np.where(np.isfinite(top), safe + np.log(kron * half), -np.inf)
             log_e = np.where(np.isfinite(top), safe + np.log(np.abs(kron - gauss) * half), -np.inf)
+        # the log integrand is rounded to about 1e-16 of its magnitude: no tolerance below that
+        finite = lv[np.isfinite(lv)]
+        size = max(size, float(np.max(np.abs(finite))) if finite.size else 0.0)
+        log_rtol = max(math.log(rtol), math.log(16 * np.finfo(float).eps * size) if size > 0 else -math.inf)
         all_k = np.concatenate(k_done + [log_k], axis=1)
         all_e = np.concatenate(e_done + [log_e], axis=1)
         log_total = np.array([_lse(row) for row in all_k])
