@@ -211,7 +211,8 @@ def test_plan_marginals_and_tail_masses_at_scale(rest_1000):
     row = np.bincount(plan.x - lo, weights=plan.mass, minlength=hi - lo + 1)
     col = np.bincount(plan.x_prime - lo, weights=plan.mass, minlength=hi - lo + 1)
     for got, ref in ((row, p.pmf_on(lo, hi)), (col, q.pmf_on(lo, hi))):
-        np.testing.assert_allclose(got, ref, rtol=0, atol=1e-15)
+        # 2e-15: the plan's own accumulation reaches 1.2e-15 on masses of 1e-2 (also for the direct rest)
+        np.testing.assert_allclose(got, ref, rtol=0, atol=2e-15)
         big = ref > 1e-250                                 # tail entries keep their relative accuracy
         np.testing.assert_allclose(got[big], ref[big], rtol=1e-9)
 
