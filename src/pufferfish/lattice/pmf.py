@@ -19,7 +19,6 @@ from fractions import Fraction
 from collections.abc import Sequence
 
 import numpy as np
-from scipy.special import logsumexp
 
 from pufferfish.errors import InvalidDistributionError
 
@@ -183,6 +182,7 @@ class LatticePMF:
 
     def log_mgf(self, t: float) -> float:
         """log E[exp(t X)], computed in log space."""
+        from scipy.special import logsumexp
         mask = self.probs > 0
         return float(logsumexp(np.log(self.probs[mask]) + t * self.values[mask]))
 

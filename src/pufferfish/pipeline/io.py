@@ -9,7 +9,6 @@ import os
 import tempfile
 from pathlib import Path
 
-import pandas as pd
 
 __all__ = ["atomic_path", "write_csv", "write_json", "remove_quietly"]
 
@@ -57,6 +56,7 @@ def read_table(path: str | os.PathLike) -> pd.DataFrame:
     missing (a method or label such as "NA" stays text), and ``panel`` is text with ""
     for "no panel".
     """
+    import pandas as pd
     frame = pd.read_csv(path, keep_default_na=False, na_values=[""], dtype={"panel": str},
                         float_precision="round_trip")
     if "panel" in frame:
