@@ -374,6 +374,8 @@ TILT_NOISE = 1e-13
 TILT_TRUNCATE = 1e-15
 #: a partial sum is re-tilted (not recomputed) while its round-off grows by at most this factor
 RETILT_MAX_AMP = 256.0
+#: a cached level is tried for re-tilting only while |delta| sd is at most this (about amp = e^{8.3 x 0.7})
+_PREFILTER = 0.7
 #: at most this many tilts per sum (a guard; 10^6 users on 5 points need 11)
 MAX_TILTS = 200
 #: the Newton step puts the next tilt's mean this many of its sd beyond the resolved edge
@@ -501,26 +503,23 @@ class _Law:
         self._logrows = None
         self._last = (None, None, None)
 
-    def _row_tilt(self, lam: float, want_rows: bool):
+    def _row_tilt(self, lam: float):
         rows, j = self.rows, self.j
         if rows.shape[0] == 0:
             return np.longdouble(0), 0.0, 0.0, 0.0, rows
         ld_j = np.arange(j.size, dtype=np.longdouble)
         if abs(lam) * (j.size - 1) <= _LINEAR_TILT_EXPONENT:
             t = np.exp(lam * j)
-            m = np.stack([t, j * t, j * j * t]) @ rows.T      # (3, rows): one pass, BLAS-friendly shape
+            # (3, rows) in one pass; einsum, not BLAS: a multi-threaded GEMM with 3 columns stalls on a busy machine
+            m = np.einsum("rj,kj->kr", rows, np.stack([t, j * t, j * j * t]))
             s = m[0]
             inv = 1.0 / s
             mean = m[1] * inv
             var = np.maximum(m[2] * inv - mean * mean, 0.0)
             d = (t.astype(np.longdouble) / np.exp(np.longdouble(lam) * ld_j) - 1).astype(float)
-            corr = float(np.dot(t * d, rows.T @ inv))
+            corr = float(np.dot(t * d, np.einsum("rj,r->j", rows, inv)))
             logk = np.sum(np.log(s), dtype=np.longdouble) - np.longdouble(corr)
-            if want_rows:
-                tilted = np.multiply(rows, t)
-                tilted *= inv[:, None]
-            else:
-                tilted = None
+            tilted = (t, inv)                       # the tilted rows are rows * t * inv (formed on demand)
         else:                                   # log space: tilt factors beyond e^{+-600}
             if self._logrows is None:
                 with np.errstate(divide="ignore"):
@@ -531,12 +530,12 @@ class _Law:
             w = np.exp(v - top)
             s = w.sum(axis=1)
             w /= s[:, None]
-            mean = w @ j
-            var = np.maximum(w @ (j * j) - mean * mean, 0.0)
+            mean = np.einsum("rj,j->r", w, j)
+            var = np.maximum(np.einsum("rj,j->r", w, j * j) - mean * mean, 0.0)
             d = (lj.astype(np.longdouble) - np.longdouble(lam) * ld_j).astype(float)   # e^{fl(lam j)} = e^{lam j}(1 + d)
             corr = float(np.dot(w.sum(axis=0), d))
             logk = np.sum(top[:, 0] + np.log(s), dtype=np.longdouble) - np.longdouble(corr)
-            tilted = w if want_rows else None
+            tilted = w
         return logk, float(np.sum(mean)), float(np.sum(var)), float(np.mean(var)), tilted
 
     def tilted_prior(self, k: int, lam: float) -> tuple[np.ndarray, np.longdouble, float, float]:
@@ -554,10 +553,10 @@ class _Law:
         mean = float(w @ jf)
         return w, top + np.log(s), mean, float(max(w @ (jf * jf) - mean * mean, 0.0))
 
-    def at(self, lam: float, want_rows: bool = False) -> _Cumulants:
-        if self._last[0] == lam and (self._last[2] is not None or not want_rows):
+    def at(self, lam: float) -> _Cumulants:
+        if self._last[0] == lam:
             return self._last[1]
-        logk, mean, var, row_var, tilted = self._row_tilt(lam, want_rows)
+        logk, mean, var, row_var, tilted = self._row_tilt(lam)
         for k, (_, _, count) in enumerate(self.groups):
             _, logm, gm, gv = self.tilted_prior(k, lam)
             logk += count * logm
@@ -568,8 +567,14 @@ class _Law:
         return out
 
     def tilted_rows(self, lam: float) -> np.ndarray:
-        self.at(lam, want_rows=True)
-        return self._last[2]
+        """The rows tilted by ``lam``, each normalized by the sum that enters K (consistent)."""
+        self.at(lam)
+        tilted = self._last[2]
+        if isinstance(tilted, tuple):
+            t, inv = tilted
+            tilted = np.multiply(self.rows, t)
+            tilted *= inv[:, None]
+        return tilted
 
 
 def _law_of(users) -> tuple[_Law, int, int, int]:
@@ -754,7 +759,7 @@ class _SharedTree:
             if delta == 0.0:
                 return entry.rows, entry.offs, entry.err
             estimate = math.log(entry.err) + 8.3 * abs(delta) * sd
-            if abs(delta) * sd <= 0.7 and estimate < cost:
+            if abs(delta) * sd <= _PREFILTER and estimate < cost:
                 best, cost = entry, estimate
         if best is None:
             return None
