@@ -22,8 +22,6 @@ from collections.abc import Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
 
 from pufferfish.errors import ConfigError
 
@@ -43,6 +41,7 @@ PACKAGES = ["pufferfish-calibration", "snakemake", "numpy", "scipy", "pandas", "
 # ------------------------------------------------------------------------------ audit summary
 def _ratio(num: pd.Series, den: pd.Series) -> pd.Series:
     """num / den with x/0 = inf (x > 0) and 0/0 = 1 (both scales zero: no noise, as tight says)."""
+    import numpy as np
     num, den = num.astype(float), den.astype(float)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = num / den
@@ -63,6 +62,8 @@ def audit_summary(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
     rows; ``min_scale_ratio`` / ``max_scale_ratio`` = min / max of scale / scale_min (theta /
     theta_min or b / b_min; 1 for ``tight``); ``violations`` = rows flagged by the audit.
     """
+    import numpy as np
+    import pandas as pd
     data = pd.concat(frames, ignore_index=True)
     data["panel"] = data["panel"].fillna("").astype(str)
     pure = data["delta"].isna()
@@ -91,6 +92,7 @@ def violation_lines(summary: pd.DataFrame) -> list[str]:
 
 # ------------------------------------------------------------------------------ reproduction
 def _read(path: Path, cache: dict) -> pd.DataFrame:
+    import pandas as pd
     if path not in cache:
         if path.suffix == ".json":
             with open(path, encoding="utf-8") as handle:
@@ -107,6 +109,7 @@ def _select(spec: Mapping, root: Path, cache: dict) -> float:
     compared as text), ``expr`` (a pandas expression of the columns, default the ``column``)
     and ``reduce`` (``single`` (default), ``max``, ``min``, ``sum``, ``count``, ``len``).
     """
+    import pandas as pd
     frame = _read(root / spec["file"], cache)
     for column, value in spec.get("where", {}).items():
         if column not in frame.columns:
@@ -137,6 +140,7 @@ def reproduction_table(items: Sequence[Mapping], root: str | Path = ".") -> pd.D
     parameters, another dataset version...): an unexplained difference is logged as a
     warning and written with the note ``UNEXPLAINED``.
     """
+    import pandas as pd
     rows, cache = [], {}
     for item in items:
         ours = _select(item["ours"], Path(root), cache)
@@ -230,6 +234,7 @@ def audit_violations(audit_csv: str | Path) -> list[str]:
     Each line names the method, the panel (if any), epsilon (and delta) and the achieved
     privacy loss, e.g. ``lemma6 at epsilon = 0.1: exact loss 0.12``.
     """
+    import pandas as pd
     from pufferfish.pipeline.io import read_table
     table = read_table(audit_csv)
     lines = []
