@@ -13,7 +13,7 @@ datasets are cached and no download job runs), and in that copy:
 Both runs list the jobs that ran (rule and wildcards, parsed from Snakemake's log); the
 incremental run flags any job of another experiment. Every job is a new Python process:
 for each workflow script the benchmark prints the time its jobs spent importing modules
-beside the time they spent computing (a ``sitecustomize`` hook placed on the copy's
+beside the time they spent computing, and their peak resident memory (a ``sitecustomize`` hook placed on the copy's
 PYTHONPATH, active only in Snakemake's script processes, times the outermost imports and
 the process's life; nothing of it is in the repository). The copy imports the package from
 its own src/ (PYTHONPATH). Logs: <scratch>/bench_full.log, <scratch>/bench_incremental.log.
@@ -112,10 +112,12 @@ if os.environ.get("PUFFERFISH_BENCH_TIMES") and ".snakemake/scripts/" in (sys.ar
 
     @atexit.register
     def _record():
+        import resource
         script = os.path.basename(sys.argv[0]).split(".", 1)[-1].rsplit(".py", 1)[0]
         path = os.path.join(os.environ["PUFFERFISH_BENCH_TIMES"], f"{os.getpid()}.json")
         with open(path, "w") as handle:
-            json.dump({"script": script, "import": _spent[0], "total": time.perf_counter() - _start}, handle)
+            json.dump({"script": script, "import": _spent[0], "total": time.perf_counter() - _start,
+                       "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0}, handle)
 """
 
 
@@ -211,11 +213,13 @@ def show_imports(dest: Path, log_name: str) -> None:
     by_script: dict[str, list[dict]] = {}
     for r in records:
         by_script.setdefault(r["script"], []).append(r)
-    print(f"  {'script':<26} {'jobs':>4} {'import s/job':>12} {'compute s/job':>13}   (process life, from sitecustomize)")
+    print(f"  {'script':<26} {'jobs':>4} {'import s/job':>12} {'compute s/job':>13} {'peak MB':>8}"
+          "   (process life, from sitecustomize)")
     for script, rs in sorted(by_script.items(), key=lambda kv: -sum(r["total"] for r in kv[1])):
         imp = sum(r["import"] for r in rs) / len(rs)
         comp = sum(r["total"] - r["import"] for r in rs) / len(rs)
-        print(f"  {script:<26} {len(rs):>4} {imp:12.2f} {comp:13.2f}")
+        peak = max(r.get("max_rss_mb", float("nan")) for r in rs)
+        print(f"  {script:<26} {len(rs):>4} {imp:12.2f} {comp:13.2f} {peak:8.0f}")
     total_imp = sum(r["import"] for r in records)
     total = sum(r["total"] for r in records)
     print(f"  imports: {total_imp:.1f} s of {total:.1f} s summed over {len(records)} script jobs "
