@@ -304,7 +304,8 @@ def figure(results: list[dict], path: Path) -> None:
     import matplotlib.pyplot as plt
     n = np.array([r["n"] for r in results], dtype=float)
     fig, (ax_t, ax_m) = plt.subplots(1, 2, figsize=(9.0, 3.6))
-    for key, label, style in (("task", "whole task", "o-"), ("sum", "sum of the users", "s--")):
+    for key, label, style in (("task", "whole task (wall clock)", "o-"), ("task_cpu", "whole task (CPU time)", "^-"),
+                              ("sum", "sum of the users (wall clock)", "s--")):
         ax_t.loglog(n, [r[key] for r in results], style, label=label)
     peak = np.array([r["peak_beyond_input"] for r in results])
     ax_m.loglog(n, peak, "o-", label="peak beyond the input")
@@ -339,12 +340,18 @@ def main() -> int:
     parser.add_argument("--sizes", type=float, nargs="*", help="numbers of users (default 1e3 1e4 1e5 1e6)")
     parser.add_argument("--repeats", type=int, default=3, help="engine times are the best of this many runs")
     parser.add_argument("--figure", type=Path, default=HERE / "scaling.png", help="the scaling figure (PNG)")
+    parser.add_argument("--json", type=Path, help="also write the measurements of every size to this JSON file")
+    parser.add_argument("--replot", type=Path, help="only redraw the figure from a --json file")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--rates", default="null", help=argparse.SUPPRESS)
     parser.add_argument("--gaussian", action=argparse.BooleanOptionalAction, default=False, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(child(args.child, args.repeats, json.loads(args.rates), args.gaussian)))
+        return 0
+    if args.replot:
+        figure(json.loads(args.replot.read_text()), args.figure)
+        print(f"scaling figure: {args.figure}")
         return 0
     sizes = [int(s) for s in (args.sizes or [1e3, 1e4, 1e5, 1e6])] + ([10 ** 7] if args.huge else [])
     print(f"machine: {machine()}")
@@ -403,6 +410,8 @@ def main() -> int:
             print(f"  tight sigma for 10 epsilons: {gauss['t_tight']:.3f} s ({gauss['sigma_first']:.6g} .. "
                   f"{gauss['sigma_last']:.6g}); by bisection on dense quadrature (about 40 per epsilon, estimated) "
                   f"{gauss['tight_dense_estimate']:.0f} s: ratio {gauss['tight_dense_estimate'] / gauss['t_tight']:.0f}")
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1))
     if args.figure and len(results) > 1:
         figure(results, args.figure)
         print(f"\nscaling figure: {args.figure}")
