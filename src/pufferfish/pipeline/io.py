@@ -8,6 +8,10 @@ import json
 import os
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:   # annotations only: pandas is imported where it is used
+    import pandas as pd
 
 
 __all__ = ["atomic_path", "write_csv", "write_json", "remove_quietly"]

@@ -21,6 +21,10 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:   # annotations only: pandas is imported where it is used
+    import pandas as pd
 
 
 from pufferfish.errors import ConfigError
