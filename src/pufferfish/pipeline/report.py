@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:   # annotations only: pandas is imported where it is used
     import pandas as pd
 
-
 from pufferfish.errors import ConfigError
 
 __all__ = ["audit_summary", "SUMMARY_COLUMNS", "reproduction_table", "REPRODUCTION_COLUMNS", "provenance",
