@@ -11,15 +11,26 @@ Subpackages: :mod:`~pufferfish.lattice` (lattice pmfs, sums of users, secrets, t
 :mod:`~pufferfish.multiuser` and :mod:`~pufferfish.gaussian` (one per paper),
 :mod:`~pufferfish.pipeline` (config, data, figures, report); :mod:`~pufferfish.registry`
 holds one record per calibration method.
+
+The names below are imported on first use (``import pufferfish`` itself loads numpy and
+nothing heavier: every workflow job is a new interpreter and pays for what it imports).
 """
 
-from pufferfish.lattice import (Absent, Draws, LatticePMF, QueryPrior, Reports, SecretPair, TransportPlan, User,
-                                convolve, delta_star, kantorovich_plan, plan_span, query_prior, sum_of_users)
-from pufferfish.audit import (Achieved, Auditor, PrivacyLoss, Smallest, Target, lattice_auditor,
-                              lattice_privacy_loss, theta_min, tight)
-from pufferfish.registry import calibrate
+from pufferfish._lazy import attach
 
 __version__ = "0.1.0"
+
+_EXPORTS = {
+    **dict.fromkeys(["LatticePMF"], "pufferfish.lattice.pmf"),
+    **dict.fromkeys(["convolve", "sum_of_users"], "pufferfish.lattice.sums"),
+    **dict.fromkeys(["Absent", "Draws", "QueryPrior", "Reports", "SecretPair", "User", "query_prior"],
+                    "pufferfish.lattice.system"),
+    **dict.fromkeys(["TransportPlan", "delta_star", "kantorovich_plan", "plan_span"], "pufferfish.lattice.transport"),
+    **dict.fromkeys(["Achieved", "Auditor", "Smallest", "Target"], "pufferfish.audit.base"),
+    **dict.fromkeys(["PrivacyLoss", "lattice_privacy_loss", "theta_min", "tight"], "pufferfish.audit.laplace"),
+    **dict.fromkeys(["lattice_auditor"], "pufferfish.audit"),
+    **dict.fromkeys(["calibrate"], "pufferfish.registry"),
+}
 
 __all__ = [
     "LatticePMF", "convolve", "sum_of_users",
@@ -28,3 +39,6 @@ __all__ = [
     "Achieved", "Auditor", "PrivacyLoss", "Smallest", "Target", "lattice_auditor",
     "lattice_privacy_loss", "theta_min", "tight", "calibrate",
 ]
+
+__getattr__, __dir__ = attach(__name__, _EXPORTS, ("lattice", "audit", "multiuser", "gaussian", "pipeline", "registry",
+                                                   "errors", "grids"))

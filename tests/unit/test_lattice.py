@@ -1,4 +1,5 @@
 """Lattice pmfs, sums of users and presence probabilities (paper 000, Section 3)."""
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -105,3 +106,67 @@ def test_presence_out_of_range_refused(p4):
 def test_log_mgf_matches_direct_sum(p4):
     assert p4.log_mgf(0.3) == pytest.approx(np.log(0.4 * np.exp(0.3) + 0.1 * np.exp(0.6) + 0.1 * np.exp(1.2)
                                                     + 0.4 * np.exp(1.5)), rel=1e-15)
+
+
+# ------------------------------------------------------------------ users as (prior, count) groups or a 2-D array
+def test_groups_are_the_expanded_list_exactly(table2):
+    """10 copies each of users 1-3 of Table 2, as groups: the same exact fractions as the list."""
+    grouped = sum_of_users([(u, 10) for u in table2])
+    listed = sum_of_users([u for u in table2 for _ in range(10)])
+    assert grouped.exact is not None and grouped.exact == listed.exact
+    assert sum_of_users([(table2[0], 0), (table2[1], 1)]).exact == table2[1].exact
+
+
+def test_bernoulli_group_is_the_binomial_by_hand():
+    """(Bernoulli(1/4), 40): Pr(X = k) = C(40, k) 3^(40-k) / 4^40 exactly."""
+    total = sum_of_users([(LatticePMF.bernoulli(0.25), 40)])
+    assert total.exact == tuple(Fraction(math.comb(40, k) * 3 ** (40 - k), 4 ** 40) for k in range(41))
+
+
+def test_direct_binary_power_agrees_with_the_direct_tree():
+    rng = np.random.default_rng(5)
+    user = LatticePMF(-1, rng.dirichlet(np.ones(4)))
+    powered = sum_of_users([(user, 300)], method="direct")
+    tree = sum_of_users([user] * 300, method="direct")          # a list is not grouped for method="direct"
+    assert (powered.lo, powered.hi) == (tree.lo, tree.hi) == (-300, 600)
+    big = tree.probs > 1e-300
+    np.testing.assert_allclose(powered.probs[big], tree.probs[big], rtol=1e-12, atol=0)
+
+
+def test_rows_are_users_on_zero_to_m_minus_one():
+    rng = np.random.default_rng(6)
+    rows = rng.dirichlet(np.ones(4), size=200)
+    rows[:20, 0] = 0.0                                    # leading zeros: those users start at 1
+    rows[:20] /= rows[:20].sum(axis=1, keepdims=True)
+    listed = [LatticePMF(0, r) for r in rows]
+    for method in ("direct", "auto"):
+        got, ref = sum_of_users(rows, method=method), sum_of_users(listed, method=method)
+        assert (got.lo, got.hi) == (ref.lo, ref.hi) == (20, 600)
+        np.testing.assert_allclose(got.probs, ref.probs, rtol=1e-12, atol=0)
+    small = sum_of_users(rows[:5])                           # at most 64 rows: the pairwise tree, as a list
+    np.testing.assert_array_equal(small.probs, sum_of_users(listed[:5]).probs)
+
+
+@pytest.mark.parametrize("rows, fragment", [
+    (np.array([[0.5, 0.5], [0.2, 0.7]]), "row 1 sums to 0.9"),
+    (np.array([[0.5, 0.5], [1.2, -0.2]]), "row 1 has a negative or non-finite probability"),
+    (np.array([[0.5, np.nan]]), "row 0 has a negative or non-finite"),
+    (np.array([0.5, 0.5]), "2-D array"),
+    (np.zeros((0, 3)), "2-D array"),
+])
+def test_bad_rows_are_refused_with_the_row(rows, fragment):
+    with pytest.raises(InvalidDistributionError, match=fragment) as info:
+        sum_of_users(rows)
+    assert "\n" not in str(info.value)
+
+
+def test_bad_items_and_counts_are_refused_with_their_index(p4):
+    with pytest.raises(TypeError, match=r"users\[1\]: expected a LatticePMF or a \(LatticePMF, count\) pair, got list"):
+        sum_of_users([p4, [0.5, 0.5]])
+    for count in (-1, 2.5, True):
+        with pytest.raises(ValueError, match=r"users\[0\]: the count of a \(prior, count\) group must be an integer"):
+            sum_of_users([(p4, count)])
+    with pytest.raises(TypeError, match="real probabilities"):
+        sum_of_users(np.array([["a", "b"]]))
+    with pytest.raises(ValueError, match="unknown convolution method 'exact'"):
+        sum_of_users([p4], method="exact")

@@ -2,6 +2,7 @@
 
 Speed is measured by benchmarks/engine.py, never asserted here (the machines are noisy).
 """
+import itertools
 import math
 import tracemalloc
 from decimal import Decimal, getcontext
@@ -14,7 +15,7 @@ from hypothesis import given, settings, strategies as st
 from pufferfish.audit.laplace import (_log_forward, _log_kernel_sums, lattice_privacy_loss, log_density_at_lattice,
                               mgf_tail_loss, theta_min)
 from pufferfish.lattice.pmf import LatticePMF
-from pufferfish.lattice.sums import TILT_FLOOR, _exact_convolve, convolve, sum_of_users
+from pufferfish.lattice.sums import TILT_FLOOR, _exact_convolve, convolve, sum_of_users, tail_mass_bound
 from pufferfish.multiuser.methods import kantorovich, theorem4
 from pufferfish.lattice.system import Draws, SecretPair, User
 from pufferfish.lattice.transport import _delta_star_reference, delta_star, kantorovich_plan, plan_span
@@ -128,6 +129,143 @@ def test_tilted_convolve_of_two_large_pmfs(users_1000):
     assert convolve(a, b).probs.size > 0           # auto: tilted above the direct threshold
 
 
+# ------------------------------------------------------------------------ a million users: groups, rows, shared levels
+def binomial_pmf(n, p):
+    """Binomial(n, p) on its resolved window, independently of the engine: the ratio
+    P(k+1)/P(k) = (n - k) p / ((k + 1)(1 - p)) in 80-bit long double, cumulated outwards from
+    the mode (rounding ~1e-19 per step) and normalized. Returns (lo, probs as float64)."""
+    ld = np.longdouble
+    p, mode, floor = ld(p), int((n + 1) * p), math.log(1e-320) - 40
+
+    def side(direction):
+        acc, start, out = ld(0), mode, []
+        while (start < n if direction > 0 else start > 0) and acc > floor:
+            ks = np.arange(start, min(n, start + 20000)) if direction > 0 else np.arange(start - 1, max(-1, start - 20001), -1)
+            ratio = np.log((ld(n) - ks.astype(ld)) / (ks.astype(ld) + 1)) + np.log(p / (1 - p))
+            steps = np.cumsum(np.concatenate(([acc], ratio if direction > 0 else -ratio)))[1:]
+            out.append(steps)
+            acc, start = steps[-1], int(ks[-1]) + 1 if direction > 0 else int(ks[-1])
+        return np.concatenate(out) if out else np.zeros(0, dtype=ld)
+
+    up, down = side(1), side(-1)
+    logs = np.concatenate((down[::-1], [ld(0)], up))
+    w = np.exp(logs)
+    return mode - down.size, (w / w.sum()).astype(float)
+
+
+def test_binomial_oracle_equals_exact_fractions():
+    """The oracle above against exact integers, C(n, k) 3^(n-k) / 4^n."""
+    lo, w = binomial_pmf(3000, 0.25)
+    for k in range(lo, lo + w.size, 37):
+        exact = float(Fraction(math.comb(3000, k) * 3 ** (3000 - k), 4 ** 3000))
+        if exact > 1e-300:
+            assert w[k - lo] == pytest.approx(exact, rel=2e-15)
+
+
+def max_rel_to(got: LatticePMF, lo: int, ref: np.ndarray, above: float) -> float:
+    g = got.pmf_on(lo, lo + ref.size - 1)
+    mask = ref > above
+    return float(np.max(np.abs(g[mask] - ref[mask]) / ref[mask]))
+
+
+def test_a_million_bernoulli_users_as_one_group_are_the_binomial():
+    """(Bernoulli(0.3), 10^6): binary powering under tilts, against the binomial closed form."""
+    user = LatticePMF.bernoulli(0.3)
+    total = sum_of_users([(user, 1_000_000)])
+    lo, ref = binomial_pmf(1_000_000, 0.3)
+    assert max_rel_to(total, lo, ref, TILT_FLOOR) < 1e-9
+    # every mass float64 holds is resolved, nothing else
+    held = ref > 1e-299
+    assert total.lo <= lo + np.flatnonzero(held)[0] and total.hi >= lo + np.flatnonzero(held)[-1]
+    # what is left outside the hull is below the Chernoff bound, itself negligible
+    outside = math.fsum(ref[:max(total.lo - lo, 0)]) + math.fsum(ref[total.hi - lo + 1:])
+    bound = tail_mass_bound([(user, 1_000_000)], total.lo, total.hi)
+    assert outside <= bound < 1e-290
+
+
+def _bern_power(p, m):
+    out = np.array([1.0])
+    for _ in range(m):
+        out = np.convolve(out, [1 - p, p])
+    return out
+
+
+def test_a_million_rows_share_levels_and_match_two_binomials():
+    """10^6 distinct-row users (a 2-D array), FFT levels shared between tilts, against a closed form."""
+    rng = np.random.default_rng(8)
+    counts = rng.integers(0, 5, size=1_000_000)
+    pa, pb = 0.3, 0.05
+    rows = np.empty((counts.size, 5))
+    for i in range(5):
+        rows[counts == i] = np.convolve(_bern_power(pa, i), _bern_power(pb, 4 - i))
+    from pufferfish.lattice import sums
+    partial, offs = sums._direct_levels(np.ascontiguousarray(rows.T), np.zeros(counts.size, dtype=np.int64),
+                                        sums.DIRECT_LEVEL_WORK)
+    stats = {}
+    lo, probs = sums._tilted_sum(partial, offs, stats=stats)
+    assert stats["retilted_levels"] > 0 and stats["tilts"] >= 7
+    total = LatticePMF(lo, probs)
+    na = int(counts.sum())
+    alo, a = binomial_pmf(na, pa)
+    blo, b = binomial_pmf(4 * counts.size - na, pb)
+    # the oracle at 400 points spread over the resolved hull: sum_y A(y) B(x - y)
+    xs = np.unique(np.linspace(total.lo, total.hi, 400).astype(int))
+    got = total.pmf_on(total.lo, total.hi)[xs - total.lo]
+    for x, g in zip(xs, got):
+        ys = np.arange(max(alo, x - blo - b.size + 1), min(alo + a.size, x - blo + 1))
+        ref = float(np.dot(a[ys - alo], b[x - ys - blo]))
+        if ref > 1e-280:
+            assert g == pytest.approx(ref, rel=1e-9)
+    # mass: the product of the rows' own masses, 1 + sum_k (sum_j rows[k, j] - 1) to first order, summed
+    # exactly (1 - 1.5e-10: each row's float64 entries sum to about 1 - 1.5e-16); the engine's own drift
+    # over 10^6 users (round-off of the direct levels) measured 1.1e-11
+    rows_mass = math.fsum(itertools.chain(rows.ravel().tolist(), itertools.repeat(-1.0, counts.size)))
+    mass = math.fsum(total.probs)
+    assert mass - 1 == pytest.approx(rows_mass, abs=3e-11)
+    mean = na * pa + (4 * counts.size - na) * pb
+    assert math.fsum(total.probs * total.values.astype(float)) / mass == pytest.approx(mean, rel=1e-12)
+
+
+def test_shared_levels_agree_with_direct_convolution():
+    """5000 users, method="tilted": levels are re-tilted (not recomputed), masses still to 1e-9 of direct."""
+    from pufferfish.lattice import sums
+    rows = np.random.default_rng(3).dirichlet(np.ones(5), size=5000)
+    partial, offs = sums._direct_levels(np.ascontiguousarray(rows.T), np.zeros(5000, dtype=np.int64), 0.0)
+    stats = {}
+    lo, probs = sums._tilted_sum(partial, offs, stats=stats)
+    assert stats["retilted_levels"] > 0
+    direct = sum_of_users(rows, method="direct")
+    assert max_rel_error(LatticePMF(lo, probs), direct, TILT_FLOOR) < 1e-9
+    # the public entry, same rows: the same engine
+    assert max_rel_error(sum_of_users(rows, method="tilted"), direct, TILT_FLOOR) < 1e-9
+
+
+def test_groups_by_tilted_powering_agree_with_direct():
+    """Groups (tilted binary powering) plus distinct users, against the direct tree of the expanded list."""
+    rng = np.random.default_rng(12)
+    a, b = random_pmf(rng, size=5, lo=-2), random_pmf(rng, size=3, lo=1)
+    others = [random_pmf(rng, size=4) for _ in range(40)]
+    grouped = sum_of_users(others + [(a, 700), (b, 1300)], method="tilted")
+    direct = sum_of_users(others + [a] * 700 + [b] * 1300, method="direct")
+    assert max_rel_error(grouped, direct, 1e-290) < 1e-9
+    # one object repeated in a list is a group (auto): the same law
+    assert max_rel_error(sum_of_users(others + [a] * 700 + [b] * 1300), direct, 1e-290) < 1e-9
+
+
+def test_tail_mass_bound_holds_and_is_tight_to_a_polynomial_factor():
+    n, p = 4000, 0.2
+    lo, ref = binomial_pmf(n, p)
+    users = [(LatticePMF.bernoulli(p), n)]
+    for a, b in ((600, 1000), (700, 900), (500, 1200)):
+        exact = math.fsum(ref[:a - lo]) + math.fsum(ref[b - lo + 1:])
+        bound = tail_mass_bound(users, a, b)
+        assert exact <= bound <= 50 * math.sqrt(n) * exact
+    # the same law given as rows
+    rows = np.tile([1 - p, p], (n, 1))
+    assert tail_mass_bound(rows, 700, 900) == pytest.approx(tail_mass_bound(users, 700, 900), rel=1e-9)
+    assert tail_mass_bound(users, 0, n) == 0.0
+
+
 @pytest.fixture(scope="module")
 def users_100000():
     return dirichlet_users(100_000 - 1, 5)
@@ -211,7 +349,8 @@ def test_plan_marginals_and_tail_masses_at_scale(rest_1000):
     row = np.bincount(plan.x - lo, weights=plan.mass, minlength=hi - lo + 1)
     col = np.bincount(plan.x_prime - lo, weights=plan.mass, minlength=hi - lo + 1)
     for got, ref in ((row, p.pmf_on(lo, hi)), (col, q.pmf_on(lo, hi))):
-        np.testing.assert_allclose(got, ref, rtol=0, atol=1e-15)
+        # 2e-15: the plan's own accumulation reaches 1.2e-15 on masses of 1e-2 (also for the direct rest)
+        np.testing.assert_allclose(got, ref, rtol=0, atol=2e-15)
         big = ref > 1e-250                                 # tail entries keep their relative accuracy
         np.testing.assert_allclose(got[big], ref[big], rtol=1e-9)
 

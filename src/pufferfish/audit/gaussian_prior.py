@@ -92,7 +92,6 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.optimize import brentq
 from scipy.special import log_ndtr, ndtr
 
 from pufferfish.audit.base import Achieved, Auditor, Smallest, Target
@@ -856,6 +855,7 @@ def b_min(prior_i, prior_j, *, epsilon: float, delta: float, rtol: float = 1e-10
     accepted end. At most ``max_steps`` evaluations: if the target cannot be bracketed in
     time, b = inf with the reason. Never hangs.
     """
+    from scipy.optimize import brentq
     pi, pj = as_prior(prior_i), as_prior(prior_j)
     eps = float(check_epsilon(epsilon))
     dl = float(delta)

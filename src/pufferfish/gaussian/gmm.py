@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import linprog
 
 from pufferfish.errors import ConfigError, DataError, InvalidDistributionError, NotApplicableError
 from pufferfish.gaussian.methods import check_epsilon, tau_star
@@ -158,6 +157,7 @@ def w2_weights(gmm_i: GMM, gmm_j: GMM) -> np.ndarray:
     When the optimum is not unique HiGHS returns one optimal vertex; Theorem 2's proof
     only uses the two marginal constraints of w, so any optimal choice is valid.
     """
+    from scipy.optimize import linprog
     a, b = gmm_i.weights, gmm_j.weights
     di, dj = a.size, b.size
     cost = w2_cost(gmm_i, gmm_j)

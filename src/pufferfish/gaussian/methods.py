@@ -20,8 +20,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import lambertw
-from scipy.stats import norm
 
 from pufferfish.errors import ConfigError
 
@@ -82,6 +80,7 @@ def tau_star(delta):
     is ``scipy.stats.norm.isf(delta / 2)``. Decreasing in delta in (0, 1) (Fig. 5); it is
     positive for every delta < 1. Vectorized over ``delta``.
     """
+    from scipy.stats import norm
     d = check_delta(delta)
     return _out(norm.isf(d / 2.0))
 
@@ -106,6 +105,7 @@ def tau_lambertw(delta):
     delta/2, so Pr(Z > tau) <= delta/2. ``scipy.special.lambertw`` (branch 0, real part;
     the argument is positive so the value is real). Vectorized over ``delta``.
     """
+    from scipy.special import lambertw
     d = check_delta(delta)
     w = lambertw(2.0 / (math.pi * d ** 2), k=0)
     return _out(np.sqrt(np.real(w)))

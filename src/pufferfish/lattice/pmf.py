@@ -19,7 +19,6 @@ from dataclasses import KW_ONLY, InitVar, dataclass, field
 from fractions import Fraction
 
 import numpy as np
-from scipy.special import logsumexp
 
 from pufferfish.checks import integer, is_integer, is_real, real
 from pufferfish.errors import ArgumentTypeError, InvalidArgumentError, InvalidDistributionError
@@ -333,6 +332,8 @@ class LatticePMF:
 
     def log_mgf(self, t: float) -> float:
         """log E[exp(t X)], computed in log space."""
+        from scipy.special import logsumexp
+
         t = real(t, name="t")
         mask = self.probs > 0
         return float(logsumexp(np.log(self.probs[mask]) + t * self.values[mask]))

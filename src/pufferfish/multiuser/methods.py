@@ -24,8 +24,6 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
-from scipy import optimize
-from scipy.special import logsumexp
 
 from pufferfish.errors import ConfigError, NotApplicableError
 from pufferfish.grids import check_epsilons
@@ -78,6 +76,8 @@ def theorem3_brent(pmf: LatticePMF, *, epsilons) -> np.ndarray:
     M / epsilon (both ends coincide up to rounding: answered without a bracket). D = 0 almost
     surely needs no noise (theta = 0). For Bernoulli(p) the root is eq. (15) (:func:`bernoulli_eq15`).
     """
+    from scipy import optimize
+    from scipy.special import logsumexp
     eps = _eps(epsilons)
     abs_t = np.abs(pmf.support).astype(float)
     logp = np.log(pmf.probs[pmf.probs > 0])

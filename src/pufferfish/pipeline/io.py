@@ -8,8 +8,11 @@ import json
 import os
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:   # annotations only: pandas is imported where it is used
+    import pandas as pd
+
 
 from pufferfish.errors import OutputError, PufferfishError
 
@@ -137,6 +140,7 @@ def read_table(path: str | os.PathLike) -> pd.DataFrame:
     missing (a method or label such as "NA" stays text), and ``panel`` is text with ""
     for "no panel".
     """
+    import pandas as pd
     frame = pd.read_csv(path, keep_default_na=False, na_values=[""], dtype={"panel": str},
                         float_precision="round_trip")
     if "panel" in frame:

@@ -22,9 +22,10 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
-import pandas as pd
+if TYPE_CHECKING:   # annotations only: pandas is imported where it is used
+    import pandas as pd
 
 from pufferfish.errors import ConfigError
 
@@ -44,6 +45,7 @@ PACKAGES = ["pufferfish-calibration", "snakemake", "numpy", "scipy", "pandas", "
 # ------------------------------------------------------------------------------ audit summary
 def _ratio(num: pd.Series, den: pd.Series) -> pd.Series:
     """num / den with x/0 = inf (x > 0) and 0/0 = 1 (both scales zero: no noise, as tight says)."""
+    import numpy as np
     num, den = num.astype(float), den.astype(float)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = num / den
@@ -79,6 +81,8 @@ def audit_summary(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
     tight methods); ``violations`` = rows flagged by the audit. Each row is compared with its
     own guarantee only (a ratio of another guarantee is empty).
     """
+    import numpy as np
+    import pandas as pd
     data = pd.concat(frames, ignore_index=True)
     data["panel"] = data["panel"].fillna("").astype(str)
     guarantee = _guarantees(data)
@@ -111,6 +115,7 @@ def violation_lines(summary: pd.DataFrame) -> list[str]:
 
 # ------------------------------------------------------------------------------ reproduction
 def _read(path: Path, cache: dict) -> pd.DataFrame:
+    import pandas as pd
     if path not in cache:
         if path.suffix == ".json":
             with open(path, encoding="utf-8") as handle:
@@ -134,6 +139,7 @@ def _select(spec: Mapping, root: Path, cache: dict) -> float:
     the experiment's grid no longer holds), :class:`ConfigError` when the item itself is
     wrong (a column the file does not have, several values for ``single``).
     """
+    import pandas as pd
     frame = _read(root / spec["file"], cache)
     for column, value in spec.get("where", {}).items():
         if column not in frame.columns:
@@ -176,6 +182,7 @@ def reproduction_table(items: Sequence[Mapping], root: str | Path = ".",
     ``where`` selects no row (e.g. the epsilon it is stated at is no longer in the
     experiment's grid).
     """
+    import pandas as pd
     rows, cache = [], {}
     produced = None if produced is None else {str(Path(p)) for p in produced}
     for item in items:
@@ -311,6 +318,7 @@ def audit_violations(audit_csv: str | Path) -> list[str]:
     Each line names the method, the panel (if any), the target (epsilon; epsilon and delta;
     or alpha and epsilon) and what the scale achieves, e.g. ``lemma6 at epsilon = 0.1: exact loss 0.12``.
     """
+    import pandas as pd
     from pufferfish.pipeline.io import read_table
     table = read_table(audit_csv)
     lines = []
