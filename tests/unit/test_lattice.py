@@ -161,7 +161,7 @@ def test_bad_rows_are_refused_with_the_row(rows, fragment):
 
 
 def test_bad_items_and_counts_are_refused_with_their_index(p4):
-    with pytest.raises(TypeError, match=r"users\[1\]: expected a LatticePMF or a \(LatticePMF, count\) pair, got list"):
+    with pytest.raises(TypeError, match=r"users\[1\] = \[0.5, 0.5\]: must be a LatticePMF or a \(LatticePMF, count\) pair, not list"):
         sum_of_users([p4, [0.5, 0.5]])
     for count in (-1, 2.5, True):
         with pytest.raises(ValueError, match=r"users\[0\]: the count of a \(prior, count\) group must be an integer"):

@@ -161,7 +161,12 @@ def test_huge_lattices_are_refused_before_allocating():
     users = [LatticePMF(0, ends)] * 2000                 # 2,000 users on {0, 10^6}
     with pytest.raises(InvalidArgumentError) as info:
         sum_of_users(users)
-    # the hull of the sum: 2000 * 10^6 + 1 points
+    # the tilted engine would allocate the width it resolves, 2 x 40 sd + 2 span + 1 points: each user has
+    # variance (10^6 / 2)^2, so sd = 5e5 sqrt(2000); far below the hull (2 x 10^9 + 1) but far above the limit
+    width = math.ceil(80 * 5e5 * math.sqrt(2000) + 2 * 10**6 + 1)
+    assert f"{width} lattice points" in one_line(info) and width == 1790854383
+    with pytest.raises(InvalidArgumentError) as info:
+        sum_of_users(users, method="direct")               # the direct path allocates the whole hull
     assert "2000000001 lattice points" in one_line(info)
     # refused before anything of that size exists: the peak stays far below one float per point
     assert _peak_bytes(lambda: LatticePMF.from_values([0, 10**9], [0.5, 0.5])) < 10**6

@@ -34,12 +34,23 @@ from typing import ClassVar
 
 from pufferfish.errors import ConfigError
 
-__all__ = ["GUARANTEES", "NOISES", "Target", "Achieved", "Smallest", "Auditor", "smallest_by_bisection"]
+__all__ = ["GUARANTEES", "NOISES", "noise_std", "Target", "Achieved", "Smallest", "Auditor", "LatticeAuditor", "smallest_by_bisection"]
 
 #: the guarantees a target can state
 GUARANTEES = ("epsilon", "epsilon_delta", "renyi")
 #: the additive noise families the project audits
 NOISES = ("laplace", "gaussian", "cauchy")
+
+
+def noise_std(noise: str, scale: float) -> float:
+    """The standard deviation of ``noise`` at ``scale``: Laplace(b) sqrt(2) b, Gaussian sigma, Cauchy none (NaN)."""
+    if noise == "laplace":
+        return math.sqrt(2.0) * scale
+    if noise == "gaussian":
+        return scale
+    if noise == "cauchy":
+        return math.nan
+    raise ValueError(f"noise = {noise!r}: must be one of {', '.join(NOISES)}")
 
 
 def _positive(name: str, value) -> float:
@@ -147,6 +158,42 @@ class Auditor(abc.ABC):
     @abc.abstractmethod
     def smallest_scale(self, target: Target) -> Smallest:
         """The smallest scale whose :meth:`achieved` value meets ``target``."""
+
+    def noise_free(self, target: Target) -> Achieved:
+        """What releasing with no noise (scale 0) achieves against ``target``, both directions: the
+        limit of :meth:`achieved` as the scale goes to 0, and an upper bound for every scale
+        (post-processing). Lattice auditors answer it from the two priors
+        (:class:`LatticeAuditor`)."""
+        raise NotImplementedError(f"{type(self).__name__} has no noise-free audit")
+
+
+class LatticeAuditor(Auditor):
+    """An auditor of noise added to two lattice priors ``p`` and ``q`` (set by the subclass).
+
+    On the lattice the noise-free audit does not depend on the noise: the shifted noises
+    separate the atoms as the scale goes to 0, so the limit is the divergence of the priors
+    themselves: max_x |log P(x)/Q(x)| (pure epsilon), sum_x [P(x) - e^eps Q(x)]_+
+    (hockey stick), D_alpha(P || Q) (Renyi; inf where P charges an atom Q does not).
+    """
+
+    p: object
+    q: object
+
+    def noise_free(self, target: Target) -> Achieved:
+        target = self.check_target(target)
+        if target.guarantee == "epsilon_delta":
+            from pufferfish.audit.laplace import zero_noise_hockey_stick
+
+            fwd, bwd = zero_noise_hockey_stick(self.p, self.q, epsilon=target.epsilon)
+        elif target.guarantee == "renyi":
+            from pufferfish.audit.gaussian_noise import zero_noise_renyi
+
+            fwd, bwd = zero_noise_renyi(self.p, self.q, alpha=target.alpha)
+        else:
+            from pufferfish.audit.laplace import zero_noise_directions
+
+            fwd, bwd = zero_noise_directions(self.p, self.q)
+        return Achieved(0.0, target, fwd, bwd)
 
 
 def smallest_by_bisection(value: Callable[[float], float], bound: float, *, start: float,

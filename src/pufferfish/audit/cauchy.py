@@ -37,7 +37,7 @@ import math
 
 import numpy as np
 
-from pufferfish.audit.base import Achieved, Auditor, Smallest, Target
+from pufferfish.audit.base import Achieved, LatticeAuditor, Smallest, Target
 from pufferfish.audit.gaussian_noise import (_RENYI_RTOL, _Atoms, _check_alpha, _check_pmfs, _check_positive, _gk_log, _log_psi,
                                              smallest_by_galloping, zero_noise_renyi)
 from pufferfish.errors import ConfigError
@@ -140,7 +140,7 @@ def cauchy_renyi(p: LatticePMF, q: LatticePMF, *, alpha: float, gamma: float) ->
     return _renyi_cauchy(_Atoms(p, q), gamma, alpha)
 
 
-class CauchyLatticeAuditor(Auditor):
+class CauchyLatticeAuditor(LatticeAuditor):
     """:class:`~pufferfish.audit.base.Auditor` of Cauchy(0, gamma) noise on two lattice priors, Renyi.
 
     ``Target(epsilon, alpha=a)`` means D_alpha <= epsilon; ``achieved`` is :func:`cauchy_renyi`

@@ -71,9 +71,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import log_ndtr, ndtr
 
-from pufferfish.audit.base import Achieved, Auditor, Smallest, Target
+from pufferfish.audit.base import Achieved, LatticeAuditor, Smallest, Target
 from pufferfish.audit.laplace import zero_noise_hockey_stick
 from pufferfish.errors import ConfigError
 from pufferfish.lattice.distances import wasserstein_inf
@@ -301,6 +300,8 @@ def _illinois(f, a, c, fa, fc, xtol, max_iter=200):
 
 def _phi_mass(lo: np.ndarray, hi: np.ndarray, x: np.ndarray, sigma: float) -> np.ndarray:
     """Phi((hi - x)/sigma) - Phi((lo - x)/sigma) for every interval (rows) and atom (columns), on the side of the median."""
+    from scipy.special import ndtr
+
     u = (hi[:, None] - x[None, :]) / sigma
     v = (lo[:, None] - x[None, :]) / sigma
     with np.errstate(invalid="ignore"):
@@ -553,6 +554,8 @@ def _log_tail_bound(at: _Atoms, sigma: float, alpha: float, bound: float, right:
     M^alpha Q(b)^(1-alpha) exp((c^2 - alpha a^2 + (alpha - 1) b^2) / 2 sigma^2) Phi(-(bound - c) / sigma);
     the smallest over b is taken. And (alpha - 1) Q_Y(y > bound) <= (alpha - 1) Phi(-(bound - x_max) / sigma).
     """
+    from scipy.special import log_ndtr
+
     sign = 1.0 if right else -1.0
     x = sign * at.x                                    # mirror: the left tail is a right tail of -X
     top_m, bot_m = (at.la, at.lb) if forward else (at.lb, at.la)
@@ -715,7 +718,7 @@ def smallest_by_galloping(value, bound: float, *, start: float, at_zero: float |
 
 
 # ------------------------------------------------------------------------ auditor
-class GaussianLatticeAuditor(Auditor):
+class GaussianLatticeAuditor(LatticeAuditor):
     """:class:`~pufferfish.audit.base.Auditor` of Gaussian noise N(0, sigma^2) on two lattice priors.
 
     ``epsilon_delta``: :func:`gaussian_hockey_stick` (forward = H_{e^eps}(P_Y|s_i || P_Y|s_j)).

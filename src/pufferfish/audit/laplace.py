@@ -81,7 +81,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pufferfish.audit.base import Achieved, Auditor, Smallest, Target, smallest_by_bisection
+from pufferfish.audit.base import Achieved, LatticeAuditor, Smallest, Target, smallest_by_bisection
 from pufferfish.checks import instance, integer, real
 from pufferfish.errors import InvalidArgumentError
 from pufferfish.grids import check_epsilons
@@ -91,7 +91,7 @@ from pufferfish.lattice.transport import plan_span
 
 __all__ = [
     "LaplaceLatticeAuditor", "PrivacyLoss", "lattice_privacy_loss", "log_density_at_lattice", "theta_min", "tight",
-    "zero_noise_loss", "TightResult", "mgf_tail_loss", "laplace_hockey_stick", "zero_noise_hockey_stick",
+    "zero_noise_loss", "zero_noise_directions", "TightResult", "mgf_tail_loss", "laplace_hockey_stick", "zero_noise_hockey_stick",
     "MIN_RTOL",
 ]
 
@@ -423,6 +423,18 @@ def lattice_privacy_loss(p: LatticePMF, q: LatticePMF, theta: float) -> PrivacyL
     return _auditor(p, q).loss(theta)
 
 
+def zero_noise_directions(p: LatticePMF, q: LatticePMF) -> tuple[float, float]:
+    """(max_x log P(x)/Q(x), max_x log Q(x)/P(x)) over the union of the supports (inf where one
+    prior charges an atom the other does not): the two directions of :func:`zero_noise_loss`."""
+    lo, hi = min(p.lo, q.lo), max(p.hi, q.hi)
+    a, b = p.pmf_on(lo, hi), q.pmf_on(lo, hi)
+    both = (a > 0) & (b > 0)
+    gap = np.log(a[both]) - np.log(b[both])
+    fwd = math.inf if np.any((a > 0) & (b == 0)) else float(max(np.max(gap, initial=0.0), 0.0))
+    bwd = math.inf if np.any((b > 0) & (a == 0)) else float(max(np.max(-gap, initial=0.0), 0.0))
+    return fwd, bwd
+
+
 def zero_noise_loss(p: LatticePMF, q: LatticePMF) -> float:
     """lim_{theta -> 0} L(theta) = max over lattice points of |log P_i(x) / P_j(x)| (inf if supports differ)."""
     _check_pair(p, q)
@@ -615,7 +627,7 @@ def tight(p: LatticePMF, q: LatticePMF, *, epsilons, rtol: float = 1e-12, max_st
     return np.array(out)
 
 
-class LaplaceLatticeAuditor(Auditor):
+class LaplaceLatticeAuditor(LatticeAuditor):
     """:class:`~pufferfish.audit.base.Auditor` of Laplace noise on two lattice priors.
 
     Pure epsilon: ``achieved`` is :func:`lattice_privacy_loss` (both directions),

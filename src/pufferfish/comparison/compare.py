@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from pufferfish import registry
+from pufferfish.audit.base import noise_std
 from pufferfish.errors import NotApplicableError
 from pufferfish.grids import check_epsilons
 
@@ -43,17 +44,6 @@ CAUCHY_METHODS = ("dagwm_cauchy", "tight_cauchy")
 #: columns of results/theta/noise_comparison.csv (the issue's eight, then the audit's)
 COLUMNS = ["pair", "method", "noise", "epsilon", "delta", "alpha", "scale", "std", "guarantee", "achieved",
            "meets_target", "note"]
-
-
-def noise_std(noise: str, scale: float) -> float:
-    """Standard deviation of the noise: Laplace(b) sqrt(2) b, Gaussian sigma, Cauchy none (NaN)."""
-    if noise == "laplace":
-        return math.sqrt(2.0) * scale
-    if noise == "gaussian":
-        return scale
-    if noise == "cauchy":
-        return math.nan
-    raise ValueError(f"noise = {noise!r}: must be laplace, gaussian or cauchy")
 
 
 def _paper000_names() -> list[str]:
@@ -91,10 +81,10 @@ def _audit(record, pair, scale: float, target) -> tuple[float, bool, str]:
         got = auditor.achieved(scale, target)
         return got.value, got.meets(1e-9), ""
     if scale == 0:
-        best = auditor.smallest_scale(target)
-        if best.scale == 0:
-            return best.value, True, "no noise needed: the priors meet the target"
-        return math.inf, False, "scale 0 but the priors do not meet the target"
+        got = auditor.noise_free(target)
+        if got.meets(1e-9):
+            return got.value, True, "no noise needed: the priors meet the target"
+        return got.value, False, "scale 0 but the priors do not meet the target"
     return math.nan, False, f"scale {scale!r} cannot be audited"
 
 

@@ -181,7 +181,8 @@ def sum_of_users(users, *, method: str = "auto") -> LatticePMF:
             return _sum_of_rows(rows, method)
         users = [LatticePMF(0, row) for row in rows]
     singles, groups = _split(users)
-    items = [(u, 1) for u in singles] + groups
+    counts = Counter(map(id, singles))                  # a prior shared by many users is measured once
+    items = list({id(u): (u, counts[id(u)]) for u in singles}.values()) + groups
     _check_size(sum(c for _, c in items), sum(c * (u.probs.size - 1) for u, c in items) + 1,
                 sum(c * _variance(u) for u, c in items), max((u.probs.size - 1 for u, _ in items), default=0), method)
     total = len(singles) + sum(count for _, count in groups)
@@ -289,9 +290,11 @@ RESOLVED_SDS = 40.0
 
 
 def _variance(pmf: LatticePMF) -> float:
-    x = np.arange(pmf.probs.size, dtype=float)
-    mean = float(pmf.probs @ x)
-    return max(float(pmf.probs @ (x - mean) ** 2), 0.0)
+    """Var X from the atoms alone (no array of the hull's size: two atoms 10^6 apart cost two numbers)."""
+    nz = np.flatnonzero(pmf.probs)
+    w, x = pmf.probs[nz], nz.astype(float)
+    mean = float(w @ x)
+    return max(float(w @ (x - mean) ** 2), 0.0)
 
 
 def _row_variance(rows: np.ndarray) -> float:
@@ -337,8 +340,8 @@ def _split(users) -> tuple[list[LatticePMF], list[tuple[LatticePMF, int]]]:
                 groups.append((u[0], int(count)))
         else:
             hint = " (pass user.pmf, the law of a User)" if hasattr(u, "pmf") else ""
-            raise ArgumentTypeError(f"users[{k}]: expected a LatticePMF or a (LatticePMF, count) pair, got "
-                                    f"{type(u).__name__}{hint}")
+            raise ArgumentTypeError(f"users[{k}] = {u!r:.60}: must be a LatticePMF or a (LatticePMF, count) pair, "
+                                    f"not {type(u).__name__}{hint}")
     return singles, groups
 
 

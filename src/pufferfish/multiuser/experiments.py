@@ -9,29 +9,28 @@ is specific to a figure: a new experiment in config.yaml needs no code.
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy.special import logsumexp
 
 from pufferfish import registry
 from pufferfish.audit import Target, lattice_auditor
-from pufferfish.audit.laplace import lattice_privacy_loss, theta_min, zero_noise_loss
+from pufferfish.audit.base import noise_std
+from pufferfish.audit.laplace import lattice_privacy_loss, theta_min
 from pufferfish.errors import ConfigError, NotApplicableError
 from pufferfish.grids import check_epsilons, expand_grid
 from pufferfish.lattice.pmf import LatticePMF
 from pufferfish.registry import calibrate
 from pufferfish.pipeline.priors import condition, describe_encoding, empirical_pmf, encode
-from pufferfish.lattice.system import Absent, Draws, Reports, SecretPair, User, query_prior
+from pufferfish.lattice.system import Absent, Draws, Reports, SecretPair, User
 from pufferfish.lattice.transport import delta_star, kantorovich_plan
 
 __all__ = [
     "data_user_prior", "build_users", "secret_from_spec", "experiment_pairs", "run_experiment",
     "ExperimentResult", "run_plan", "prior_frame", "THETA_COLUMNS", "AUDIT_COLUMNS", "MULTIUSER_AUDIT_COLUMNS",
-    "read_user_prior", "config_user_prior", "write_config_user", "noise_std", "noise_free",
+    "read_user_prior", "config_user_prior", "write_config_user", "noise_std",
 ]
 
 log = logging.getLogger("pufferfish")
@@ -156,41 +155,6 @@ def _target(record, epsilon: float, params: Mapping) -> Target:
     return Target(epsilon)
 
 
-def noise_std(noise: str, scale: float) -> float:
-    """The standard deviation of the noise: sqrt(2) b (Laplace), sigma (Gaussian), NaN (Cauchy: none)."""
-    if noise == "laplace":
-        return math.sqrt(2.0) * scale
-    if noise == "gaussian":
-        return scale
-    return math.nan
-
-
-def noise_free(p: LatticePMF, q: LatticePMF, target: Target) -> tuple[float, float]:
-    """What releasing the query with no noise (scale 0) achieves against ``target``, both directions.
-
-    The limit of every audit as the scale goes to 0 (the shifted noises separate the lattice
-    atoms), and an upper bound for every scale (post-processing): the hockey-stick divergence
-    sum_x max(P(x) - e^eps Q(x), 0), the Renyi divergence log(sum_x P(x)^alpha Q(x)^(1 - alpha))
-    / (alpha - 1) (inf when P charges an atom Q does not), or max_x |log P(x) / Q(x)|.
-    """
-    lo, hi = min(p.lo, q.lo), max(p.hi, q.hi)
-    a, b = p.pmf_on(lo, hi), q.pmf_on(lo, hi)
-    if target.guarantee == "epsilon_delta":
-        scale = math.exp(target.epsilon)
-        return float(np.maximum(a - scale * b, 0).sum()), float(np.maximum(b - scale * a, 0).sum())
-    if target.guarantee == "renyi":
-        alpha = target.alpha
-
-        def renyi(u, v):
-            if np.any((u > 0) & (v == 0)):
-                return math.inf
-            m = u > 0
-            return float(logsumexp(alpha * np.log(u[m]) + (1 - alpha) * np.log(v[m]))) / (alpha - 1)
-        return renyi(a, b), renyi(b, a)
-    loss = zero_noise_loss(p, q)
-    return loss, loss
-
-
 def run_experiment(name: str, spec: Mapping, users: Mapping[str, User], *, audit: Mapping) -> ExperimentResult:
     """Calibrate, audit and (for ``kind: plan``) transport-plan one experiment.
 
@@ -267,7 +231,8 @@ def run_experiment(name: str, spec: Mapping, users: Mapping[str, User], *, audit
                         got = auditors[kind].achieved(float(theta), target)
                         fwd, bwd = got.forward, got.backward
                     elif theta == 0:
-                        fwd, bwd = noise_free(p, q, target)
+                        got = auditors[kind].noise_free(target)
+                        fwd, bwd = got.forward, got.backward
                     else:
                         fwd = bwd = np.nan
                     achieved = max(fwd, bwd)

@@ -60,12 +60,18 @@ def _flags(column: pd.Series) -> pd.Series:
 
 def _column(data: pd.DataFrame, name: str) -> pd.Series:
     """A column of the audit tables, all missing where no table has it (e.g. ``renyi_achieved``)."""
+    import numpy as np
+    import pandas as pd
+
     return data[name] if name in data.columns else pd.Series(np.nan, index=data.index)
 
 
 def _guarantees(data: pd.DataFrame) -> pd.Series:
     """The guarantee each audit row is checked against: its ``guarantee`` column where written,
     else ``epsilon_delta`` when it has a delta and ``epsilon`` otherwise (the tables of paper 004)."""
+    import numpy as np
+    import pandas as pd
+
     inferred = pd.Series(np.where(_column(data, "delta").isna(), "epsilon", "epsilon_delta"), index=data.index)
     return _column(data, "guarantee").fillna(inferred).astype(str)
 
@@ -107,7 +113,7 @@ def violation_lines(summary: pd.DataFrame) -> list[str]:
     for row in summary[summary.violations > 0].to_dict("records"):
         where = f"{row['experiment']}" + (f" [{row['panel']}]" if row["panel"] else "")
         ratios = [row.get(c, math.nan) for c in ("max_delta_ratio", "max_renyi_ratio", "max_epsilon_ratio")]
-        ratio = max((r for r in ratios if not pd.isna(r)), default=math.nan)
+        ratio = max((r for r in ratios if r == r), default=math.nan)  # skip NaN (r != r)
         lines.append(f"WARNING: {where}: {row['method']} violates its target in {row['violations']} of {row['rows']} "
                      f"rows (achieved/target up to {ratio:.6g}); see results/audit/{row['experiment']}.csv")
     return lines
@@ -318,7 +324,6 @@ def audit_violations(audit_csv: str | Path) -> list[str]:
     Each line names the method, the panel (if any), the target (epsilon; epsilon and delta;
     or alpha and epsilon) and what the scale achieves, e.g. ``lemma6 at epsilon = 0.1: exact loss 0.12``.
     """
-    import pandas as pd
     from pufferfish.pipeline.io import read_table
     table = read_table(audit_csv)
     lines = []

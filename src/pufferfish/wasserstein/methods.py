@@ -44,8 +44,6 @@ import math
 from collections.abc import Mapping
 
 import numpy as np
-from scipy import optimize
-from scipy.special import log_ndtr, ndtr
 
 from pufferfish.errors import ConfigError, NotApplicableError
 from pufferfish.grids import check_epsilons
@@ -208,6 +206,8 @@ def balle_wang_delta(w: float, sigma: float, epsilon: float) -> float:
     so that it neither overflows nor underflows early. Decreasing in sigma (the divergence of
     N(w/sigma, 1) from N(0, 1) grows with the shift w/sigma).
     """
+    from scipy.special import log_ndtr, ndtr
+
     w, sigma, epsilon = float(w), float(sigma), float(epsilon)
     if not (math.isfinite(sigma) and sigma > 0):
         raise ConfigError(f"sigma = {sigma!r}: a Gaussian scale must be finite and > 0")
@@ -243,6 +243,8 @@ def analytic_gaussian_sigma(w: float, epsilon: float, delta: float) -> float:
     lo = hi - math.log(2.0)
     while excess(lo) <= 0:
         lo -= math.log(2.0)
+    from scipy import optimize
+
     root = optimize.brentq(excess, lo, hi, xtol=1e-300, rtol=ANALYTIC_RTOL, maxiter=500)
     sigma = math.exp(root)
     while balle_wang_delta(w, sigma, epsilon) > delta:
