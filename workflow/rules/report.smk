@@ -23,7 +23,7 @@ rule audit_summary:
 rule reproduction:
     input:
         values=PAPER_VALUES,
-        outputs=reproduction_inputs(PAPER_VALUES),
+        outputs=paper_value_files(PAPER_VALUES),
     output:
         report(
             "results/reproduction.csv",
