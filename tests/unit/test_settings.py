@@ -14,7 +14,7 @@ from pufferfish.gaussian.experiments import run_figure
 from pufferfish.pipeline import settings as settings_module
 from pufferfish.pipeline.config import SCHEMA_PATH, load_schema, validate_config
 from pufferfish.pipeline.settings import (AuditSettings, Fig1Settings, Fig5Settings, GaussianSettings,
-                                          GMMExperimentSettings, Secret, Settings)
+                                          GMMExperimentSettings, Secret, Settings, users_from_config)
 from tests.helpers import REPO
 
 
@@ -104,7 +104,7 @@ def test_shipped_config_as_settings(settings):
     assert settings.gaussian.experiments["fig3"].unit == ""  # the schema's default
 
 
-def test_experiment_structure(settings):
+def test_experiment_structure(settings, shipped):
     mu = settings.multiuser
     fig9 = mu.experiments["fig9"]
     assert fig9.secrets is None and list(fig9.panels) == ["adult", "student_performance", "bank_marketing"]
@@ -120,6 +120,10 @@ def test_experiment_structure(settings):
     assert [s.as_config() for s in fig2.secrets] == [{"value": 5}, "absent"]
     assert mu.plan_experiments() == ["fig1", "fig2", "fig3", "fig6", "fig7", "tableA"]
     assert mu.data_users["student_romantic_higher_yes"].encoding.as_config() == {"codes": ["no", "yes"]}
+    # the users alone (what an experiment's jobs get) are the same objects' equals
+    validated = validate_config(copy.deepcopy(shipped))["multiuser"]
+    users, data_users = users_from_config({"users": validated["users"], "data_users": validated["data_users"]})
+    assert users == mu.users and data_users == mu.data_users
 
 
 def test_privacy_grid_of_a_gmm_experiment(settings):

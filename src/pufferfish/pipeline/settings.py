@@ -31,7 +31,7 @@ from pufferfish.grids import check_deltas, check_epsilons, expand_grid
 __all__ = [
     "Settings", "AuditSettings", "DatasetSettings",
     "MultiuserSettings", "LatticeUserSettings", "DataUserSettings", "Encoding", "Secret", "Panel",
-    "ExperimentSettings",
+    "ExperimentSettings", "users_from_config",
     "GaussianSettings", "GaussianPrior", "Fig1Settings", "IntRange", "Fig2Settings", "Fig5Settings",
     "GMMSettings", "ConditionalSecret", "PrivacyPair", "GMMExperimentSettings",
     "PAPER_FIGURES",
@@ -289,6 +289,15 @@ class ExperimentSettings:
         return sorted(names)
 
 
+def users_from_config(section: Mapping) -> tuple[dict[str, LatticeUserSettings], dict[str, DataUserSettings]]:
+    """The lattice users and the data users of ``{users, data_users}`` (config ``multiuser``
+    without its experiments: what the rules pass to an experiment's jobs, so that editing one
+    experiment reruns only its own jobs)."""
+    s = _section(section, "multiuser", required=("users", "data_users"))
+    return ({k: LatticeUserSettings.from_config(k, v) for k, v in s["users"].items()},
+            {k: DataUserSettings.from_config(k, v) for k, v in s["data_users"].items()})
+
+
 @dataclass(frozen=True)
 class MultiuserSettings:
     """Config ``multiuser`` (paper 000): lattice users, data users and experiments, by name."""
@@ -301,8 +310,7 @@ class MultiuserSettings:
     @classmethod
     def from_config(cls, section: Mapping) -> MultiuserSettings:
         s = _section(section, "multiuser", required=("users", "data_users", "experiments"))
-        return cls({k: LatticeUserSettings.from_config(k, v) for k, v in s["users"].items()},
-                   {k: DataUserSettings.from_config(k, v) for k, v in s["data_users"].items()},
+        return cls(*users_from_config({"users": s["users"], "data_users": s["data_users"]}),
                    {k: ExperimentSettings.from_config(k, v) for k, v in s["experiments"].items()})
 
     def data_users_of(self, experiment: str) -> list[str]:
