@@ -79,4 +79,33 @@ def audit_tables():
 def print_violations(summary_csv):
     """At the end of a successful run, repeat every audit violation as a warning."""
     for line in read_violation_lines(summary_csv):
-        sys.stderr.write(line + "\n")
+        sys.stderr.write(f"{line}\n")
+
+
+def data_user_priors(w):
+    """The provenance records of the data users experiment ``w.experiment`` needs (rule multiuser_data_user)."""
+    return [f"results/priors/{u}.json" for u in SETTINGS.multiuser.data_users_of(w.experiment)]
+
+
+def gaussian_figure_output(*, audited):
+    """The outputs of a figure of paper 004: its b table and the figure (PNG, PDF, plotted
+    numbers), and for the audited figure its audit table."""
+    out = {
+        "theta": report(
+            "results/theta/gaussian_{fig}.csv",
+            caption="../report/theta_table.rst",
+            category="Tables: theta and b",
+            labels={"table": "gaussian_{fig}"},
+        ),
+        "png": report(
+            "results/figures/gaussian/{fig}.png",
+            caption="../report/gaussian_figure.rst",
+            category="Gaussian priors (paper 004)",
+            labels={"figure": "{fig}"},
+        ),
+        "pdf": "results/figures/gaussian/{fig}.pdf",
+        "csv": "results/figures/gaussian/{fig}.csv",
+    }
+    if audited:
+        out["audit"] = "results/audit/gaussian_{fig}.csv"
+    return out

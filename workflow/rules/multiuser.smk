@@ -7,11 +7,6 @@ EXPERIMENTS = MU["experiments"]
 PLAN_EXPERIMENTS = MULTIUSER.plan_experiments()
 
 
-def data_user_priors(w):
-    """The provenance records of the data users experiment ``w.experiment`` needs (rule multiuser_data_user)."""
-    return [f"results/priors/{u}.json" for u in MULTIUSER.data_users_of(w.experiment)]
-
-
 rule multiuser_config_users:
     output:
         csv=expand("results/priors/{user}.csv", user=sorted(MU["users"])),
