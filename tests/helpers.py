@@ -18,9 +18,11 @@ import hashlib
 import io
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -227,10 +229,47 @@ def snakemake(workdir: Path, mirror: Path | None, *args, check: bool = True) -> 
     return proc
 
 
-def start_snakemake(workdir: Path, mirror: Path, *args) -> subprocess.Popen:
-    """Snakemake on the project in ``workdir`` in the background, in its own session (output discarded)."""
-    return subprocess.Popen(_snakemake_command(workdir, *args), env=_environment(mirror), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+def start_snakemake(workdir: Path, mirror: Path, *args, log: Path | None = None, nice: int = 0) -> subprocess.Popen:
+    """Snakemake on the project in ``workdir`` in the background, in its own session (so that
+    ``os.killpg`` reaches its jobs), its output written to ``log`` (discarded if None), at
+    scheduling priority ``nice`` (jobs inherit it)."""
+    out = subprocess.DEVNULL if log is None else open(log, "w", encoding="utf-8")  # noqa: SIM115 - the child owns it
+    try:
+        return subprocess.Popen(_snakemake_command(workdir, *args), env=_environment(mirror), stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True,
+                                preexec_fn=(lambda: os.nice(nice)) if nice else None)
+    finally:
+        if log is not None:
+            out.close()
+
+
+@dataclass
+class BackgroundRun:
+    """A complete run of a fresh tiny project under ``root``, started in the background."""
+
+    workdir: Path
+    mirror: Path
+    log: Path
+    proc: subprocess.Popen
+
+    @classmethod
+    def start(cls, root: Path, *, nice: int = 0) -> BackgroundRun:
+        workdir, mirror = build_tiny_project(root)
+        log = root / "snakemake.log"
+        return cls(workdir, mirror, log, start_snakemake(workdir, mirror, "--cores", "2", log=log, nice=nice))
+
+    def wait(self) -> tuple[Path, Path]:
+        """``(workdir, mirror)`` once the run has finished; fails with the end of its log if it failed."""
+        if self.proc.wait() != 0:
+            tail = self.log.read_text(encoding="utf-8", errors="replace")[-6000:]
+            raise AssertionError(f"snakemake failed ({self.proc.returncode}), log {self.log}:\n{tail}")
+        return self.workdir, self.mirror
+
+    def stop(self) -> None:
+        """Kill the run (Snakemake and its jobs) if it is still going."""
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
 
 
 def running_job_pids(workdir: Path) -> list[int]:

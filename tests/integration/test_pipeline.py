@@ -1,9 +1,10 @@
 """Snakemake end to end on the tiny project (``tests/helpers.py``): outputs, determinism, resuming, errors.
 
 The tiny project is run once per session (fixture ``tiny``, ``tests/integration/conftest.py``)
-and shared: the tests that only read it use it in place; the killed-run tests work on a copy of
-it, delete the outputs of a few jobs and kill and resume those, and compare every output with
-the shared run. The one other complete run is the determinism test's.
+and shared: the tests that only read it use it in place; the others work on a copy of it: the
+killed-run tests delete the outputs of a chain of two jobs and kill and resume those, and
+compare every output with the shared run. The one other complete run is the determinism
+test's (fixture ``tiny_again``).
 """
 from __future__ import annotations
 
@@ -60,11 +61,8 @@ def test_second_run_has_nothing_to_do(tiny):
     assert "Nothing to be done" in proc.stdout + proc.stderr
 
 
-def test_two_runs_are_byte_identical(tiny, tmp_path):
-    workdir, _ = tiny
-    again, mirror2 = build_tiny_project(tmp_path)
-    snakemake(again, mirror2, "--cores", "2")
-    first, second = digests(workdir), digests(again)
+def test_two_runs_are_byte_identical(tiny, tiny_again):
+    first, second = digests(tiny[0]), digests(tiny_again[0])
     assert first.keys() == second.keys()
     different = [k for k in first if first[k] != second[k]]
     assert not different, different
@@ -99,36 +97,36 @@ def _is_rule(pid: int, rule: str) -> bool:
     return f".{rule}.py" in args
 
 
-#: the paper-004 GMM experiment fig4: its fit (rule gaussian_gmm), then Theorem 2, the audit
-#: and the figures (rule gaussian_gmm_figure)
-GMM_FIG4 = ["results/figures/gaussian/fig4.png"]
-#: paper 000's Fig. 5: a data user (rule multiuser_data_user), the experiment, the figure
-MULTIUSER_FIG5 = ["results/figures/multiuser/fig5.png"]
+#: two chains of paper 000's jobs: a data user (rule multiuser_data_user), then an experiment
+#: that reads it (rule multiuser_experiment); the experiment's table is the target
+FIG5 = ["results/priors/adult_education_white.json", "results/priors/adult_education_white.csv",
+        "results/theta/multiuser_fig5.csv"]
+FIG9 = ["results/priors/student_romantic_freetime_5.json", "results/priors/student_romantic_freetime_5.csv",
+        "results/theta/multiuser_fig9.csv"]
 
 
 def test_killed_job_then_rerun_gives_the_same_outputs(tiny, tmp_path):
     """README "Interrupted runs": a killed job leaves nothing that counts as done; the same command
     again redoes it and only it, and every output is the uninterrupted run's."""
-    workdir = _copy_without(tiny, tmp_path / "work", ["results/gmm/gaussian_fig4.json", *GMM_FIG4])
-    proc = start_snakemake(workdir, tiny[1], "--cores", "1", *GMM_FIG4)
-    pids = _wait_for_job(workdir, proc, "gaussian_gmm_figure")  # the fit is done, the figure job runs
+    workdir = _copy_without(tiny, tmp_path / "work", FIG5)
+    proc = start_snakemake(workdir, tiny[1], "--cores", "1", FIG5[-1])
+    pids = _wait_for_job(workdir, proc, "multiuser_experiment")  # the data user is done
     for pid in pids:
         os.kill(pid, signal.SIGKILL)
     proc.wait(timeout=120)
     assert pids, "no job was running to be killed"
     assert proc.returncode != 0
-    assert not (workdir / "results" / "theta" / "gaussian_fig4.csv").exists()
-    rerun = snakemake(workdir, tiny[1], "--cores", "2", *GMM_FIG4)
+    assert not (workdir / "results" / "audit" / "multiuser_fig5.csv").exists()  # an output of the killed job
+    rerun = snakemake(workdir, tiny[1], "--cores", "2", FIG5[-1])
     log = rerun.stdout + rerun.stderr
-    assert "rule gaussian_gmm_figure:" in log and "rule gaussian_gmm:" not in log  # resumed, not restarted
+    assert "rule multiuser_experiment:" in log and "rule multiuser_data_user:" not in log  # resumed, not restarted
     assert digests(workdir) == digests(tiny[0])
 
 
 def test_killed_snakemake_then_rerun_gives_the_same_outputs(tiny, tmp_path):
     """README "Interrupted runs": Snakemake and its job killed mid-way; --unlock, then --rerun-incomplete."""
-    workdir = _copy_without(tiny, tmp_path / "work", ["results/priors/adult_education_white.json",
-                                                      "results/priors/adult_education_white.csv", *MULTIUSER_FIG5])
-    proc = start_snakemake(workdir, tiny[1], "--cores", "2", *MULTIUSER_FIG5)
+    workdir = _copy_without(tiny, tmp_path / "work", FIG9)
+    proc = start_snakemake(workdir, tiny[1], "--cores", "2", FIG9[-1])
     running = _wait_for_job(workdir, proc, "multiuser_experiment")  # the data user is done
     if running:
         os.killpg(proc.pid, signal.SIGKILL)  # Snakemake and its jobs, mid-way
@@ -136,7 +134,7 @@ def test_killed_snakemake_then_rerun_gives_the_same_outputs(tiny, tmp_path):
     assert running, "Snakemake ended before the experiment job ran"
     assert proc.returncode != 0
     snakemake(workdir, tiny[1], "--unlock")
-    snakemake(workdir, tiny[1], "--cores", "2", "--rerun-incomplete", *MULTIUSER_FIG5)
+    snakemake(workdir, tiny[1], "--cores", "2", "--rerun-incomplete", FIG9[-1])
     assert digests(workdir) == digests(tiny[0])
 
 
