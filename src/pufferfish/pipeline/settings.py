@@ -65,9 +65,12 @@ def _join(where: str, key) -> str:
 
 
 def _floats(values, where: str) -> tuple[float, ...]:
-    if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__iter__"):
-        raise ConfigError(f"config: {where} = {values!r}: must be a list of numbers")
-    return tuple(float(v) for v in values)
+    try:
+        if isinstance(values, (str, bytes, Mapping)):
+            raise TypeError
+        return tuple(float(v) for v in values)
+    except (TypeError, ValueError):
+        raise ConfigError(f"config: {where} = {values!r}: must be a list of numbers") from None
 
 
 def _grid(spec, where: str, check) -> tuple[float, ...]:
