@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 CORES  ?= all
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: setup reproduce test lint clean
+.PHONY: setup reproduce test test-fast lint clean
 
 setup: $(STAMP)
 
@@ -30,6 +30,10 @@ reproduce: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+# the unit tests only (no Snakemake run), under a minute
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -m "not integration"
 
 lint: $(STAMP)
 	$(BIN)/snakemake --lint

@@ -8,6 +8,10 @@ min_version("9.0")
 configfile: "config.yaml"
 
 
+# the report's front page (snakemake --report results/report.html)
+report: "workflow/report/workflow.rst"
+
+
 include: "workflow/rules/common.smk"
 include: "workflow/rules/download.smk"
 include: "workflow/rules/multiuser.smk"

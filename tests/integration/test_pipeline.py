@@ -1,53 +1,24 @@
-"""Snakemake end to end on a tiny self-made project: outputs, determinism, resuming, errors."""
+"""Snakemake end to end on the tiny project (``tests/helpers.py``): outputs, determinism, resuming, errors.
+
+The tiny project is run once per session (fixture ``tiny``, ``tests/integration/conftest.py``)
+and shared: the tests that only read it use it in place; the others work on a copy of it: the
+killed-run tests delete the outputs of a chain of two jobs and kill and resume those, and
+compare every output with the shared run. The one other complete run is the determinism
+test's (fixture ``tiny_again``).
+"""
 from __future__ import annotations
 
-import hashlib
 import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-import tiny_project
+from tests.helpers import build_tiny_project, copy_project, digests, running_job_pids, snakemake, start_snakemake
 
 pytestmark = pytest.mark.integration
-
-REPO = tiny_project.REPO
-SNAKEMAKE = [sys.executable, "-m", "snakemake"]
-
-
-def snakemake(workdir: Path, mirror: Path | None, *args, check=True, **kwargs):
-    env = {k: v for k, v in os.environ.items() if k != "UCI_MIRROR"}
-    if mirror is not None:
-        env["UCI_MIRROR"] = str(mirror)
-    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
-    cmd = [*SNAKEMAKE, "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-           "--configfile", str(workdir / "tiny.yaml"), *args]
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, **kwargs)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"snakemake failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-6000:]}")
-    return proc
-
-
-def digests(workdir: Path) -> dict[str, str]:
-    """sha256 of every result file (CSV, JSON, PDF, PNG), logs excluded."""
-    out = {}
-    for path in sorted((workdir / "results").rglob("*")):
-        if path.is_file() and "logs" not in path.parts and path.suffix in {".csv", ".json", ".pdf", ".png"}:
-            out[str(path.relative_to(workdir))] = hashlib.sha256(path.read_bytes()).hexdigest()
-    return out
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    """One complete run of the tiny project (shared by the tests that only read it)."""
-    workdir, mirror = tiny_project.build(tmp_path_factory.mktemp("tiny"))
-    snakemake(workdir, mirror, "--cores", "2")
-    return workdir, mirror
 
 
 def test_every_output_is_there(tiny):
@@ -64,7 +35,7 @@ def test_every_output_is_there(tiny):
     theta = pd.read_csv(results / "theta" / "multiuser_fig9.csv", keep_default_na=False)
     assert list(theta.columns) == ["panel", "method", "epsilon", "theta", "epsilon_achieved", "theta_min", "noise",
                                    "delta", "alpha", "std", "delta_achieved", "renyi_achieved"]
-    assert set(theta.method) == {"lemma5", "lemma6", "tight"}
+    assert set(theta.method) == {"lemma5", "lemma6", "lemma6_best_grouping", "tight"}
     assert set(theta.panel) == {"adult", "student_performance", "bank_marketing"}
     for path in ("audit/summary.csv", "reproduction.csv", "provenance.json"):
         assert (results / path).stat().st_size > 0
@@ -99,78 +70,85 @@ def test_second_run_has_nothing_to_do(tiny):
     assert "Nothing to be done" in proc.stdout + proc.stderr
 
 
-def test_two_runs_are_byte_identical(tiny, tmp_path):
-    workdir, mirror = tiny
-    again, mirror2 = tiny_project.build(tmp_path)
-    snakemake(again, mirror2, "--cores", "2")
-    first, second = digests(workdir), digests(again)
+def test_two_runs_are_byte_identical(tiny, tiny_again):
+    first, second = digests(tiny[0]), digests(tiny_again[0])
     assert first.keys() == second.keys()
     different = [k for k in first if first[k] != second[k]]
     assert not different, different
 
 
-def _running_job_pids(workdir: Path) -> list[int]:
-    """Python processes running a Snakemake script of this working directory (read from /proc)."""
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            args = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if str(workdir) in args and ".snakemake/scripts/" in args:
-            pids.append(int(entry.name))
-    return pids
+def _copy_without(tiny, dest: Path, files) -> Path:
+    """A copy of the shared run with ``files`` deleted: the jobs that make them, and the jobs
+    after those, have to run again for a target among ``files``."""
+    copy = copy_project(tiny[0], dest)
+    for name in files:
+        (copy / name).unlink()
+    return copy
 
 
-def _start(workdir: Path, mirror: Path, cores: int, **kwargs) -> subprocess.Popen:
-    """Snakemake on the tiny project in the background (output discarded)."""
-    env = {**os.environ, "UCI_MIRROR": str(mirror)}
-    cmd = [*SNAKEMAKE, "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-           "--configfile", str(workdir / "tiny.yaml"), "--cores", str(cores)]
-    return subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **kwargs)
+def _wait_for_job(workdir: Path, proc, rule: str, timeout: float = 120) -> list[int]:
+    """The pids of the job script of ``rule`` once it runs in ``workdir`` ([] if Snakemake ended first)."""
+    deadline = time.monotonic() + timeout
+    while proc.poll() is None and time.monotonic() < deadline:
+        pids = [pid for pid in running_job_pids(workdir) if _is_rule(pid, rule)]
+        if pids:
+            return pids
+        time.sleep(0.05)
+    return []
+
+
+def _is_rule(pid: int, rule: str) -> bool:
+    """Whether process ``pid`` runs the job script of ``rule`` (``.snakemake/scripts/tmpXXXX.<script>.py``)."""
+    try:
+        args = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        return False
+    return f".{rule}.py" in args
+
+
+#: two chains of paper 000's jobs: a data user (rule multiuser_data_user), then an experiment
+#: that reads it (rule multiuser_experiment); the experiment's table is the target
+FIG5 = ["results/priors/adult_education_white.json", "results/priors/adult_education_white.csv",
+        "results/theta/multiuser_fig5.csv"]
+FIG9 = ["results/priors/student_romantic_freetime_5.json", "results/priors/student_romantic_freetime_5.csv",
+        "results/theta/multiuser_fig9.csv"]
 
 
 def test_killed_job_then_rerun_gives_the_same_outputs(tiny, tmp_path):
-    reference = digests(tiny[0])
-    workdir, mirror = tiny_project.build(tmp_path)
-    proc = _start(workdir, mirror, 1)
-    killed = False
-    deadline = time.time() + 120
-    while proc.poll() is None and time.time() < deadline and not killed:
-        if (workdir / "results" / "priors").exists():  # past the downloads: kill the next job
-            for pid in _running_job_pids(workdir):
-                os.kill(pid, signal.SIGKILL)
-                killed = True
-        time.sleep(0.05)
-    proc.wait(timeout=300)
-    assert killed, "no job was running to be killed"
+    """README "Interrupted runs": a killed job leaves nothing that counts as done; the same command
+    again redoes it and only it, and every output is the uninterrupted run's."""
+    workdir = _copy_without(tiny, tmp_path / "work", FIG5)
+    proc = start_snakemake(workdir, tiny[1], "--cores", "1", FIG5[-1])
+    pids = _wait_for_job(workdir, proc, "multiuser_experiment")  # the data user is done
+    for pid in pids:
+        os.kill(pid, signal.SIGKILL)
+    proc.wait(timeout=120)
+    assert pids, "no job was running to be killed"
     assert proc.returncode != 0
-    snakemake(workdir, mirror, "--cores", "2", "--rerun-incomplete")
-    assert digests(workdir) == reference
+    assert not (workdir / "results" / "audit" / "multiuser_fig5.csv").exists()  # an output of the killed job
+    rerun = snakemake(workdir, tiny[1], "--cores", "2", FIG5[-1])
+    log = rerun.stdout + rerun.stderr
+    assert "rule multiuser_experiment:" in log and "rule multiuser_data_user:" not in log  # resumed, not restarted
+    assert digests(workdir) == digests(tiny[0])
 
 
 def test_killed_snakemake_then_rerun_gives_the_same_outputs(tiny, tmp_path):
-    reference = digests(tiny[0])
-    workdir, mirror = tiny_project.build(tmp_path)
-    proc = _start(workdir, mirror, 2, start_new_session=True)
-    deadline = time.time() + 120
-    while proc.poll() is None and time.time() < deadline:
-        if len(list((workdir / "results").rglob("*.csv"))) >= 6:
-            os.killpg(proc.pid, signal.SIGKILL)  # Snakemake and its jobs, mid-way
-            break
-        time.sleep(0.05)
+    """README "Interrupted runs": Snakemake and its job killed mid-way; --unlock, then --rerun-incomplete."""
+    workdir = _copy_without(tiny, tmp_path / "work", FIG9)
+    proc = start_snakemake(workdir, tiny[1], "--cores", "2", FIG9[-1])
+    running = _wait_for_job(workdir, proc, "multiuser_experiment")  # the data user is done
+    if running:
+        os.killpg(proc.pid, signal.SIGKILL)  # Snakemake and its jobs, mid-way
     proc.wait(timeout=60)
+    assert running, "Snakemake ended before the experiment job ran"
     assert proc.returncode != 0
-    # the README's recovery after a hard kill: release the stale lock, rerun the incomplete jobs
-    snakemake(workdir, mirror, "--unlock")
-    snakemake(workdir, mirror, "--cores", "2", "--rerun-incomplete")
-    assert digests(workdir) == reference
+    snakemake(workdir, tiny[1], "--unlock")
+    snakemake(workdir, tiny[1], "--cores", "2", "--rerun-incomplete", FIG9[-1])
+    assert digests(workdir) == digests(tiny[0])
 
 
 def test_bad_config_stops_before_any_job_with_one_line(tmp_path):
-    workdir, mirror = tiny_project.build(tmp_path)
+    workdir, mirror = build_tiny_project(tmp_path)
     text = (workdir / "tiny.yaml").read_text().replace("start: 0.1\n", "start: -0.1\n", 1)
     (workdir / "tiny.yaml").write_text(text)
     proc = snakemake(workdir, mirror, "--cores", "1", check=False)
@@ -181,7 +159,7 @@ def test_bad_config_stops_before_any_job_with_one_line(tmp_path):
 
 
 def test_no_mirror_no_network_is_one_line_and_no_file(tmp_path, monkeypatch):
-    workdir, _ = tiny_project.build(tmp_path)
+    workdir, _ = build_tiny_project(tmp_path)
     # an unroutable proxy makes every request fail fast, network or not
     monkeypatch.setenv("https_proxy", "http://127.0.0.1:9")
     monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:9")
@@ -194,7 +172,7 @@ def test_no_mirror_no_network_is_one_line_and_no_file(tmp_path, monkeypatch):
 
 
 def test_absent_conditioning_value_is_one_line(tmp_path):
-    workdir, mirror = tiny_project.build(tmp_path)
+    workdir, mirror = build_tiny_project(tmp_path)
     text = (workdir / "tiny.yaml").read_text().replace("race: Asian-Pac-Islander", "race: Martian", 1)
     (workdir / "tiny.yaml").write_text(text)
     proc = snakemake(workdir, mirror, "--cores", "1", "results/theta/multiuser_fig9.csv", check=False)

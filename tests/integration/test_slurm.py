@@ -21,11 +21,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-import tiny_project
+from tests import helpers
 
 pytestmark = pytest.mark.integration
 
-REPO = tiny_project.REPO
+REPO = helpers.REPO
 STANDIN = Path(__file__).resolve().parent / "slurm"
 PROFILE = REPO / "workflow" / "profiles" / "slurm"
 ACCOUNT, PARTITION = "pufferfish_test", "standin"
@@ -60,7 +60,7 @@ def digests(workdir: Path) -> dict[str, str]:
 
 
 def test_profile_submits_each_job_with_its_resources_and_gives_the_local_results(tmp_path):
-    workdir, mirror = tiny_project.build(tmp_path / "cluster")
+    workdir, mirror = helpers.build_tiny_project(tmp_path / "cluster")
     state = tmp_path / "slurm_state"
     proc = run(workdir, mirror, "--workflow-profile", str(PROFILE), *FAST, *TARGETS, state=state)
     assert proc.returncode == 0, proc.stderr[-5000:]
@@ -80,14 +80,14 @@ def test_profile_submits_each_job_with_its_resources_and_gives_the_local_results
     assert not any("download" in job["comment"] for job in jobs)
     assert (workdir / "data" / "raw" / "student_performance.csv").stat().st_size > 0
     # the same bytes as a run on one machine
-    local, local_mirror = tiny_project.build(tmp_path / "local")
+    local, local_mirror = helpers.build_tiny_project(tmp_path / "local")
     proc = run(local, local_mirror, "--cores", "2", *TARGETS)
     assert proc.returncode == 0, proc.stderr[-5000:]
     assert digests(workdir) == digests(local) and len(digests(local)) >= 3
 
 
 def test_a_failed_job_is_retried_once_then_fails_the_run(tmp_path):
-    workdir, mirror = tiny_project.build(tmp_path)
+    workdir, mirror = helpers.build_tiny_project(tmp_path)
     state = tmp_path / "slurm_state"
     proc = run(workdir, mirror, "--workflow-profile", str(PROFILE), *FAST, "results/priors/D1.csv", state=state,
                extra_env={"SLURM_STANDIN_FAIL": "rule_multiuser_config_users"})

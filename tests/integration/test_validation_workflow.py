@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-import tiny_project
+from tests import helpers
 
 pytestmark = pytest.mark.integration
 
-REPO = tiny_project.REPO
+REPO = helpers.REPO
 
 
 def snakemake(workdir: Path, mirror: Path, *args):
@@ -38,7 +38,7 @@ def one_error_line(proc) -> str:
 @pytest.fixture(scope="module")
 def cached(tmp_path_factory):
     """The tiny project with the heart data downloaded (from the fake mirror) and nothing else run."""
-    workdir, mirror = tiny_project.build(tmp_path_factory.mktemp("cached"))
+    workdir, mirror = helpers.build_tiny_project(tmp_path_factory.mktemp("cached"))
     proc = snakemake(workdir, mirror, "data/raw/hungarian_heart.csv")
     assert proc.returncode == 0, proc.stderr[-3000:]
     return workdir, mirror

@@ -10,7 +10,7 @@ from pufferfish.errors import ConfigError
 from pufferfish.lattice.pmf import LatticePMF
 from pufferfish.lattice.sums import sum_of_users
 from pufferfish.multiuser.methods import kantorovich, lemma5, lemma6, theorem1, theorem2, theorem3_brent, theorem3_max, theorem4
-from tests.conftest import random_pmf
+from tests.helpers import random_pmf
 
 
 def brute_force(p, q, theta, per_unit=2000):

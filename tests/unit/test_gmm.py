@@ -81,19 +81,22 @@ def test_experiment_with_text_attribute_or_missing_column(tmp_path):
     import pandas as pd
 
     from pufferfish.gaussian.experiments import fit_experiment_gmms
+    from pufferfish.pipeline.settings import GMMExperimentSettings, GMMSettings
 
     data = tmp_path / "toy.csv"
     pd.DataFrame({"education": ["Bachelors", "HS-grad", "Masters", "HS-grad"] * 5,
                   "race": ["A", "B"] * 10}).to_csv(data, index=False)
-    spec = {"dataset": "toy", "attribute": "education",
-            "secrets": [{"label": "A", "given": {"race": "A"}}, {"label": "B", "given": {"race": "B"}}]}
-    gmm = {"components": 2, "n_init": 1, "max_iter": 100}
+    spec = {"dataset": "toy", "attribute": "education", "note": "", "unit": "", "missing_values": [],
+            "secrets": [{"label": "A", "given": {"race": "A"}}, {"label": "B", "given": {"race": "B"}}],
+            "privacy": [{"epsilon": 1.0, "delta": 0.5}], "epsilons": [1.0]}
+    gmm = GMMSettings(components=2, n_init=1, max_iter=100)
     with pytest.raises(DataError) as excinfo:
-        fit_experiment_gmms("fig3", spec, gmm=gmm, seed=1, data_csv=data, out_json=tmp_path / "out.json")
+        fit_experiment_gmms(GMMExperimentSettings.from_config("fig3", spec), gmm=gmm, seed=1, data_csv=data,
+                            out_json=tmp_path / "out.json")
     assert "\n" not in str(excinfo.value) and "education" in str(excinfo.value)
     with pytest.raises(DataError) as excinfo:
-        fit_experiment_gmms("fig3", {**spec, "attribute": "chol"}, gmm=gmm, seed=1, data_csv=data,
-                            out_json=tmp_path / "out.json")
+        fit_experiment_gmms(GMMExperimentSettings.from_config("fig3", {**spec, "attribute": "chol"}), gmm=gmm, seed=1,
+                            data_csv=data, out_json=tmp_path / "out.json")
     assert "\n" not in str(excinfo.value) and "'chol'" in str(excinfo.value)
     assert not (tmp_path / "out.json").exists()
 

@@ -10,7 +10,7 @@ from scipy import optimize, stats
 from pufferfish.lattice.pmf import LatticePMF
 from pufferfish.lattice.sums import sum_of_users
 from pufferfish.lattice.transport import delta_star, kantorovich_plan, plan_span
-from tests.conftest import random_pmf
+from tests.helpers import delta_star_reference, random_pmf
 
 F = Fraction
 
@@ -45,18 +45,32 @@ def test_table5_cdfs_with_the_two_misprints_corrected(table4):
     np.testing.assert_array_equal(q.cdf_on(1, 5), [0.0, 0.075, 0.575, 0.8, 1.0])
 
 
-def test_appendix_a_delta_star_by_hand(table4):
+def _exact(pmf):
+    """The same pmf with exact decimal fractions (the exact code paths)."""
+    return LatticePMF.from_values(pmf.values, [F(str(v)) for v in pmf.probs])
+
+
+#: the linear-time Delta* of the package and the binary-search reference of the tests, on
+#: floats and on exact fractions: all four must give the hand-computed values
+IMPLEMENTATIONS = {"linear": delta_star, "reference": delta_star_reference,
+                   "linear_exact": lambda p, q: delta_star(_exact(p), _exact(q)),
+                   "reference_exact": lambda p, q: delta_star_reference(_exact(p), _exact(q))}
+
+
+@pytest.mark.parametrize("impl", IMPLEMENTATIONS)
+def test_appendix_a_delta_star_by_hand(table4, impl):
     # x=1: F_i=.2 > F_j=0, first x' with F_j >= .2 is 3 -> 2;  x=2: .425 -> F_j(3)=.575 -> 1
     # x=3: .925 -> F_j(5)=1 -> 2;  x=4: 1 -> F_j(5) -> 1;  x=5: equal -> 0
-    xs, delta = delta_star(*table4)
+    xs, delta = IMPLEMENTATIONS[impl](*table4)
     assert xs.tolist() == [1, 2, 3, 4, 5] and delta.tolist() == [2, 1, 2, 1, 0]
 
 
-def test_theorem4_delta_star_sequence_for_p4_q4(p4, q4):
+@pytest.mark.parametrize("impl", IMPLEMENTATIONS)
+def test_theorem4_delta_star_sequence_for_p4_q4(p4, q4, impl):
     # F_P4 = .4 .5 .5 .6 1 ; F_Q4 = 0 .05 .95 1 1
     # t=1: .4 -> F_Q(3)=.95 -> 2; t=2: .5 -> 1; t=3: .5 < .95, last F_Q <= .5 is t=2 -> 1;
     # t=4: .6 < 1, last F_Q <= .6 is t=2 -> 2; t=5: equal -> 0
-    xs, delta = delta_star(p4, q4)
+    xs, delta = IMPLEMENTATIONS[impl](p4, q4)
     assert xs.tolist() == [1, 2, 3, 4, 5] and delta.tolist() == [2, 1, 1, 2, 0]
 
 

@@ -30,6 +30,23 @@ except ConfigError as err:
 # snakemake's own pass (defaults are already filled in; this keeps the schema the contract)
 validate(config, str(SCHEMA))
 
+# the validated config as frozen dataclasses (pufferfish.pipeline.settings). The rules read
+# its structure (which figures and experiments, which users each needs); each job gets its
+# section as a plain mapping param, since Snakemake reruns a job when a param changes but
+# only compares params of builtin types, and turns it into the section's dataclass itself.
+from pufferfish.pipeline.settings import Settings
+
+try:
+    SETTINGS = Settings.from_config(config)
+except ConfigError as err:
+    sys.stderr.write(f"{err}\n")
+    sys.exit(1)
+
+# package functions that rules call when they run (params of figure captions, provenance)
+from pufferfish.gaussian.experiments import read_gmm_rows
+from pufferfish.multiuser.experiments import read_user_records
+from pufferfish.pipeline.report import audit_violations, git_state, paper_value_files, read_violation_lines
+
 #: final targets; every rules file appends its own
 TARGETS = []
 
@@ -55,65 +72,45 @@ def alternatives(names):
     return "|".join(re.escape(n) for n in sorted(names)) or "(?!x)x"
 
 
-def experiment_data_users(name):
-    """Data-derived users (config multiuser.data_users) an experiment refers to."""
-    spec = config["multiuser"]["experiments"][name]
-    data_users = config["multiuser"].get("data_users", {})
-    panels = spec["panels"].values() if "panels" in spec else [spec]
-    names = set(spec.get("rest", []))
-    for panel in panels:
-        names |= set(panel.get("rest", []))
-        names |= {s["user"] for s in panel["secrets"] if isinstance(s, dict) and "user" in s}
-    return sorted(n for n in names if n in data_users)
-
-
 def audit_tables():
     """Every per-experiment audit table of both papers (inputs of the summary)."""
-    tables = [f"results/audit/multiuser_{e}.csv" for e in sorted(config["multiuser"]["experiments"])]
-    gauss = config["gaussian"]
-    figs = (["fig2"] if "fig2" in gauss else []) + gmm_experiment_names(gauss)
+    tables = [f"results/audit/multiuser_{e}.csv" for e in sorted(SETTINGS.multiuser.experiments)]
+    gauss = SETTINGS.gaussian
+    figs = (["fig2"] if gauss.fig2 is not None else []) + sorted(gauss.experiments)
     tables += [f"results/audit/gaussian_{f}.csv" for f in figs]
     return tables
 
 
-def reproduction_inputs(paper_values):
-    """The output files that paper_values.yaml reads."""
-    from pufferfish.pipeline.report import paper_value_files
-
-    return paper_value_files(paper_values)
-
-
 def print_violations(summary_csv):
     """At the end of a successful run, repeat every audit violation as a warning."""
-    from pufferfish.pipeline.report import read_violation_lines
-
     for line in read_violation_lines(summary_csv):
-        sys.stderr.write(line + "\n")
+        sys.stderr.write(f"{line}\n")
 
 
-def git_state(repo):
-    """Commit and modified-tracked-files flag of the repository (None outside git)."""
-    from pufferfish.pipeline.report import git_state as _git_state
-
-    return _git_state(repo)
+def data_user_priors(w):
+    """The provenance records of the data users experiment ``w.experiment`` needs (rule multiuser_data_user)."""
+    return [f"results/priors/{u}.json" for u in SETTINGS.multiuser.data_users_of(w.experiment)]
 
 
-def read_user_records(paths):
-    """Provenance records of data-derived users (for figure captions)."""
-    from pufferfish.multiuser.experiments import read_user_records as _read
-
-    return _read(paths)
-
-
-def audit_violations(path):
-    """The audit rows of a table whose scale misses its target, one line each (for captions)."""
-    from pufferfish.pipeline.report import audit_violations as _violations
-
-    return _violations(path)
-
-
-def read_gmm_rows(path):
-    """Rows used and dropped per secret of a GMM fit (for captions)."""
-    from pufferfish.gaussian.experiments import read_gmm_rows as _rows
-
-    return _rows(path)
+def gaussian_figure_output(*, audited):
+    """The outputs of a figure of paper 004: its b table and the figure (PNG, PDF, plotted
+    numbers), and for the audited figure its audit table."""
+    out = {
+        "theta": report(
+            "results/theta/gaussian_{fig}.csv",
+            caption="../report/theta_table.rst",
+            category="Tables: theta and b",
+            labels={"table": "gaussian_{fig}"},
+        ),
+        "png": report(
+            "results/figures/gaussian/{fig}.png",
+            caption="../report/gaussian_figure.rst",
+            category="Gaussian priors (paper 004)",
+            labels={"figure": "{fig}"},
+        ),
+        "pdf": "results/figures/gaussian/{fig}.pdf",
+        "csv": "results/figures/gaussian/{fig}.csv",
+    }
+    if audited:
+        out["audit"] = "results/audit/gaussian_{fig}.csv"
+    return out

@@ -1,71 +1,47 @@
 # Gaussian and GMM priors (paper 004, Ding, IEEE TIFS 2024): Figs. 1-5, every scale
 # audited exactly (pufferfish.audit.gaussian_prior) with the tight scale b_min beside it.
 # The work is in pufferfish.gaussian.experiments; the scripts only unpack snakemake.
-GAUSS = config["gaussian"]
+#   gaussian_figure          Figs. 1 and 5 (closed forms, no scale to audit): b table and figure
+#   gaussian_figure_audited  Fig. 2 (eq. 11 over K): the same rule, plus its audit table
+#   gaussian_gmm             the GMM fits of a GMM experiment (Figs. 3, 4 and any added key)
+#   gaussian_gmm_figure      Theorem 2 on those fits, audited, and the figures
+GAUSS = config["gaussian"]  # the validated mappings: params (Snakemake reruns a job when they change)
+GAUSSIAN = SETTINGS.gaussian  # the same, typed: which figures and experiments exist, their datasets
 GAUSS_CATEGORY = "Gaussian priors (paper 004)"
-GMM_FIGS = gmm_experiment_names(GAUSS)  # fig3, fig4 and any other GMM experiment key
+FIGURES = GAUSSIAN.figures()  # fig1, fig2, fig5 when present
+AUDITED_FIGURES = [f for f in FIGURES if f == "fig2"]  # the figure that calibrates a scale (eq. 11)
+GMM_FIGS = sorted(GAUSSIAN.experiments)  # fig3, fig4 and any other GMM experiment key
 
 
-if "fig1" in GAUSS:
-
-    rule gaussian_fig1:
-        output:
-            theta=report(
-                "results/theta/gaussian_fig1.csv",
-                caption="../report/theta_table.rst",
-                category="Tables: theta and b",
-                labels={"table": "gaussian_fig1"},
-            ),
-            png=report(
-                "results/figures/gaussian/fig1.png",
-                caption="../report/gaussian_fig1.rst",
-                category=GAUSS_CATEGORY,
-                labels={"figure": "fig1"},
-            ),
-            pdf="results/figures/gaussian/fig1.pdf",
-            csv="results/figures/gaussian/fig1.csv",
-        params:
-            code=CODE,
-            spec=GAUSS["fig1"],
-        log:
-            "results/logs/gaussian_fig1/fig1.log",
-        script:
-            "../scripts/gaussian_fig1.py"
+rule gaussian_figure:
+    output:
+        **gaussian_figure_output(audited=False),
+    params:
+        code=CODE,
+        spec=lambda w: GAUSS[w.fig],
+    log:
+        "results/logs/gaussian_figure/{fig}.log",
+    wildcard_constraints:
+        fig=alternatives(set(FIGURES) - set(AUDITED_FIGURES)),
+    script:
+        "../scripts/gaussian_figure.py"
 
 
-if "fig2" in GAUSS:
-
-    rule gaussian_fig2:
-        output:
-            theta=report(
-                "results/theta/gaussian_fig2.csv",
-                caption="../report/theta_table.rst",
-                category="Tables: theta and b",
-                labels={"table": "gaussian_fig2"},
-            ),
-            audit="results/audit/gaussian_fig2.csv",
-            png=report(
-                "results/figures/gaussian/fig2.png",
-                caption="../report/gaussian_fig2.rst",
-                category=GAUSS_CATEGORY,
-                labels={"figure": "fig2"},
-            ),
-            pdf="results/figures/gaussian/fig2.pdf",
-            csv="results/figures/gaussian/fig2.csv",
-        params:
-            code=CODE,
-            spec=GAUSS["fig2"],
-            audit=config["audit"],
-        log:
-            "results/logs/gaussian_fig2/fig2.log",
-        script:
-            "../scripts/gaussian_fig2.py"
+# Snakemake outputs cannot depend on a wildcard: Fig. 2's extra audit table makes it this
+# variant of the rule above (same script and params, plus the audit settings).
+use rule gaussian_figure as gaussian_figure_audited with:
+    output:
+        **gaussian_figure_output(audited=True),
+    params:
+        audit=config["audit"],
+    wildcard_constraints:
+        fig=alternatives(AUDITED_FIGURES),
 
 
 rule gaussian_gmm:
     input:
-        csv=lambda w: raw_csv(GAUSS[w.fig]["dataset"]),
-        json=lambda w: raw_json(GAUSS[w.fig]["dataset"]),
+        csv=lambda w: raw_csv(GAUSSIAN.experiments[w.fig].dataset),
+        json=lambda w: raw_json(GAUSSIAN.experiments[w.fig].dataset),
     output:
         json="results/gmm/gaussian_{fig}.json",
     params:
@@ -84,7 +60,7 @@ rule gaussian_gmm:
 rule gaussian_gmm_figure:
     input:
         gmm="results/gmm/gaussian_{fig}.json",
-        csv=lambda w: raw_csv(GAUSS[w.fig]["dataset"]),
+        csv=lambda w: raw_csv(GAUSSIAN.experiments[w.fig].dataset),
     output:
         theta=report(
             "results/theta/gaussian_{fig}.csv",
@@ -124,46 +100,9 @@ rule gaussian_gmm_figure:
         "../scripts/gaussian_gmm_figure.py"
 
 
-if "fig5" in GAUSS:
-
-    rule gaussian_fig5:
-        output:
-            theta=report(
-                "results/theta/gaussian_fig5.csv",
-                caption="../report/theta_table.rst",
-                category="Tables: theta and b",
-                labels={"table": "gaussian_fig5"},
-            ),
-            png=report(
-                "results/figures/gaussian/fig5.png",
-                caption="../report/gaussian_fig5.rst",
-                category=GAUSS_CATEGORY,
-                labels={"figure": "fig5"},
-            ),
-            pdf="results/figures/gaussian/fig5.pdf",
-            csv="results/figures/gaussian/fig5.csv",
-        params:
-            code=CODE,
-            spec=GAUSS["fig5"],
-        log:
-            "results/logs/gaussian_fig5/fig5.log",
-        script:
-            "../scripts/gaussian_fig5.py"
-
-
-# every final output of the figures present in the config
-GAUSS_TARGETS = {
-    "fig1": ["results/theta/gaussian_fig1.csv"]
-    + expand("results/figures/gaussian/fig1.{ext}", ext=["png", "pdf", "csv"]),
-    "fig2": ["results/theta/gaussian_fig2.csv", "results/audit/gaussian_fig2.csv"]
-    + expand("results/figures/gaussian/fig2.{ext}", ext=["png", "pdf", "csv"]),
-    "fig5": ["results/theta/gaussian_fig5.csv"]
-    + expand("results/figures/gaussian/fig5.{ext}", ext=["png", "pdf", "csv"]),
-}
-for fig in GMM_FIGS:
-    GAUSS_TARGETS[fig] = [
-        f"results/gmm/gaussian_{fig}.json",
-        f"results/theta/gaussian_{fig}.csv",
-        f"results/audit/gaussian_{fig}.csv",
-    ] + expand("results/figures/gaussian/{fig}{kind}.{ext}", fig=fig, kind=["", "_theta"], ext=["png", "pdf", "csv"])
-TARGETS.extend(t for fig, files in GAUSS_TARGETS.items() if fig in GAUSS for t in files)
+# every final output of the figures and GMM experiments present in the config
+TARGETS.extend(f"results/theta/gaussian_{fig}.csv" for fig in FIGURES + GMM_FIGS)
+TARGETS.extend(f"results/audit/gaussian_{fig}.csv" for fig in AUDITED_FIGURES + GMM_FIGS)
+TARGETS.extend(f"results/gmm/gaussian_{fig}.json" for fig in GMM_FIGS)
+TARGETS.extend(expand("results/figures/gaussian/{fig}.{ext}", fig=FIGURES + GMM_FIGS, ext=["png", "pdf", "csv"]))
+TARGETS.extend(expand("results/figures/gaussian/{fig}_theta.{ext}", fig=GMM_FIGS, ext=["png", "pdf", "csv"]))

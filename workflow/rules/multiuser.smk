@@ -1,9 +1,10 @@
 # Multi-user pufferfish privacy (paper 000): data-derived users, calibration + audit of
 # every experiment in config `multiuser.experiments`, transport plans, figures.
-MU = config["multiuser"]
-DATA_USERS = MU.get("data_users", {})
+MU = config["multiuser"]  # the validated mappings: params (Snakemake reruns a job when they change)
+MULTIUSER = SETTINGS.multiuser  # the same, typed: names, kinds, the users each experiment needs
+DATA_USERS = MU["data_users"]
 EXPERIMENTS = MU["experiments"]
-PLAN_EXPERIMENTS = sorted(k for k, v in EXPERIMENTS.items() if v["kind"] == "plan")
+PLAN_EXPERIMENTS = MULTIUSER.plan_experiments()
 
 
 rule multiuser_config_users:
@@ -21,8 +22,8 @@ rule multiuser_config_users:
 
 rule multiuser_data_user:
     input:
-        csv=lambda w: raw_csv(DATA_USERS[w.user]["dataset"]),
-        json=lambda w: raw_json(DATA_USERS[w.user]["dataset"]),
+        csv=lambda w: raw_csv(MULTIUSER.data_users[w.user].dataset),
+        json=lambda w: raw_json(MULTIUSER.data_users[w.user].dataset),
     output:
         csv="results/priors/{user}.csv",
         json="results/priors/{user}.json",
@@ -39,7 +40,7 @@ rule multiuser_data_user:
 
 rule multiuser_experiment:
     input:
-        users=lambda w: [f"results/priors/{u}.json" for u in experiment_data_users(w.experiment)],
+        users=data_user_priors,
     output:
         theta=report(
             "results/theta/multiuser_{experiment}.csv",
@@ -64,7 +65,7 @@ rule multiuser_experiment:
 
 rule multiuser_plan:
     input:
-        users=lambda w: [f"results/priors/{u}.json" for u in experiment_data_users(w.experiment)],
+        users=data_user_priors,
     output:
         plan="results/plans/multiuser_{experiment}.csv",
         cdf="results/plans/multiuser_{experiment}_cdf.csv",
@@ -87,10 +88,10 @@ rule multiuser_figure:
         priors="results/priors/multiuser_{experiment}.csv",
         plan=lambda w: (
             [f"results/plans/multiuser_{w.experiment}.csv"]
-            if EXPERIMENTS[w.experiment]["kind"] == "plan"
+            if MULTIUSER.experiments[w.experiment].kind == "plan"
             else []
         ),
-        users=lambda w: [f"results/priors/{u}.json" for u in experiment_data_users(w.experiment)],
+        users=data_user_priors,
     output:
         png=report(
             "results/figures/multiuser/{experiment}.png",

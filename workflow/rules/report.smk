@@ -9,7 +9,7 @@ PAPER_VALUES = str(Path(workflow.basedir) / "workflow" / "report" / "paper_value
 
 # the files paper_values.yaml reads that this config makes (an experiment taken out of
 # config.yaml leaves its items "not computed" instead of a missing input)
-REPRODUCTION_FILES = producible(reproduction_inputs(PAPER_VALUES), workflow.rules)
+REPRODUCTION_FILES = producible(paper_value_files(PAPER_VALUES), workflow.rules)
 
 
 rule audit_summary:

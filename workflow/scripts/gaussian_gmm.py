@@ -1,10 +1,12 @@
 """Rule gaussian_gmm: fit the GMM prior of each secret of a GMM experiment (Figs. 3, 4 of paper 004, or added)."""
-from pufferfish.pipeline.cli import run
 from pufferfish.gaussian.experiments import fit_experiment_gmms
+from pufferfish.pipeline.cli import run
+from pufferfish.pipeline.settings import GMMExperimentSettings, GMMSettings
 
 
 def main(smk):
-    fit_experiment_gmms(smk.wildcards.fig, smk.params.spec, gmm=smk.params.gmm, seed=smk.params.seed,
+    fit_experiment_gmms(GMMExperimentSettings.from_config(smk.wildcards.fig, smk.params.spec),
+                        gmm=GMMSettings.from_config(smk.params.gmm), seed=smk.params.seed,
                         data_csv=smk.input.csv, data_json=smk.input.json, out_json=smk.output.json)
 
 

@@ -3,13 +3,16 @@
 N. Ding, "Approximation of Pufferfish Privacy for Gaussian Priors", IEEE TIFS 19 (2024).
 Each ``run_*`` function is one Snakemake job: it calibrates with the paper's method,
 audits every scale exactly (:mod:`pufferfish.audit.gaussian_prior`), adds the tight scale b_min,
-writes the CSVs and draws the figure (:mod:`pufferfish.gaussian.plots`).
+writes the CSVs and draws the figure (:mod:`pufferfish.gaussian.plots`). Each takes its
+section of the config as a frozen dataclass of :mod:`pufferfish.pipeline.settings`.
 
 * Fig. 1  :func:`run_fig1`  two Gaussian priors, Laplace vs Gaussian noise of equal variance.
 * Fig. 2  :func:`run_fig2`  eq. (11) against the number of users K.
 * Figs. 3-4 :func:`fit_experiment_gmms` (3-component GMMs of a data attribute given two
   secrets) then :func:`run_gmm_experiment` (Theorem 2, eq. 13, and privatized samples).
 * Fig. 5  :func:`run_fig5`  tau*(delta): Q^{-1}(delta/2), eq. (20), and the Lambert-W bound (23).
+
+:func:`run_figure` runs Fig. 1, 2 or 5 by its settings (the workflow's one rule for the three).
 
 Randomness: every draw comes from ``numpy.random.Generator(PCG64(SeedSequence([seed, ...])))``
 with ``seed`` = config ``seed`` and a fixed integer path per figure, secret and panel
@@ -27,7 +30,6 @@ import json
 import logging
 import math
 import time
-from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -38,13 +40,16 @@ from pufferfish.gaussian.methods import corollary1_identical, tau_lambertw, tau_
 from pufferfish.audit.gaussian_prior import (b_min, epsilon_achieved, gaussian_noise_max_log_ratio, hockey_stick,
                              prior_epsilon_achieved)
 from pufferfish.gaussian.gmm import GMM, fit_gmm, theorem2, theorem2_terms, w2_weights
-from pufferfish.grids import check_deltas, check_epsilons, expand_grid
+from pufferfish.grids import check_deltas, check_epsilons
 from pufferfish.pipeline.io import write_csv, write_json
 from pufferfish.pipeline.priors import condition
+from pufferfish.pipeline.settings import (AuditSettings, Fig1Settings, Fig2Settings, Fig5Settings,
+                                          GMMExperimentSettings, GMMSettings)
 
 __all__ = [
     "FIG1_COLUMNS", "FIG2_COLUMNS", "GMM_THETA_COLUMNS", "FIG5_COLUMNS", "AUDIT_COLUMNS", "STREAMS",
-    "generator", "stream_id", "run_fig1", "run_fig2", "fit_experiment_gmms", "read_gmms", "read_gmm_rows", "run_gmm_experiment", "run_fig5",
+    "generator", "stream_id", "run_fig1", "run_fig2", "fit_experiment_gmms", "read_gmms", "read_gmm_rows",
+    "run_gmm_experiment", "run_fig5", "run_figure",
 ]
 
 log = logging.getLogger("pufferfish")
@@ -94,7 +99,7 @@ def _violates(achieved: float, target: float, rtol: float) -> bool:
 
 
 # ------------------------------------------------------------------------------ Fig. 1
-def run_fig1(spec: Mapping, *, theta_csv, png, pdf, csv) -> pd.DataFrame:
+def run_fig1(settings: Fig1Settings, *, theta_csv, png, pdf, csv) -> pd.DataFrame:
     """Fig. 1: two Gaussian priors, Y = X + Laplace(b) and Y = X + G(0, 2 b^2) (equal variance).
 
     The paper states neither the priors nor the plotted window, and its printed maxima
@@ -106,11 +111,9 @@ def run_fig1(spec: Mapping, *, theta_csv, png, pdf, csv) -> pd.DataFrame:
     """
     from pufferfish.gaussian.plots import plot_fig1
 
-    (pi_spec, pj_spec) = spec["priors"]
-    mi, si = float(pi_spec["mean"]), float(pi_spec["std"])
-    mj, sj = float(pj_spec["mean"]), float(pj_spec["std"])
-    b = float(spec["laplace_b"])
-    window = (float(spec["window"][0]), float(spec["window"][1]))
+    (mi, si), (mj, sj) = ((p.mean, p.std) for p in settings.priors)
+    b = settings.laplace_b
+    window = settings.window
     noise_sd = math.sqrt(2.0) * b  # Laplace(b) has variance 2 b^2
     pi, pj = GMM.gaussian(mi, si), GMM.gaussian(mj, sj)
     lap_window = epsilon_achieved(pi, pj, b=b, window=window)
@@ -140,7 +143,7 @@ def _tight_epsilon(pi: GMM, pj: GMM, b: float) -> float:
     return prior_epsilon_achieved(pi, pj) if b == 0.0 else epsilon_achieved(pi, pj, b=b)
 
 
-def run_fig2(spec: Mapping, *, audit: Mapping, theta_csv, audit_csv, png, pdf, csv) -> pd.DataFrame:
+def run_fig2(settings: Fig2Settings, *, audit: AuditSettings, theta_csv, audit_csv, png, pdf, csv) -> pd.DataFrame:
     """Fig. 2: eq. (11) against K for each sigma^2, audited, with b_min.
 
     Audit priors (Corollary 1(a), eqs. 7-8, identical users): user absent
@@ -149,22 +152,21 @@ def run_fig2(spec: Mapping, *, audit: Mapping, theta_csv, audit_csv, png, pdf, c
     """
     from pufferfish.gaussian.plots import plot_fig2
 
-    mu, eps, dl = float(spec["mu"]), float(spec["epsilon"]), float(spec["delta"])
+    mu, eps, dl = settings.mu, settings.epsilon, settings.delta
     check_epsilons([eps], name="gaussian.fig2.epsilon")
     check_deltas([dl], name="gaussian.fig2.delta")
-    ks = np.arange(int(spec["K"]["start"]), int(spec["K"]["stop"]) + 1)
-    rtol = float(audit["rtol"])
+    ks = np.arange(settings.K.start, settings.K.stop + 1)
+    rtol = audit.rtol
     rows, audit_rows = [], []
     start = time.perf_counter()
-    for sigma2 in spec["sigma2"]:
-        sigma2 = float(sigma2)
+    for sigma2 in settings.sigma2:
         bs = corollary1_identical(mu, math.sqrt(sigma2), ks, epsilon=eps, delta=dl)
         for K, b in zip(ks, np.atleast_1d(bs)):
             absent, present = _fig2_priors(mu, sigma2, int(K))
             delta_b = hockey_stick(absent, present, epsilon=eps, b=float(b)).delta
             eps_b = epsilon_achieved(absent, present, b=float(b))
-            tight = b_min(absent, present, epsilon=eps, delta=dl, rtol=float(audit["bisection_rtol"]),
-                          max_steps=int(audit["bisection_max_steps"]), b_start=float(b))
+            tight = b_min(absent, present, epsilon=eps, delta=dl, rtol=audit.bisection_rtol,
+                          max_steps=audit.bisection_max_steps, b_start=float(b))
             if tight.reason:
                 log.info("fig2 sigma2=%g K=%d: b_min = %g (%s)", sigma2, K, tight.b, tight.reason)
             rows.append({"sigma2": sigma2, "K": int(K), "epsilon": eps, "delta": dl, "b": float(b),
@@ -207,9 +209,9 @@ def _dataset_record(data_json) -> dict:
     return {k: record[k] for k in ("sha256", "source", "url", "uci_id", "member", "citation", "rows") if k in record}
 
 
-def fit_experiment_gmms(name: str, spec: Mapping, *, gmm: Mapping, seed: int, data_csv, data_json=None,
+def fit_experiment_gmms(experiment: GMMExperimentSettings, *, gmm: GMMSettings, seed: int, data_csv, data_json=None,
                         out_json) -> dict:
-    """Fit one GMM per secret of experiment ``name`` (config ``gaussian.<name>``: fig3, fig4, ...) and write the JSON.
+    """Fit one GMM per secret of a GMM experiment (config ``gaussian.<name>``: fig3, fig4, ...) and write the JSON.
 
     The attribute values of the rows satisfying each secret's ``given`` come from
     :func:`pufferfish.pipeline.priors.condition`, which drops (and counts) rows with the attribute
@@ -218,26 +220,24 @@ def fit_experiment_gmms(name: str, spec: Mapping, *, gmm: Mapping, seed: int, da
     mean), the rows used and dropped; the W2 weights w* of the pair; the dataset sha256.
     """
     frame = _read_frame(data_csv)
+    name, attribute, dataset = experiment.name, experiment.attribute, experiment.dataset
     fig_id = stream_id(name)
     secrets, gmms = [], []
-    missing = list(spec.get("missing_values", []))
-    for k, secret in enumerate(spec["secrets"]):
-        cond = condition(frame, attribute=spec["attribute"], given=secret["given"], dataset=spec["dataset"],
-                         missing_values=missing)
+    missing = list(experiment.missing_values)
+    for k, secret in enumerate(experiment.secrets):
+        cond = condition(frame, attribute=attribute, given=secret.given, dataset=dataset, missing_values=missing)
         # rows of this secret whatever their attribute, to count the ones dropped as missing:
         # attribute absent (NaN) or equal to one of missing_values
-        first = next(iter(secret["given"]))
-        total = condition(frame, attribute=first, given=secret["given"], dataset=spec["dataset"]).rows_matching
-        present = condition(frame, attribute=spec["attribute"], given=secret["given"],
-                            dataset=spec["dataset"]).rows_matching
-        label = f"{spec['attribute']} | {secret['label']}"
-        model = fit_gmm(cond.values, components=int(gmm["components"]), n_init=int(gmm["n_init"]),
-                        max_iter=int(gmm["max_iter"]), random_state=_sklearn_seed(seed, fig_id, STREAMS["gmm_fit"], k),
-                        label=label)
+        first = next(iter(secret.given))
+        total = condition(frame, attribute=first, given=secret.given, dataset=dataset).rows_matching
+        present = condition(frame, attribute=attribute, given=secret.given, dataset=dataset).rows_matching
+        label = f"{attribute} | {secret.label}"
+        model = fit_gmm(cond.values, components=gmm.components, n_init=gmm.n_init, max_iter=gmm.max_iter,
+                        random_state=_sklearn_seed(seed, fig_id, STREAMS["gmm_fit"], k), label=label)
         if not model.converged:
-            log.warning("%s: EM did not converge for %s within %d iterations", name, label, gmm["max_iter"])
+            log.warning("%s: EM did not converge for %s within %d iterations", name, label, gmm.max_iter)
         gmms.append(model)
-        secrets.append({"label": secret["label"], "given": dict(secret["given"]), "rows_with_secret": int(total),
+        secrets.append({"label": secret.label, "given": dict(secret.given), "rows_with_secret": int(total),
                         "rows_used": int(cond.rows_matching), "rows_dropped_missing": int(total - cond.rows_matching),
                         "rows_dropped_nan": int(total - present),
                         "rows_dropped_missing_value": int(present - cond.rows_matching),
@@ -249,15 +249,15 @@ def fit_experiment_gmms(name: str, spec: Mapping, *, gmm: Mapping, seed: int, da
     mean_term, std_term = theorem2_terms(gmms[0], gmms[1], weights)
     record = {
         "experiment": f"gaussian_{name}",
-        "dataset": spec["dataset"],
+        "dataset": dataset,
         "dataset_record": _dataset_record(data_json),
         "dataset_sha256": _dataset_record(data_json).get("sha256"),
-        "attribute": spec["attribute"],
+        "attribute": attribute,
         "missing_values": missing,
         "rows_in_dataset": int(len(frame)),
         "rows_dropped_missing_dataset": int(cond.rows_dropped_missing),
         "seed": int(seed),
-        "gmm": {"components": int(gmm["components"]), "n_init": int(gmm["n_init"]), "max_iter": int(gmm["max_iter"]),
+        "gmm": {"components": gmm.components, "n_init": gmm.n_init, "max_iter": gmm.max_iter,
                 "covariance_type": "full", "reg_covar": 1e-6, "init_params": "kmeans",
                 "random_state": f"SeedSequence([seed, {fig_id}, {STREAMS['gmm_fit']}, secret]).generate_state(1)[0]",
                 "library": "scikit-learn GaussianMixture"},
@@ -298,25 +298,12 @@ def read_gmm_rows(gmm_json) -> dict:
     }
 
 
-def _privacy_grid(spec: Mapping) -> list[tuple[float, float]]:
-    """(epsilon, delta): the figure's pairs, then every epsilon of the grid at each of their deltas."""
-    pairs = [(float(p["epsilon"]), float(p["delta"])) for p in spec["privacy"]]
-    deltas = list(dict.fromkeys(d for _, d in pairs))
-    epsilons = check_epsilons(expand_grid(spec["epsilons"], name="epsilons"), name="epsilons")
-    check_deltas(deltas, name="privacy.delta")
-    out = list(pairs)
-    for d in deltas:
-        for e in epsilons:
-            if (float(e), d) not in out:
-                out.append((float(e), d))
-    return sorted(out, key=lambda p: (-p[1], p[0]))
-
-
-def run_gmm_experiment(name: str, spec: Mapping, *, audit: Mapping, seed: int, gmm_json, data_csv,
+def run_gmm_experiment(experiment: GMMExperimentSettings, *, audit: AuditSettings, seed: int, gmm_json, data_csv,
                        theta_csv, audit_csv, png, pdf, csv, theta_png, theta_pdf, theta_fig_csv) -> pd.DataFrame:
     """Figs. 3-4: Theorem 2 (eq. 13) on the fitted GMMs, its exact audit, b_min, privatized samples.
 
-    Rows: ``theorem2`` at every (epsilon, delta) of :func:`_privacy_grid`, audited both
+    Rows: ``theorem2`` at every (epsilon, delta) of
+    :meth:`~pufferfish.pipeline.settings.GMMExperimentSettings.privacy_grid`, audited both
     directions, and ``tight`` (b = b_min, the smallest scale with delta_achieved <= delta).
     The figure has the paper's six panels: per secret, the data with its GMM, then
     Y = X + Laplace(b) with b = theorem2 at each of the figure's (epsilon, delta).
@@ -325,25 +312,26 @@ def run_gmm_experiment(name: str, spec: Mapping, *, audit: Mapping, seed: int, g
 
     record, gmms = read_gmms(gmm_json)
     gi, gj = gmms
-    rtol = float(audit["rtol"])
-    experiment = f"gaussian_{name}"
+    rtol = audit.rtol
+    name = experiment.name
+    tag = f"gaussian_{name}"  # the experiment column of the audit table
     theta_rows, audit_rows = [], []
     start = time.perf_counter()
-    for eps, dl in _privacy_grid(spec):
+    for eps, dl in experiment.privacy_grid():
         b = float(theorem2(gi, gj, epsilon=eps, delta=dl))
         hs = hockey_stick(gi, gj, epsilon=eps, b=b)
         eps_b = epsilon_achieved(gi, gj, b=b)
-        tight = b_min(gi, gj, epsilon=eps, delta=dl, rtol=float(audit["bisection_rtol"]),
-                      max_steps=int(audit["bisection_max_steps"]), b_start=b)
+        tight = b_min(gi, gj, epsilon=eps, delta=dl, rtol=audit.bisection_rtol,
+                      max_steps=audit.bisection_max_steps, b_start=b)
         if tight.reason:
-            log.info("%s eps=%g delta=%g: b_min = %g (%s)", experiment, eps, dl, tight.b, tight.reason)
+            log.info("%s eps=%g delta=%g: b_min = %g (%s)", tag, eps, dl, tight.b, tight.reason)
         violation = _violates(hs.delta, dl, rtol)
         if violation:
             log.warning("%s: theorem2 b=%.6g at (epsilon, delta) = (%g, %g) gives delta=%.6g (violation)",
-                        experiment, b, eps, dl, hs.delta)
+                        tag, b, eps, dl, hs.delta)
         theta_rows.append({"method": "theorem2", "epsilon": eps, "delta": dl, "b": b, "epsilon_achieved": eps_b,
                            "delta_achieved": hs.delta, "b_min": tight.b})
-        audit_rows.append({"experiment": experiment, "panel": "", "method": "theorem2", "epsilon": eps, "delta": dl,
+        audit_rows.append({"experiment": tag, "panel": "", "method": "theorem2", "epsilon": eps, "delta": dl,
                            "scale": b, "epsilon_achieved": eps_b, "delta_achieved": hs.delta, "scale_min": tight.b,
                            "violation": violation})
         if math.isfinite(tight.b):
@@ -351,15 +339,15 @@ def run_gmm_experiment(name: str, spec: Mapping, *, audit: Mapping, seed: int, g
             t_eps = _tight_epsilon(gi, gj, tight.b)
             theta_rows.append({"method": "tight", "epsilon": eps, "delta": dl, "b": tight.b, "epsilon_achieved": t_eps,
                                "delta_achieved": t_delta, "b_min": tight.b})
-            audit_rows.append({"experiment": experiment, "panel": "", "method": "tight", "epsilon": eps, "delta": dl,
+            audit_rows.append({"experiment": tag, "panel": "", "method": "tight", "epsilon": eps, "delta": dl,
                                "scale": tight.b, "epsilon_achieved": t_eps, "delta_achieved": t_delta,
                                "scale_min": tight.b, "violation": _violates(t_delta, dl, rtol)})
         else:
-            log.warning("%s eps=%g delta=%g: b_min not found (%s)", experiment, eps, dl, tight.reason)
+            log.warning("%s eps=%g delta=%g: b_min not found (%s)", tag, eps, dl, tight.reason)
     theta = pd.DataFrame(theta_rows, columns=GMM_THETA_COLUMNS)
     audit_frame = pd.DataFrame(audit_rows, columns=AUDIT_COLUMNS)
     violations = int(audit_frame.violation.sum())
-    log.info("%s: %d scales audited in %.2f s, %d violation(s)", experiment, len(audit_frame),
+    log.info("%s: %d scales audited in %.2f s, %d violation(s)", tag, len(audit_frame),
              time.perf_counter() - start, violations)
     write_csv(theta, theta_csv)
     write_csv(audit_frame, audit_csv)
@@ -367,21 +355,21 @@ def run_gmm_experiment(name: str, spec: Mapping, *, audit: Mapping, seed: int, g
     # privatized samples of the figure's panels
     frame = _read_frame(data_csv)
     samples = []
-    for k, secret in enumerate(spec["secrets"]):
-        cond = condition(frame, attribute=spec["attribute"], given=secret["given"], dataset=spec["dataset"],
-                         missing_values=list(spec.get("missing_values", [])))
+    for k, secret in enumerate(experiment.secrets):
+        cond = condition(frame, attribute=experiment.attribute, given=secret.given, dataset=experiment.dataset,
+                         missing_values=list(experiment.missing_values))
         x = pd.to_numeric(cond.values, errors="coerce").to_numpy(dtype=float)
         if np.isnan(x).any():
-            raise DataError(f"{spec['dataset']}: attribute {spec['attribute']!r} is not numeric")
+            raise DataError(f"{experiment.dataset}: attribute {experiment.attribute!r} is not numeric")
         noisy = []
-        for p, pair in enumerate(spec["privacy"]):
-            eps, dl = float(pair["epsilon"]), float(pair["delta"])
+        for p, pair in enumerate(experiment.privacy):
+            eps, dl = pair.epsilon, pair.delta
             b = float(theorem2(gi, gj, epsilon=eps, delta=dl))
             rng = generator(seed, stream_id(name), STREAMS["noise"], k, p)
             noisy.append({"epsilon": eps, "delta": dl, "b": b, "y": x + rng.laplace(0.0, b, size=x.size)})
-        samples.append({"label": secret["label"], "given": secret["given"], "x": x, "noisy": noisy})
-    title = f"{spec['dataset']}: {spec['attribute']}"
-    unit = spec.get("unit", "")
+        samples.append({"label": secret.label, "given": secret.given, "x": x, "noisy": noisy})
+    title = f"{experiment.dataset}: {experiment.attribute}"
+    unit = experiment.unit
     plot_gmm_figure(samples, gmms, record=record, title=title, violations=violations, png=png, pdf=pdf, csv=csv,
                     unit=unit)
     plot_theta(theta, title=f"{title}: Theorem 2 (eq. 13) vs exact smallest b", violations=violations,
@@ -390,13 +378,34 @@ def run_gmm_experiment(name: str, spec: Mapping, *, audit: Mapping, seed: int, g
 
 
 # ------------------------------------------------------------------------------ Fig. 5
-def run_fig5(spec: Mapping, *, theta_csv, png, pdf, csv) -> pd.DataFrame:
+def run_fig5(settings: Fig5Settings, *, theta_csv, png, pdf, csv) -> pd.DataFrame:
     """Fig. 5: tau*(delta) = Q^{-1}(delta/2) (eq. 20) and the Lambert-W bound sqrt(W0(2/(pi delta^2))) (eq. 23)."""
     from pufferfish.gaussian.plots import plot_fig5
 
-    deltas = check_deltas(expand_grid(spec["deltas"], name="gaussian.fig5.deltas"), name="gaussian.fig5.deltas")
+    deltas = check_deltas(settings.deltas, name="gaussian.fig5.deltas")
     frame = pd.DataFrame({"delta": deltas, "tau_q": np.atleast_1d(tau_star(deltas)),
                           "tau_lambertw": np.atleast_1d(tau_lambertw(deltas))}, columns=FIG5_COLUMNS)
     write_csv(frame, theta_csv)
     plot_fig5(frame, png=png, pdf=pdf, csv=csv)
     return frame
+
+
+# ------------------------------------------------------------------------------ Figs. 1, 2, 5 by their settings
+def run_figure(settings: Fig1Settings | Fig2Settings | Fig5Settings, *, audit: AuditSettings | None = None,
+               theta_csv, png, pdf, csv, audit_csv=None) -> pd.DataFrame:
+    """Fig. 1, 2 or 5 of paper 004, chosen by the type of ``settings`` (the workflow's rule
+    ``gaussian_figure``). Fig. 2 is the one that calibrates a scale: it needs ``audit`` and
+    ``audit_csv``, the others refuse them."""
+    files = {"theta_csv": theta_csv, "png": png, "pdf": pdf, "csv": csv}
+    if isinstance(settings, Fig2Settings):
+        if audit is None or audit_csv is None:
+            raise TypeError("run_figure: Fig. 2 audits every scale: pass audit= and audit_csv=")
+        return run_fig2(settings, audit=audit, audit_csv=audit_csv, **files)
+    if audit is not None or audit_csv is not None:
+        raise TypeError(f"run_figure: {type(settings).__name__} has no scale to audit: do not pass audit or audit_csv")
+    if isinstance(settings, Fig1Settings):
+        return run_fig1(settings, **files)
+    if isinstance(settings, Fig5Settings):
+        return run_fig5(settings, **files)
+    raise TypeError(f"run_figure: settings must be Fig1Settings, Fig2Settings or Fig5Settings, "
+                    f"not {type(settings).__name__}")

@@ -25,7 +25,6 @@ found in tails of mass ~1e-300, where an absolute 1e-12 tolerance on F saw nothi
 
 from __future__ import annotations
 
-import bisect
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -250,38 +249,6 @@ def _float_order(fi, si, fj, sj, tol) -> tuple[np.ndarray, np.ndarray]:
     scale = np.where(both_low, np.maximum(fi, fj), np.where(both_high, np.maximum(si, sj), 0.5))
     tie = np.abs(diff) <= tol * scale
     return (diff > 0) & ~tie, (diff < 0) & ~tie
-
-
-def _delta_star_reference(p: LatticePMF, q: LatticePMF, *, tol: float = FLOAT_TIE_TOL) -> tuple[np.ndarray, np.ndarray]:
-    """Delta* by binary searches (bisect on fractions, ``numpy.searchsorted`` on floats):
-    the O(n log n) definition-level implementation, kept as the oracle of the tests."""
-    lo, hi = _hull(p, q)
-    xs = np.arange(lo, hi + 1)
-    exact = _exact_masses(p, q)
-    if exact is not None:
-        fi, fj = _exact_cdf(p, lo, hi), _exact_cdf(q, lo, hi)
-        delta = np.zeros(xs.size, dtype=np.int64)
-        for k, (a, b) in enumerate(zip(fi, fj)):
-            if a > b:   # first x' with F_j(x') >= F_i(x)
-                delta[k] = bisect.bisect_left(fj, a) - k
-            elif a < b:  # last x' with F_j(x') <= F_i(x); F_j = 0 below the hull
-                delta[k] = k - (bisect.bisect_right(fj, a) - 1)
-        return xs, delta
-    fi, si = _tails(p.pmf_on(lo, hi))
-    fj, sj = _tails(q.pmf_on(lo, hi))
-    up, down = _float_order(fi, si, fj, sj, tol)
-    delta = np.zeros(xs.size, dtype=np.int64)
-    for k in np.flatnonzero(up):
-        if fi[k] <= 0.5:
-            delta[k] = np.searchsorted(fj, fi[k] * (1 - tol), side="left") - k
-        else:
-            delta[k] = _first_at_most(sj, np.array([si[k] * (1 + tol)]))[0] - k
-    for k in np.flatnonzero(down):
-        if fi[k] <= 0.5:
-            delta[k] = k - (np.searchsorted(fj, fi[k] * (1 + tol), side="right") - 1)
-        else:
-            delta[k] = k - (np.searchsorted(-sj, -si[k] * (1 - tol), side="right") - 1)
-    return xs, delta
 
 
 def plan_span(p: LatticePMF, q: LatticePMF) -> int:

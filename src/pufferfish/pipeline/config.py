@@ -25,8 +25,8 @@ from pufferfish.grids import MAX_GRID, check_deltas, check_epsilons, expand_grid
 __all__ = ["load_schema", "validate_config", "format_path", "SCHEMA_PATH", "gmm_experiment_names",
            "GAUSSIAN_FIXED_KEYS", "check_duplicate_keys", "check_data", "cached_dataset", "known_columns"]
 
-#: the schema shipped with the workflow (``workflow/schemas/config.schema.yaml``)
-SCHEMA_PATH = Path(__file__).resolve().parents[3] / "workflow" / "schemas" / "config.schema.yaml"
+#: the schema, package data (``workflow/schemas/config.schema.yaml`` is a symlink to it)
+SCHEMA_PATH = Path(__file__).with_name("config.schema.yaml")
 
 def load_schema(path: str | Path = SCHEMA_PATH) -> dict:
     """Read the YAML JSON-schema at ``path``."""
