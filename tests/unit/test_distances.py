@@ -11,7 +11,7 @@ from scipy import optimize, stats
 from pufferfish.errors import ConfigError
 from pufferfish.lattice.distances import delta_near, near_mass, wasserstein_inf, wasserstein_p
 from pufferfish.lattice.pmf import LatticePMF
-from tests.conftest import random_pmf
+from tests.helpers import random_pmf
 
 F = Fraction
 

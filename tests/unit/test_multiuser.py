@@ -17,7 +17,7 @@ from pufferfish.multiuser.methods import (LEMMA6_GROUPINGS, bernoulli_eq15, kant
 from pufferfish.registry import calibrate
 from pufferfish.lattice.system import Absent, Draws, Reports, SecretPair, User
 from pufferfish.lattice.transport import kantorovich_plan
-from tests.conftest import random_pmf
+from tests.helpers import random_pmf
 
 EPS = np.round(np.arange(1, 11) / 10, 10)
 

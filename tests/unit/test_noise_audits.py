@@ -19,7 +19,7 @@ from pufferfish.audit.laplace import LaplaceLatticeAuditor, laplace_hockey_stick
 from pufferfish.errors import ConfigError
 from pufferfish.lattice.distances import wasserstein_inf, wasserstein_p
 from pufferfish.lattice.pmf import LatticePMF
-from tests.conftest import random_pmf
+from tests.helpers import random_pmf
 
 
 # ------------------------------------------------------------------------ oracles

@@ -29,7 +29,7 @@ from pufferfish.pipeline.conditionals import (conditional_priors, declared_range
 from pufferfish.pipeline.config import validate_config
 from pufferfish.wasserstein.table1 import (TABLE1_COLUMNS, SecretConditional, binding_pair, pair_sensitivity,
                                            setting_sensitivities, table1_frame)
-from tests.conftest import random_pmf
+from tests.helpers import random_pmf
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -24,7 +24,7 @@ from pufferfish.pipeline.report import audit_summary, audit_violations, violatio
 from pufferfish.wasserstein import (analytic_gaussian_sigma, dagwm_cauchy, gaussian_rdp_alpha, gawm_laplace,
                                     gwm_gaussian_analytic, gwm_gaussian_rdp, gwm_laplace)
 
-from tests.conftest import random_pmf
+from tests.helpers import random_pmf
 
 EPS = np.array([0.1, 0.5, 1.0, 2.0])
 NEW = ["gwm_laplace", "gawm_laplace", "gwm_gaussian_rdp", "gwm_gaussian_analytic", "dagwm_cauchy",
@@ -268,7 +268,7 @@ def test_run_experiment_audits_each_family_against_its_own_target(table2):
     users["B"] = User(LatticePMF.from_values([1, 3], [0.5, 0.5]), name="B")
     spec = {"kind": "theta", "rest": ["D1"], "secrets": [{"user": "A"}, {"user": "B"}], "methods": NEW,
             "epsilons": [0.5, 1.0], "delta": 1e-5, "alpha": 2}
-    result = run_experiment("nf", spec, users, audit={"rtol": 1e-9})
+    result = run_experiment("nf", spec, users, audit={"rtol": 1e-9, "bisection_rtol": 1e-12, "bisection_max_steps": 200})
     theta, audit = result.theta, result.audit
     assert list(theta.columns) == THETA_COLUMNS and not result.violations
     assert not audit.violation.any() and not violates(theta).any()

@@ -12,7 +12,7 @@ def comparison_inputs(wildcards):
     kind, name, panel = parse_pair(COMPARISON_PAIRS[wildcards.pair], config)
     if kind == "table1":
         return {"table1": f"results/priors/pierquin_{name}.json"}
-    return {"users": [f"results/priors/{u}.json" for u in experiment_data_users(name)]}
+    return {"users": [f"results/priors/{u}.json" for u in SETTINGS.multiuser.data_users_of(name)]}
 
 
 rule comparison_pair:

@@ -93,14 +93,19 @@ def read_user_prior(path, *, name: str, record: Mapping | None = None) -> Lattic
 
 # ------------------------------------------------------------------------------ config -> model
 def build_users(mu_config: Mapping, data_pmfs: Mapping[str, LatticePMF]) -> dict[str, User]:
-    """Every user of the ``multiuser`` config: lattice users and data-derived users."""
+    """Every user of the validated ``multiuser`` config (``users`` and ``data_users``, read as
+    :func:`pufferfish.pipeline.settings.users_from_config`: the presence zeta is the schema's
+    default where config leaves it out): lattice users and data-derived users."""
+    from pufferfish.pipeline.settings import users_from_config
+
+    lattice, data = users_from_config({"users": mu_config.get("users", {}), "data_users": mu_config.get("data_users", {})})
     users = {}
-    for name, spec in mu_config.get("users", {}).items():
-        pmf = LatticePMF.from_values(spec["values"], spec["probabilities"], name=f"multiuser.users.{name}")
-        users[name] = User(pmf, float(spec.get("presence", 1.0)), name)
-    for name, spec in mu_config.get("data_users", {}).items():
+    for name, spec in lattice.items():
+        pmf = LatticePMF.from_values(spec.values, spec.probabilities, name=f"multiuser.users.{name}")
+        users[name] = User(pmf, spec.presence, name)
+    for name, spec in data.items():
         if name in data_pmfs:
-            users[name] = User(data_pmfs[name], float(spec.get("presence", 1.0)), name)
+            users[name] = User(data_pmfs[name], spec.presence, name)
     return users
 
 
@@ -169,9 +174,10 @@ def run_experiment(name: str, spec: Mapping, users: Mapping[str, User], *, audit
     """
     epsilons = check_epsilons(expand_grid(spec["epsilons"], name=f"multiuser.experiments.{name}.epsilons"),
                               name=f"multiuser.experiments.{name}.epsilons")
-    rtol = float(audit.get("rtol", 1e-9))
-    brtol = float(audit.get("bisection_rtol", 1e-12))
-    steps = int(audit.get("bisection_max_steps", 200))
+    from pufferfish.pipeline.settings import AuditSettings
+
+    settings = audit if isinstance(audit, AuditSettings) else AuditSettings.from_config(audit)
+    rtol, brtol, steps = settings.rtol, settings.bisection_rtol, settings.bisection_max_steps
     params = {key: spec[key] for key in ("delta", "alpha") if spec.get(key) is not None}
     pairs = experiment_pairs(spec, users)
     theta_rows, audit_rows, prior_rows, violations = [], [], [], []
@@ -340,7 +346,7 @@ def config_user_prior(spec: Mapping, *, name: str) -> tuple[LatticePMF, dict]:
         "source": f"config.yaml multiuser.users.{name}",
         "values": [int(v) for v in spec["values"]],
         "probabilities": [float(p) for p in spec["probabilities"]],
-        "presence": float(spec.get("presence", 1.0)),
+        "presence": float(spec["presence"]),  # the schema's default is filled in when config leaves it out
     }
     return pmf, record
 

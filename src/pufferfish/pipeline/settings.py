@@ -262,12 +262,14 @@ class ExperimentSettings:
     panels: dict[str, Panel] | None
     methods: tuple[str, ...]
     epsilons: tuple[float, ...]
+    delta: float | None
+    alpha: float | None
 
     @classmethod
     def from_config(cls, name: str, section: Mapping) -> ExperimentSettings:
         where = f"multiuser.experiments.{name}"
         s = _section(section, where, required=("kind", "rest", "methods", "epsilons"),
-                     optional=("title", "secrets", "panels"))
+                     optional=("title", "secrets", "panels", "delta", "alpha"))
         if ("secrets" in s) == ("panels" in s):
             raise ConfigError(f"config: {where}: needs either secrets or panels (not both)")
         panels = None if "panels" not in s else {
@@ -275,7 +277,9 @@ class ExperimentSettings:
         return cls(name=name, kind=str(s["kind"]), title=s.get("title"), rest=tuple(map(str, s["rest"])),
                    secrets=None if "secrets" not in s else _secret_pair(s["secrets"], f"{where}.secrets"),
                    panels=panels, methods=tuple(map(str, s["methods"])),
-                   epsilons=_epsilons(s["epsilons"], f"{where}.epsilons"))
+                   epsilons=_epsilons(s["epsilons"], f"{where}.epsilons"),
+                   delta=None if s.get("delta") is None else float(s["delta"]),
+                   alpha=None if s.get("alpha") is None else float(s["alpha"]))
 
     def pairs(self) -> dict[str, Panel]:
         """Every panel with its own ``rest`` filled in; one panel named ``""`` when there are ``secrets``."""
@@ -546,6 +550,55 @@ class GaussianSettings:
         return classes[name].from_config(section, where=f"gaussian.{name}")
 
 
+# ------------------------------------------------------------------------------ paper 002, comparison
+@dataclass(frozen=True)
+class PierquinSetting:
+    """One setting of paper 002's Table 1 (config ``pierquin.settings``): the released
+    ``attribute`` of ``dataset`` (encoded by ``encoding``) given each value of the secret
+    ``column`` (``values``: all present when None); DP sensitivity from ``domain`` or ``range``."""
+
+    schema_path: ClassVar[str] = "/$defs/pierquin_setting"
+    name: str
+    title: str | None
+    note: str
+    dataset: str
+    attribute: str
+    encoding: Encoding
+    column: str
+    values: tuple | None
+    domain: tuple[int, int] | None
+    range: float | None
+
+    @classmethod
+    def from_config(cls, name: str, section: Mapping) -> PierquinSetting:
+        where = f"pierquin.settings.{name}"
+        s = _section(section, where, required=("dataset", "attribute", "encoding", "column", "note"),
+                     optional=("title", "values", "domain", "range"))
+        return cls(name=name, title=s.get("title"), note=str(s["note"]), dataset=str(s["dataset"]),
+                   attribute=str(s["attribute"]), encoding=Encoding.from_config(s["encoding"], where=f"{where}.encoding"),
+                   column=str(s["column"]), values=None if s.get("values") is None else tuple(s["values"]),
+                   domain=None if s.get("domain") is None else (int(s["domain"][0]), int(s["domain"][1])),
+                   range=None if s.get("range") is None else float(s["range"]))
+
+
+@dataclass(frozen=True)
+class ComparisonSettings:
+    """Config ``comparison``: the secret ``pairs`` on which every mechanism is calibrated and
+    audited over ``epsilons`` at ``delta`` (Laplace, Gaussian) and Renyi order ``alpha`` (Cauchy)."""
+
+    schema_path: ClassVar[str] = "/properties/comparison"
+    pairs: tuple[str, ...]
+    epsilons: tuple[float, ...]
+    delta: float
+    alpha: float
+
+    @classmethod
+    def from_config(cls, section: Mapping, *, where: str = "comparison") -> ComparisonSettings:
+        s = _section(section, where, required=("pairs", "epsilons", "delta", "alpha"))
+        return cls(tuple(map(str, s["pairs"])), _epsilons(s["epsilons"], f"{where}.epsilons"), float(s["delta"]),
+                   float(s["alpha"]))
+
+
 # ------------------------------------------------------------------------------ the whole file
 @dataclass(frozen=True)
 class Settings:
@@ -556,16 +609,22 @@ class Settings:
     datasets: dict[str, DatasetSettings]
     multiuser: MultiuserSettings
     gaussian: GaussianSettings
+    pierquin: dict[str, PierquinSetting]
+    comparison: ComparisonSettings | None
     audit: AuditSettings
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> Settings:
         """The settings of a configuration that :func:`~pufferfish.pipeline.config.validate_config` has checked."""
-        s = _section(config, "", required=("seed", "datasets", "multiuser", "gaussian", "audit"))
+        s = _section(config, "", required=("seed", "datasets", "multiuser", "gaussian", "audit"),
+                     optional=("pierquin", "comparison"))
+        pierquin = _section(s.get("pierquin") or {}, "pierquin", required=(), optional=("settings",))
         return cls(seed=int(s["seed"]),
                    datasets={k: DatasetSettings.from_config(k, v) for k, v in s["datasets"].items()},
                    multiuser=MultiuserSettings.from_config(s["multiuser"]),
                    gaussian=GaussianSettings.from_config(s["gaussian"]),
+                   pierquin={k: PierquinSetting.from_config(k, v) for k, v in (pierquin.get("settings") or {}).items()},
+                   comparison=None if not s.get("comparison") else ComparisonSettings.from_config(s["comparison"]),
                    audit=AuditSettings.from_config(s["audit"]))
 
     @classmethod
