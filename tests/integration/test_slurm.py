@@ -16,6 +16,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -33,10 +34,15 @@ ACCOUNT, PARTITION = "pufferfish_test", "standin"
 TARGETS = ["results/priors/student_romantic_higher_yes.csv", "results/priors/D1.csv",
            "results/theta/multiuser_fig1.csv"]
 #: status checks every second instead of every 40 (the plugin's default for a real queue)
-FAST = ["--slurm-init-seconds-before-status-checks", "1", "--seconds-between-status-checks", "1", "--latency-wait", "5"]
+FAST = ["--slurm-init-seconds-before-status-checks", "1", "--seconds-between-status-checks", "1", "--latency-wait", "1"]
 
 
-def run(workdir: Path, mirror: Path, *args, state: Path | None = None, extra_env: dict | None = None):
+def _command(workdir: Path, *args) -> list[str]:
+    return [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
+            "--configfile", str(workdir / "tiny.yaml"), *args]
+
+
+def _env(mirror: Path, state: Path | None = None, extra_env: dict | None = None) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SLURM", "SBATCH", "SNAKEMAKE_PROFILE"))}
     env.update(UCI_MIRROR=str(mirror), MPLBACKEND="Agg",
                PATH=os.pathsep.join([str(STANDIN), str(Path(sys.executable).parent), env.get("PATH", "")]))
@@ -45,9 +51,44 @@ def run(workdir: Path, mirror: Path, *args, state: Path | None = None, extra_env
                    SLURM_STANDIN_PARTITION=PARTITION, PUFFERFISH_SLURM_ACCOUNT=ACCOUNT,
                    PUFFERFISH_SLURM_PARTITION=PARTITION)
     env.update(extra_env or {})
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-           "--configfile", str(workdir / "tiny.yaml"), *args]
-    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
+    return env
+
+
+@dataclass
+class Run:
+    """One Snakemake run of a fresh tiny project, started in the background (``root`` holds it)."""
+
+    workdir: Path
+    mirror: Path
+    state: Path
+    log: Path
+    proc: subprocess.Popen
+
+    @classmethod
+    def start(cls, root: Path, *args, cluster: bool = True, extra_env: dict | None = None) -> "Run":
+        workdir, mirror = helpers.build_tiny_project(root)
+        state, log = root / "slurm_state", root / "snakemake.log"
+        with open(log, "w", encoding="utf-8") as out:
+            proc = subprocess.Popen(_command(workdir, *args), env=_env(mirror, state if cluster else None, extra_env),
+                                    stdout=subprocess.DEVNULL, stderr=out, start_new_session=True)
+        return cls(workdir, mirror, state, log, proc)
+
+    def wait(self) -> tuple[int, str]:
+        """The run's exit status and its stderr, once it has finished (at most 15 minutes)."""
+        status = self.proc.wait(timeout=900)
+        return status, self.log.read_text(encoding="utf-8", errors="replace")
+
+
+def start_runs(root: Path) -> dict[str, Run]:
+    """The three runs the tests read, started at once: they mostly wait on the plugin's status
+    checks, so they overlap the rest of the suite (tests/integration/conftest.py starts them
+    when the tests are collected)."""
+    return {
+        "cluster": Run.start(root / "cluster", "--workflow-profile", str(PROFILE), *FAST, *TARGETS),
+        "local": Run.start(root / "local", "--cores", "1", *TARGETS, cluster=False),
+        "failing": Run.start(root / "failing", "--workflow-profile", str(PROFILE), *FAST, "results/priors/D1.csv",
+                             extra_env={"SLURM_STANDIN_FAIL": "rule_multiuser_config_users"}),
+    }
 
 
 def submitted(state: Path) -> list[dict]:
@@ -59,14 +100,14 @@ def digests(workdir: Path) -> dict[str, str]:
             for p in sorted((workdir / "results").rglob("*")) if p.is_file() and p.suffix in {".csv", ".json"}}
 
 
-def test_profile_submits_each_job_with_its_resources_and_gives_the_local_results(tmp_path):
-    workdir, mirror = helpers.build_tiny_project(tmp_path / "cluster")
-    state = tmp_path / "slurm_state"
-    proc = run(workdir, mirror, "--workflow-profile", str(PROFILE), *FAST, *TARGETS, state=state)
-    assert proc.returncode == 0, proc.stderr[-5000:]
+def test_profile_submits_each_job_with_its_resources_and_gives_the_local_results(slurm_runs):
+    cluster, local = slurm_runs["cluster"], slurm_runs["local"]
+    status, stderr = cluster.wait()
+    assert status == 0, stderr[-5000:]
+    workdir = cluster.workdir
     profile = yaml.safe_load((PROFILE / "config.yaml").read_text())
     resources = profile["default-resources"]
-    jobs = submitted(state)
+    jobs = submitted(cluster.state)
     rules = sorted(job["comment"].split("_wildcards_")[0] for job in jobs)
     assert rules == ["rule_multiuser_config_users", "rule_multiuser_data_user", "rule_multiuser_experiment"]
     assert len({job["name"] for job in jobs}) == 1                  # one run id: the plugin's --name filter
@@ -80,19 +121,16 @@ def test_profile_submits_each_job_with_its_resources_and_gives_the_local_results
     assert not any("download" in job["comment"] for job in jobs)
     assert (workdir / "data" / "raw" / "student_performance.csv").stat().st_size > 0
     # the same bytes as a run on one machine
-    local, local_mirror = helpers.build_tiny_project(tmp_path / "local")
-    proc = run(local, local_mirror, "--cores", "2", *TARGETS)
-    assert proc.returncode == 0, proc.stderr[-5000:]
-    assert digests(workdir) == digests(local) and len(digests(local)) >= 3
+    status, stderr = local.wait()
+    assert status == 0, stderr[-5000:]
+    assert digests(workdir) == digests(local.workdir) and len(digests(local.workdir)) >= 3
 
 
-def test_a_failed_job_is_retried_once_then_fails_the_run(tmp_path):
-    workdir, mirror = helpers.build_tiny_project(tmp_path)
-    state = tmp_path / "slurm_state"
-    proc = run(workdir, mirror, "--workflow-profile", str(PROFILE), *FAST, "results/priors/D1.csv", state=state,
-               extra_env={"SLURM_STANDIN_FAIL": "rule_multiuser_config_users"})
-    assert proc.returncode != 0
-    jobs = submitted(state)
+def test_a_failed_job_is_retried_once_then_fails_the_run(slurm_runs):
+    failing = slurm_runs["failing"]
+    status, stderr = failing.wait()
+    assert status != 0
+    jobs = submitted(failing.state)
     assert [job["state"] for job in jobs] == ["FAILED", "FAILED"]       # retries: 1 in the profile
-    assert "FAILED" in proc.stderr and "multiuser_config_users" in proc.stderr
-    assert not (workdir / "results" / "priors" / "D1.csv").exists()
+    assert "FAILED" in stderr and "multiuser_config_users" in stderr
+    assert not (failing.workdir / "results" / "priors" / "D1.csv").exists()

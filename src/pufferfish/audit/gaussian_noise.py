@@ -312,6 +312,8 @@ def _phi_mass(lo: np.ndarray, hi: np.ndarray, x: np.ndarray, sigma: float) -> np
 
 def _hockey_gauss(at: _Atoms, sigma: float, eps: float) -> tuple[float, float]:
     """(H_{e^eps}(P_Y || Q_Y), H_{e^eps}(Q_Y || P_Y)) for Gaussian noise (module docstring)."""
+    if np.array_equal(at.pa, at.pb):  # P = Q: P_Y = Q_Y and sup_S (1 - e^eps) P_Y(S) = 0 (no sign change to certify)
+        return 0.0, 0.0
     ev = _GaussPair(at, sigma)
     c_eps = math.exp(eps)
     h0 = 0.5 * sigma
