@@ -34,7 +34,7 @@ from typing import ClassVar
 
 from pufferfish.errors import ConfigError
 
-__all__ = ["GUARANTEES", "NOISES", "noise_std", "Target", "Achieved", "Smallest", "Auditor", "LatticeAuditor", "smallest_by_bisection"]
+__all__ = ["GUARANTEES", "NOISES", "noise_std", "Target", "Achieved", "Smallest", "Auditor", "LatticeAuditor", "smallest_by_bisection", "bisect_bracket"]
 
 #: the guarantees a target can state
 GUARANTEES = ("epsilon", "epsilon_delta", "renyi")
@@ -236,13 +236,25 @@ def smallest_by_bisection(value: Callable[[float], float], bound: float, *, star
             hi, v_hi = lo, v
             if lo < 1e-300:
                 return 0.0, v, steps, "accepted down to 1e-300"
+    return bisect_bracket(value, bound, lo, hi, v_hi, rtol=rtol, max_steps=max_steps, steps=steps)
+
+
+def bisect_bracket(value: Callable[[float], float], bound: float, lo: float, hi: float, v_hi: float, *,
+                   rtol: float, max_steps: int, steps: int) -> tuple[float, float, int, str]:
+    """Bisect the bracket [lo, hi] on log scale (``lo`` rejected, ``hi`` accepted with value
+    ``v_hi``) until hi/lo - 1 <= ``rtol``; ``steps`` evaluations were spent finding it.
+
+    Returns ``(scale, value, steps, reason)`` like :func:`smallest_by_bisection`: the accepted
+    end, or inf with a reason when ``max_steps`` evaluations in all do not close the bracket.
+    """
     while hi / lo - 1.0 > rtol:
         if steps >= max_steps:
             return math.inf, math.nan, steps, f"bracket [{lo:.17g}, {hi:.17g}] not closed within {max_steps} steps"
         mid = math.sqrt(lo * hi)
         if not lo < mid < hi:
             break
-        v = ev(mid)
+        steps += 1
+        v = float(value(mid))
         if v <= bound:
             hi, v_hi = mid, v
         else:

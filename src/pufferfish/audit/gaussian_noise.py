@@ -72,7 +72,7 @@ import math
 
 import numpy as np
 
-from pufferfish.audit.base import Achieved, LatticeAuditor, Smallest, Target
+from pufferfish.audit.base import Achieved, LatticeAuditor, Smallest, Target, bisect_bracket
 from pufferfish.audit.laplace import zero_noise_hockey_stick
 from pufferfish.errors import ConfigError
 from pufferfish.lattice.distances import wasserstein_inf
@@ -705,18 +705,7 @@ def smallest_by_galloping(value, bound: float, *, start: float, at_zero: float |
             else:
                 lo = s
                 factor = min(factor * factor, 1e30)
-    while hi / lo - 1.0 > rtol:
-        if steps >= max_steps:
-            return math.inf, math.nan, steps, f"bracket [{lo:.17g}, {hi:.17g}] not closed within {max_steps} steps"
-        mid = math.sqrt(lo * hi)
-        if not lo < mid < hi:
-            break
-        v = ev(mid)
-        if v <= bound:
-            hi, v_hi = mid, v
-        else:
-            lo = mid
-    return hi, v_hi, steps, ""
+    return bisect_bracket(value, bound, lo, hi, v_hi, rtol=rtol, max_steps=max_steps, steps=steps)
 
 
 # ------------------------------------------------------------------------ auditor

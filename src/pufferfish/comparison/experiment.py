@@ -79,23 +79,15 @@ def resolve_pair(pair: str, config: Mapping, *, data_users: Mapping[str, str] = 
                 f"(binding pair: W_inf = {bind.w_inf}, W_2 = {bind.w_2:.4g})")
         return SecretPair.of(Draws(first.pmf, f"{column}={first.secret}"), Draws(second.pmf, f"{column}={second.secret}"),
                              []), text
-    from pufferfish.multiuser.experiments import _load_data_users, build_users, experiment_pairs
+    from pufferfish.multiuser.experiments import _load_data_users, build_users, experiment_pairs, secret_label
 
     mu = config["multiuser"]
     users = build_users(mu, _load_data_users(data_users))
     spec = mu["experiments"][name]
     pairs = experiment_pairs(spec, users)
     secrets = (spec["panels"][panel] if panel else spec)["secrets"]
-    text = f"{pair}: {_secret_text(secrets[0])} vs {_secret_text(secrets[1])}"
+    text = f"{pair}: {secret_label(secrets[0])} vs {secret_label(secrets[1])}"
     return pairs[panel], text
-
-
-def _secret_text(secret) -> str:
-    if secret == "absent":
-        return "absent"
-    if "value" in secret:
-        return f"reports {secret['value']}"
-    return f"draws from {secret['user']}"
 
 
 def write_pair(*, pair: str, config: Mapping, data_users: Mapping[str, str], table1_priors: str | None,
