@@ -114,3 +114,15 @@ def gaussian_figure_output(*, audited):
     if audited:
         out["audit"] = "results/audit/gaussian_{fig}.csv"
     return out
+
+
+def comparison_inputs(wildcards):
+    """The priors a pair of config `comparison` needs: the data users' JSON (a multiuser pair)
+    or its setting's conditionals (a Table 1 pair)."""
+    from pufferfish.comparison.experiment import parse_pair, slug
+
+    pair = {slug(p): p for p in (config.get("comparison") or {}).get("pairs", [])}[wildcards.pair]
+    kind, name, panel = parse_pair(pair, config)
+    if kind == "table1":
+        return {"table1": f"results/priors/pierquin_{name}.json"}
+    return {"users": [f"results/priors/{u}.json" for u in SETTINGS.multiuser.data_users_of(name)]}

@@ -1,18 +1,10 @@
 # Which noise for my secret pair? Every mechanism of papers 000 and 002 on each pair of
 # config `comparison.pairs`, every scale audited exactly; one job per pair (its rows), one
 # per figure, then the table. The work is in pufferfish.comparison.
-from pufferfish.comparison.experiment import pair_caption, parse_pair, slug
+from pufferfish.comparison.experiment import pair_caption, slug
 
 COMPARISON = config.get("comparison") or {}
 COMPARISON_PAIRS = {slug(p): p for p in COMPARISON.get("pairs", [])}
-
-
-def comparison_inputs(wildcards):
-    """The priors a pair needs: data users' JSON (multiuser pairs) or a setting's conditionals (Table 1)."""
-    kind, name, panel = parse_pair(COMPARISON_PAIRS[wildcards.pair], config)
-    if kind == "table1":
-        return {"table1": f"results/priors/pierquin_{name}.json"}
-    return {"users": [f"results/priors/{u}.json" for u in SETTINGS.multiuser.data_users_of(name)]}
 
 
 rule comparison_pair:
