@@ -126,3 +126,21 @@ def comparison_inputs(wildcards):
     if kind == "table1":
         return {"table1": f"results/priors/pierquin_{name}.json"}
     return {"users": [f"results/priors/{u}.json" for u in SETTINGS.multiuser.data_users_of(name)]}
+
+
+def comparison_config(wildcards):
+    """The part of the config one pair of `comparison` reads (its experiment or setting, the
+    users, the grid): editing another experiment or the list of pairs does not rerun it."""
+    from pufferfish.comparison.experiment import parse_pair, slug
+
+    section = config.get("comparison") or {}
+    pair = {slug(p): p for p in section.get("pairs", [])}[wildcards.pair]
+    kind, name, panel = parse_pair(pair, config)
+    out = {"comparison": {k: section[k] for k in ("epsilons", "delta", "alpha")}}
+    if kind == "table1":
+        out["pierquin"] = {"settings": {name: config["pierquin"]["settings"][name]}}
+    else:
+        mu = config["multiuser"]
+        out["multiuser"] = {"users": mu["users"], "data_users": mu["data_users"],
+                            "experiments": {name: mu["experiments"][name]}}
+    return out

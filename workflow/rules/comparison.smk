@@ -15,8 +15,8 @@ rule comparison_pair:
     params:
         code=CODE,
         pair=lambda w: COMPARISON_PAIRS[w.pair],
-        # only what the pair reads: editing an unrelated section does not rerun it
-        config={k: config[k] for k in ("comparison", "multiuser", "pierquin") if k in config},
+        # only what the pair reads: editing another experiment does not rerun it
+        config=comparison_config,
     log:
         "results/logs/comparison_pair/{pair}.log",
     wildcard_constraints:
