@@ -763,8 +763,8 @@ def test_a_job_that_fails_says_one_line_and_removes_its_outputs(tmp_path, capsys
     assert not out.exists() and log.read_text().endswith(line.replace("error: ", "ERROR ") + "\n")
 
 
-def test_a_job_that_succeeds_ends_at_once_with_its_outputs_and_log_complete(tmp_path):
-    """cli.run ends a successful job with os._exit (no interpreter teardown): the exit status is 0,
+def test_a_job_that_succeeds_exits_the_normal_way_with_its_outputs_and_log_complete(tmp_path):
+    """cli.run returns after a successful job; the process then exits the normal way: status 0,
     the output is there, the rule's log and the standard streams are flushed, exit handlers ran."""
     import subprocess
     import sys
@@ -779,12 +779,12 @@ def test_a_job_that_succeeds_ends_at_once_with_its_outputs_and_log_complete(tmp_
             open({str(out)!r}, "w").write("x,y\\n1,2\\n")
             logging.getLogger("pufferfish").info("wrote the output")
             print("to stdout", end="")
-        cli.run(main, types.SimpleNamespace(log=[{str(log)!r}], output=[{str(out)!r}]))
-        raise SystemExit("not reached: run ends the process")
+        assert cli.run(main, types.SimpleNamespace(log=[{str(log)!r}], output=[{str(out)!r}])) is None
+        print(" and after", end="")
     """)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == "to stdout" and proc.stderr == ""
+    assert proc.stdout == "to stdout and after" and proc.stderr == ""
     assert out.read_text() == "x,y\n1,2\n"
     assert log.read_text() == "INFO wrote the output\n"
     assert marker.read_text() == "ran"

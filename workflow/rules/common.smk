@@ -101,20 +101,6 @@ def print_violations(summary_csv):
         sys.stderr.write(f"{line}\n")
 
 
-def release_scheduler_timers():
-    """Let the run end when its work has ended. Snakemake's job-rate limiter (100 jobs per 1 s by
-    default) re-wakes the scheduler with a 1-second ``threading.Timer`` after every scheduling
-    round; the last ones are not daemon threads, so Python waited up to 1 s after the last job
-    (measured: 1.2 s of every run, 3.7 s -> 2.8 s for a trivial workflow). Called by
-    ``onsuccess`` and ``onerror``, when no job is left to schedule: cancelling a pending timer
-    only drops a wake-up nobody needs."""
-    import threading
-
-    for thread in threading.enumerate():
-        if isinstance(thread, threading.Timer):
-            thread.cancel()
-
-
 def data_user_priors(w):
     """The provenance records of the data users experiment ``w.experiment`` needs (rule multiuser_data_user)."""
     return [f"results/priors/{u}.json" for u in SETTINGS.multiuser.data_users_of(w.experiment)]

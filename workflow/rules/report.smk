@@ -91,8 +91,3 @@ except OutputError as err:
 
 onsuccess:
     print_violations("results/audit/summary.csv")
-    release_scheduler_timers()
-
-
-onerror:
-    release_scheduler_timers()

@@ -849,13 +849,14 @@ def b_min(prior_i, prior_j, *, epsilon: float, delta: float, rtol: float = 1e-10
     (:func:`prior_hockey_stick`, or :func:`prior_epsilon_achieved` for delta = 0), b_min = 0
     ("no noise needed"). Otherwise start at ``b_start`` (e.g. the theorem's scale) or a
     scale from the priors' spread; double until accepted / halve until rejected; then
-    shrink the bracket in log b with Brent's method (scipy's brentq: :func:`pufferfish.brent.brentq`) until
+    shrink the bracket in log b with Brent's method (:func:`scipy.optimize.brentq`) until
     b_accepted / b_rejected - 1 <= ``rtol``, the final bracket being checked by two
     evaluations (plain bisection takes over if the check fails). The result ``b`` is the
     accepted end. At most ``max_steps`` evaluations: if the target cannot be bracketed in
     time, b = inf with the reason. Never hangs.
     """
-    from pufferfish.brent import brentq
+    from scipy.optimize import brentq
+
     pi, pj = as_prior(prior_i), as_prior(prior_j)
     eps = float(check_epsilon(epsilon))
     dl = float(delta)
