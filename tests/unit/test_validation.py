@@ -19,7 +19,8 @@ import pytest
 
 from pufferfish import (Absent, Draws, LatticePMF, Reports, SecretPair, Target, User, calibrate, convolve,
                         lattice_privacy_loss, query_prior, sum_of_users, theta_min, tight)
-from pufferfish.audit.laplace import LaplaceLatticeAuditor, zero_noise_loss
+from pufferfish.audit.laplace import LaplaceLatticeAuditor
+from pufferfish.audit.zero_noise import zero_noise_loss
 from pufferfish.errors import ArgumentTypeError, InvalidArgumentError, InvalidDistributionError, PufferfishError
 from pufferfish.grids import check_deltas, check_epsilons, expand_grid
 from pufferfish.lattice.pmf import MAX_LATTICE_POINTS, PMF_ATOL
@@ -454,9 +455,10 @@ import pandas as pd  # noqa: E402
 import yaml  # noqa: E402
 
 from pufferfish.errors import ConfigError, DataError, OutputError  # noqa: E402
-from pufferfish.pipeline import cli, io  # noqa: E402
+from pufferfish import files  # noqa: E402
+from pufferfish.pipeline import cli  # noqa: E402
 from pufferfish.pipeline.config import check_data, check_duplicate_keys, validate_config  # noqa: E402
-from pufferfish.pipeline.priors import condition  # noqa: E402
+from pufferfish.data_priors import condition  # noqa: E402
 from pufferfish.pipeline.report import (NOT_COMPUTED, file_sha256, provenance,  # noqa: E402
                                         reproduction_table)
 
@@ -695,23 +697,23 @@ def test_an_output_directory_that_is_a_file_is_one_line(tmp_path):
     """Issue case 5: results/plans as a file ended in a traceback."""
     (tmp_path / "plans").write_text("not a directory")
     with pytest.raises(OutputError) as info:
-        io.write_csv(pd.DataFrame({"a": [1]}), tmp_path / "plans" / "x.csv")
+        files.write_csv(pd.DataFrame({"a": [1]}), tmp_path / "plans" / "x.csv")
     assert one_line(info) == f"cannot write {tmp_path / 'plans' / 'x.csv'}: {tmp_path / 'plans'} is a file, not a directory"
     with pytest.raises(OutputError, match="is a file, not a directory"):
-        io.check_output_paths([str(tmp_path / "plans" / "multiuser_{experiment,fig1|fig2}.csv")])
+        files.check_output_paths([str(tmp_path / "plans" / "multiuser_{experiment,fig1|fig2}.csv")])
     with pytest.raises(OutputError, match=r"multiuser_\{experiment\}\.csv: "):
-        io.check_output_paths([str(tmp_path / "plans" / "multiuser_{experiment,fig1|fig2}.csv")])
+        files.check_output_paths([str(tmp_path / "plans" / "multiuser_{experiment,fig1|fig2}.csv")])
     (tmp_path / "out.json").mkdir()
     with pytest.raises(OutputError, match="out.json: it is a directory"):
-        io.check_output_paths([str(tmp_path / "out.json")])
-    io.check_output_paths([str(tmp_path / "new" / "deeper" / "{x}.csv"), str(tmp_path / "fine.csv")])
+        files.check_output_paths([str(tmp_path / "out.json")])
+    files.check_output_paths([str(tmp_path / "new" / "deeper" / "{x}.csv"), str(tmp_path / "fine.csv")])
 
 
 def test_a_full_disk_is_one_line_and_leaves_nothing(tmp_path, monkeypatch):
     """Issue case 5: OSError [Errno 28] from plotting.save_figure ended in a traceback."""
     import matplotlib.pyplot as plt
 
-    from pufferfish.pipeline import plotting
+    from pufferfish import plotting
 
     fig = plt.figure()
 

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pufferfish.errors import PufferfishError
-from pufferfish.pipeline.io import os_cause, remove_quietly
+from pufferfish.files import os_cause, remove_quietly
 
 __all__ = ["run", "setup_logging", "fail", "error_line", "release_stale_lock", "snakemake_processes", "main"]
 
