@@ -96,12 +96,13 @@ def write_pair(*, pair: str, config: Mapping, data_users: Mapping[str, str], tab
     with ``png``, its figure (:func:`write_figure`: PNG, PDF and the numbers plotted), drawn
     from the rows as written."""
     from pufferfish.comparison.compare import compare_pair, winner_lines
-    from pufferfish.comparison.settings import ComparisonSettings
     from pufferfish.files import write_csv
+    from pufferfish.settings import epsilon_grid
 
-    settings = ComparisonSettings.from_config(config["comparison"])
+    spec = config["comparison"]  # its epsilons, delta and alpha: the job does not get the list of pairs
     secret_pair, text = resolve_pair(pair, config, data_users=data_users, table1_priors=table1_priors)
-    frame = compare_pair(pair, secret_pair, epsilons=settings.epsilons, delta=settings.delta, alpha=settings.alpha)
+    epsilons = epsilon_grid(spec["epsilons"], "comparison.epsilons")
+    frame = compare_pair(pair, secret_pair, epsilons=epsilons, delta=float(spec["delta"]), alpha=float(spec["alpha"]))
     bad = frame[~frame.meets_target]
     for row in bad.itertuples(index=False):
         log.warning("%s: %s scale %.6g at epsilon = %g misses its %s target (achieved %.6g)", pair, row.method,

@@ -58,10 +58,7 @@ class Fig1Settings:
     def from_config(cls, section: Mapping, *, where: str = "gaussian.fig1") -> Fig1Settings:
         s = read_section(section, where, required=("priors", "laplace_b", "window"))
         priors = tuple(GaussianPrior.from_config(p, where=f"{where}.priors[{k}]") for k, p in enumerate(s["priors"]))
-        window = floats(s["window"], f"{where}.window")
-        if len(priors) != 2 or len(window) != 2:
-            raise ConfigError(f"config: {where}: needs two priors and a window [lo, hi]")
-        return cls(priors, float(s["laplace_b"]), window)  # type: ignore[arg-type]
+        return cls(priors, float(s["laplace_b"]), floats(s["window"], f"{where}.window"))  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -184,8 +181,6 @@ class GMMExperimentSettings:
                                                    "privacy", "epsilons"))
         secrets = tuple(ConditionalSecret.from_config(x, where=f"{where}.secrets[{k}]")
                         for k, x in enumerate(s["secrets"]))
-        if len(secrets) != 2:
-            raise ConfigError(f"config: {where}.secrets: must be two secrets, found {len(secrets)}")
         privacy = tuple(PrivacyPair.from_config(p, where=f"{where}.privacy[{k}]") for k, p in enumerate(s["privacy"]))
         return cls(name=name, dataset=str(s["dataset"]), attribute=str(s["attribute"]), note=str(s["note"]),
                    unit=str(s["unit"]), missing_values=tuple(s["missing_values"]), secrets=secrets,  # type: ignore[arg-type]

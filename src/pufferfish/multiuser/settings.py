@@ -125,8 +125,6 @@ class ExperimentSettings:
         where = f"multiuser.experiments.{name}"
         s = read_section(section, where, required=("kind", "rest", "methods", "epsilons"),
                          optional=("title", "secrets", "panels", "delta", "alpha"))
-        if ("secrets" in s) == ("panels" in s):
-            raise ConfigError(f"config: {where}: needs either secrets or panels (not both)")
         panels = None if "panels" not in s else {
             str(p): Panel.from_config(spec, where=f"{where}.panels.{p}") for p, spec in s["panels"].items()}
         return cls(name=name, kind=str(s["kind"]), title=s.get("title"), rest=tuple(map(str, s["rest"])),
