@@ -338,7 +338,7 @@ def gaussian_epsilons(p, q, delta: float) -> tuple[np.ndarray, float, float]:
     decreases in epsilon), rounded down to 3 digits; the grid is log-spaced from eps* / G_RANGE
     to eps*. Also the epsilon above which no noise is needed at all. ((nan, nan) if even
     epsilon = 0 needs no noise.)"""
-    from pufferfish.audit.laplace import zero_noise_hockey_stick
+    from pufferfish.audit.zero_noise import zero_noise_hockey_stick
 
     def zero(e: float) -> float:
         return max(zero_noise_hockey_stick(p, q, epsilon=e))
@@ -369,7 +369,7 @@ def gaussian_section(p, absent, q4) -> dict:
     except ImportError:
         return {"skipped": "pufferfish.audit.gaussian_noise not available"}
     from pufferfish.audit import Target
-    from pufferfish.audit.laplace import zero_noise_hockey_stick
+    from pufferfish.audit.zero_noise import zero_noise_hockey_stick
     from pufferfish.lattice.distances import wasserstein_inf
     delta = G_DELTA
     out = {"delta": delta, "atoms": int(max(p.hi, absent.hi) - min(p.lo, absent.lo) + 1),

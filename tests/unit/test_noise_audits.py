@@ -14,8 +14,9 @@ from scipy import integrate, optimize, stats
 
 from pufferfish.audit import Target, lattice_auditor
 from pufferfish.audit.cauchy import CauchyLatticeAuditor, cauchy_renyi
-from pufferfish.audit.gaussian_noise import GaussianLatticeAuditor, gaussian_hockey_stick, gaussian_renyi, zero_noise_renyi
-from pufferfish.audit.laplace import LaplaceLatticeAuditor, laplace_hockey_stick, theta_min, zero_noise_hockey_stick
+from pufferfish.audit.gaussian_noise import GaussianLatticeAuditor, gaussian_hockey_stick, gaussian_renyi
+from pufferfish.audit.laplace import LaplaceLatticeAuditor, laplace_hockey_stick, theta_min
+from pufferfish.audit.zero_noise import zero_noise_hockey_stick, zero_noise_renyi
 from pufferfish.errors import ConfigError
 from pufferfish.lattice.distances import wasserstein_inf, wasserstein_p
 from pufferfish.lattice.pmf import LatticePMF

@@ -35,6 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
+from pufferfish.audit.zero_noise import zero_noise_directions, zero_noise_hockey_stick, zero_noise_renyi
 from pufferfish.errors import ConfigError
 
 __all__ = ["GUARANTEES", "NOISES", "noise_std", "Target", "Achieved", "Smallest", "Auditor", "LatticeAuditor", "smallest_by_bisection", "close_bracket"]
@@ -185,16 +186,10 @@ class LatticeAuditor(Auditor):
     def noise_free(self, target: Target) -> Achieved:
         target = self.check_target(target)
         if target.guarantee == "epsilon_delta":
-            from pufferfish.audit.laplace import zero_noise_hockey_stick
-
             fwd, bwd = zero_noise_hockey_stick(self.p, self.q, epsilon=target.epsilon)
         elif target.guarantee == "renyi":
-            from pufferfish.audit.gaussian_noise import zero_noise_renyi
-
             fwd, bwd = zero_noise_renyi(self.p, self.q, alpha=target.alpha)
         else:
-            from pufferfish.audit.laplace import zero_noise_directions
-
             fwd, bwd = zero_noise_directions(self.p, self.q)
         return Achieved(0.0, target, fwd, bwd)
 

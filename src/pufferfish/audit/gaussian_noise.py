@@ -73,13 +73,12 @@ import math
 import numpy as np
 
 from pufferfish.audit.base import Achieved, LatticeAuditor, Smallest, Target, close_bracket
-from pufferfish.audit.laplace import zero_noise_hockey_stick
+from pufferfish.audit.zero_noise import zero_noise_hockey_stick, zero_noise_renyi
 from pufferfish.errors import ConfigError
 from pufferfish.lattice.distances import wasserstein_inf
 from pufferfish.lattice.pmf import LatticePMF
 
-__all__ = ["GaussianLatticeAuditor", "gaussian_hockey_stick", "gaussian_renyi", "zero_noise_renyi",
-           "smallest_by_galloping"]
+__all__ = ["GaussianLatticeAuditor", "gaussian_hockey_stick", "gaussian_renyi", "smallest_by_galloping"]
 
 #: a log-sum-exp over n atoms drops the terms more than this + log n below its largest (e^-60 relative in all)
 _DROP = 60.0
@@ -632,24 +631,6 @@ def gaussian_renyi(p: LatticePMF, q: LatticePMF, *, alpha: float, sigma: float) 
     alpha = _check_alpha(alpha)
     sigma = _check_positive("sigma", sigma)
     return _renyi_gauss(_Atoms(p, q), sigma, alpha)
-
-
-def zero_noise_renyi(p: LatticePMF, q: LatticePMF, *, alpha: float) -> tuple[float, float]:
-    """The noise-free limit: (D_alpha(P || Q), D_alpha(Q || P)) of the priors themselves (inf where a
-    support is not inside the other's); an upper bound on the audit of every noise scale (data processing)."""
-    _check_pmfs(p, q)
-    alpha = _check_alpha(alpha)
-    lo, hi = min(p.lo, q.lo), max(p.hi, q.hi)
-    a, b = p.pmf_on(lo, hi), q.pmf_on(lo, hi)
-
-    def one(u, v):
-        if np.any((u > 0) & (v == 0)):
-            return math.inf
-        m = u > 0
-        terms = alpha * np.log(u[m]) + (1 - alpha) * np.log(v[m])
-        return max(0.0, _lse(terms) / (alpha - 1.0))
-
-    return one(a, b), one(b, a)
 
 
 # ------------------------------------------------------------------------ the smallest scale

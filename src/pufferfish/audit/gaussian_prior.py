@@ -3,7 +3,7 @@
 Paper 004 (N. Ding, IEEE TIFS 2024) gives *sufficient* scales b for Y = X + Laplace(b)
 (Theorems 1-2, Corollaries 1-2). This module computes what a scale really achieves for a
 secret pair with priors X|s_i, X|s_j that are 1-D Gaussian mixtures
-(:class:`pufferfish.gaussian.gmm.GMM`; a component with standard deviation 0 is a point mass):
+(:class:`pufferfish.mixture.GMM`; a component with standard deviation 0 is a point mass):
 
 * ``delta_achieved(P_i, P_j, epsilon=, b=)``: the smallest delta for which (1) holds,
   max over both directions of the hockey-stick divergence
@@ -95,9 +95,9 @@ import numpy as np
 from scipy.special import log_ndtr, ndtr
 
 from pufferfish.audit.base import Achieved, Auditor, Smallest, Target
+from pufferfish.checks import real
 from pufferfish.errors import ConfigError
-from pufferfish.gaussian.methods import check_epsilon
-from pufferfish.gaussian.gmm import GMM
+from pufferfish.mixture import GMM
 
 __all__ = [
     "GaussianPriorAuditor", "as_prior", "emg_logpdf", "emg_pdf", "emg_cdf", "emg_sf", "log_ratio", "tail_log_ratios",
@@ -130,6 +130,11 @@ def as_prior(prior) -> GMM:
     except (TypeError, ValueError):
         raise ConfigError(f"prior = {prior!r}: must be a GMM or (mean, std)") from None
     return GMM.gaussian(float(mean), float(std))
+
+
+def _check_epsilon(epsilon) -> float:
+    """epsilon: a real number (not a bool or string), finite and > 0."""
+    return real(epsilon, name="epsilon", lo=0.0, lo_open=True)
 
 
 def _check_b(b) -> float:
@@ -613,7 +618,7 @@ def hockey_stick(prior_i, prior_j, *, epsilon: float, b: float) -> HockeyStick:
     closed-form CDFs, error bound).
     """
     pi, pj, b = as_prior(prior_i), as_prior(prior_j), _check_b(b)
-    eps = float(check_epsilon(epsilon))
+    eps = _check_epsilon(epsilon)
     lo, hi = _mass_window(pi, pj, b)
     atoms = np.concatenate([pi.means[pi.stds == 0], pj.means[pj.stds == 0]])
     y = _grid(lo, hi, b, atoms)
@@ -631,7 +636,7 @@ def prior_hockey_stick(prior_i, prior_j, *, epsilon: float) -> HockeyStick:
     ``_Gauss`` gives the curvature bounds).
     """
     pi, pj = as_prior(prior_i), as_prior(prior_j)
-    eps = float(check_epsilon(epsilon))
+    eps = _check_epsilon(epsilon)
     scale = math.exp(eps)
     fwd = bwd = 0.0
     atoms = np.unique(np.concatenate([pi.means[pi.stds == 0], pj.means[pj.stds == 0]]))
@@ -849,15 +854,16 @@ def b_min(prior_i, prior_j, *, epsilon: float, delta: float, rtol: float = 1e-10
     (:func:`prior_hockey_stick`, or :func:`prior_epsilon_achieved` for delta = 0), b_min = 0
     ("no noise needed"). Otherwise start at ``b_start`` (e.g. the theorem's scale) or a
     scale from the priors' spread; double until accepted / halve until rejected; then
-    shrink the bracket in log b with Brent's method (scipy's brentq: :func:`pufferfish.brent.brentq`) until
+    shrink the bracket in log b with Brent's method (:func:`scipy.optimize.brentq`) until
     b_accepted / b_rejected - 1 <= ``rtol``, the final bracket being checked by two
     evaluations (plain bisection takes over if the check fails). The result ``b`` is the
     accepted end. At most ``max_steps`` evaluations: if the target cannot be bracketed in
     time, b = inf with the reason. Never hangs.
     """
-    from pufferfish.brent import brentq
+    from scipy.optimize import brentq
+
     pi, pj = as_prior(prior_i), as_prior(prior_j)
-    eps = float(check_epsilon(epsilon))
+    eps = _check_epsilon(epsilon)
     dl = float(delta)
     if not (0.0 <= dl < 1.0):
         raise ConfigError(f"delta = {dl!r}: must be in [0, 1) (0 for pure epsilon)")

@@ -2,7 +2,7 @@
 
 N. Ding, "Approximation of Pufferfish Privacy for Gaussian Priors", IEEE TIFS 19 (2024),
 Section IV. The adversary's prior for secret s_i is a one-dimensional Gaussian mixture
-sum_m alpha_im g(x; mu_im, sigma_im^2) (:class:`GMM`; ``stds`` are standard deviations).
+sum_m alpha_im g(x; mu_im, sigma_im^2) (:class:`pufferfish.mixture.GMM`; ``stds`` are standard deviations).
 
 * :func:`fit_gmm` fits it with scikit-learn's ``GaussianMixture`` (EM, k-means init).
 * :func:`w2_weights` solves the linear program below eq. (12) for w*.
@@ -11,89 +11,17 @@ sum_m alpha_im g(x; mu_im, sigma_im^2) (:class:`GMM`; ``stds`` are standard devi
 
 from __future__ import annotations
 
-import math
 import warnings
-from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from pufferfish.errors import ConfigError, DataError, InvalidDistributionError, NotApplicableError
 from pufferfish.gaussian.methods import check_epsilon, tau_star
+from pufferfish.mixture import GMM
 
-__all__ = ["GMM", "fit_gmm", "numeric_values", "w2_cost", "w2_weights", "theorem2_terms", "theorem2",
+__all__ = ["fit_gmm", "numeric_values", "w2_cost", "w2_weights", "theorem2_terms", "theorem2",
            "corollary2"]
-
-
-def _frozen(values) -> np.ndarray:
-    out = np.array(values, dtype=float)
-    out.setflags(write=False)
-    return out
-
-
-@dataclass(frozen=True, eq=False)
-class GMM:
-    """A one-dimensional Gaussian mixture: ``weights`` (sum 1), ``means``, ``stds`` (>= 0).
-
-    Components are sorted by mean. A standard deviation of 0 is a point mass. ``n`` is the
-    number of rows the mixture was fitted on (0 when given directly), ``converged`` whether
-    EM converged, ``log_likelihood`` the mean log-likelihood per row of the fit.
-    """
-
-    weights: np.ndarray
-    means: np.ndarray
-    stds: np.ndarray
-    n: int = 0
-    converged: bool = True
-    log_likelihood: float = math.nan
-    label: str = field(default="")
-
-    def __post_init__(self):
-        w, m, s = (np.atleast_1d(np.asarray(v, dtype=float)) for v in (self.weights, self.means, self.stds))
-        name = self.label or "GMM"
-        if not (w.ndim == m.ndim == s.ndim == 1 and w.size == m.size == s.size and w.size >= 1):
-            raise InvalidDistributionError(f"{name}: weights, means and stds must be lists of the same length >= 1")
-        if not (np.all(np.isfinite(w)) and np.all(np.isfinite(m)) and np.all(np.isfinite(s))):
-            raise InvalidDistributionError(f"{name}: weights, means and stds must be finite")
-        if np.any(w < 0):
-            raise InvalidDistributionError(f"{name}: weight {w[w < 0][0]!r} is negative")
-        if np.any(s < 0):
-            raise InvalidDistributionError(f"{name}: standard deviation {s[s < 0][0]!r} is negative")
-        total = w.sum()
-        if not abs(total - 1.0) <= 1e-9:
-            raise InvalidDistributionError(f"{name}: weights sum to {total!r}, not 1")
-        order = np.argsort(m, kind="stable")
-        object.__setattr__(self, "weights", _frozen(w[order] / total))
-        object.__setattr__(self, "means", _frozen(m[order]))
-        object.__setattr__(self, "stds", _frozen(s[order]))
-
-    @classmethod
-    def gaussian(cls, mean: float, std: float, *, label: str = "") -> "GMM":
-        """A single Gaussian G(mean, std^2) (a point mass when std = 0)."""
-        return cls([1.0], [mean], [std], label=label)
-
-    @property
-    def components(self) -> int:
-        """Number of components D."""
-        return int(self.weights.size)
-
-    def mean(self) -> float:
-        """E[X]."""
-        return float(self.weights @ self.means)
-
-    def pdf(self, x) -> np.ndarray:
-        """Density of X at ``x`` (components with std 0 are skipped: they are atoms)."""
-        x = np.asarray(x, dtype=float)[..., None]
-        s = np.where(self.stds > 0, self.stds, 1.0)
-        z = (x - self.means) / s
-        dens = np.exp(-0.5 * z ** 2) / (s * math.sqrt(2.0 * math.pi))
-        return np.sum(np.where(self.stds > 0, self.weights * dens, 0.0), axis=-1)
-
-    def record(self) -> dict:
-        """JSON-friendly parameters."""
-        return {"weights": self.weights.tolist(), "means": self.means.tolist(), "stds": self.stds.tolist(),
-                "rows": int(self.n), "converged": bool(self.converged),
-                "mean_log_likelihood": None if math.isnan(self.log_likelihood) else float(self.log_likelihood)}
 
 
 def numeric_values(values, *, name: str = "values") -> np.ndarray:

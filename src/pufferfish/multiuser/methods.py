@@ -37,7 +37,7 @@ __all__ = [
     "lemma6_best_grouping", "kantorovich", "lemma6_psi", "LEMMA6_GROUPINGS", "bernoulli_eq15", "METHODS", "BRENT_RTOL",
 ]
 
-#: relative tolerance of Brent's method (pufferfish.brent.brentq) for eq. (13) (4 * machine epsilon)
+#: relative tolerance of Brent's method (scipy.optimize.brentq) for eq. (13) (4 * machine epsilon)
 BRENT_RTOL = 4 * np.finfo(float).eps
 
 
@@ -71,15 +71,14 @@ def theorem3_brent(pmf: LatticePMF, *, epsilons) -> np.ndarray:
     overflow) is decreasing in theta. With M = max|t| and p_M = Pr(|D| = M) the root lies
     in the bracket [M / (epsilon - log p_M), M / epsilon]: at the right end
     E[exp(|D| eps / M)] <= exp(eps), at the left end E[...] >= p_M exp(eps - log p_M) =
-    exp(eps). Brent's method (``scipy.optimize.brentq``, as :func:`pufferfish.brent.brentq`
-    computes it bit for bit) solves it with xtol = 1e-15 * M / epsilon and
+    exp(eps). Brent's method (``scipy.optimize.brentq``) solves it with xtol = 1e-15 * M / epsilon and
     rtol = 4 * machine epsilon (:data:`BRENT_RTOL`). If |D| = M almost surely the root is
     M / epsilon (both ends coincide up to rounding: answered without a bracket). D = 0 almost
     surely needs no noise (theta = 0). For Bernoulli(p) the root is eq. (15) (:func:`bernoulli_eq15`).
     """
+    from scipy.optimize import brentq
     from scipy.special import logsumexp
 
-    from pufferfish.brent import brentq
     eps = _eps(epsilons)
     abs_t = np.abs(pmf.support).astype(float)
     logp = np.log(pmf.probs[pmf.probs > 0])

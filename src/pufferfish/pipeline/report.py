@@ -316,7 +316,7 @@ def read_violation_lines(summary_csv: str | Path) -> list[str]:
     """:func:`violation_lines` of a written summary (nothing if it does not exist)."""
     if not Path(summary_csv).exists():
         return []
-    from pufferfish.pipeline.io import read_table
+    from pufferfish.files import read_table
     return violation_lines(read_table(summary_csv))
 
 
@@ -326,7 +326,7 @@ def audit_violations(audit_csv: str | Path) -> list[str]:
     Each line names the method, the panel (if any), the target (epsilon; epsilon and delta;
     or alpha and epsilon) and what the scale achieves, e.g. ``lemma6 at epsilon = 0.1: exact loss 0.12``.
     """
-    from pufferfish.pipeline.io import read_table
+    from pufferfish.files import read_table
     table = read_table(audit_csv)
     lines = []
     table = table.assign(guarantee=_guarantees(table))
@@ -346,7 +346,7 @@ def audit_violations(audit_csv: str | Path) -> list[str]:
 
 def write_audit_summary(tables: Sequence[str | Path], out: str | Path) -> pd.DataFrame:
     """Step ``audit_summary``."""
-    from pufferfish.pipeline.io import read_table, write_csv
+    from pufferfish.files import read_table, write_csv
     frames = [read_table(t) for t in tables]
     summary = audit_summary(frames)
     for line in violation_lines(summary):
@@ -358,7 +358,7 @@ def write_audit_summary(tables: Sequence[str | Path], out: str | Path) -> pd.Dat
 def write_reproduction(values_yaml: str | Path, out: str | Path, root: str | Path = ".",
                        produced: Sequence[str] | None = None) -> pd.DataFrame:
     """Step ``reproduction`` (``produced``: the files this config makes, see :func:`reproduction_table`)."""
-    from pufferfish.pipeline.io import write_csv
+    from pufferfish.files import write_csv
     table = reproduction_table(load_paper_values(values_yaml), root, produced)
     log.info("reproduction: %d items, %d match, %d differ, %d not computed", len(table),
              int((table.status == "match").sum()), int((table.status == "differs").sum()),
@@ -370,7 +370,7 @@ def write_reproduction(values_yaml: str | Path, out: str | Path, root: str | Pat
 def write_provenance(*, config: Mapping, dataset_records: Sequence[str | Path], repo: str | Path,
                      out: str | Path, outputs: Sequence[str | Path] = ()) -> dict:
     """Step ``provenance``: written (atomically) after every output it lists."""
-    from pufferfish.pipeline.io import write_json
+    from pufferfish.files import write_json
     record = provenance(config=config, dataset_records=dataset_records, repo=repo, outputs=outputs)
     write_json(record, out)
     return record

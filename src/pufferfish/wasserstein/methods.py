@@ -224,7 +224,7 @@ def analytic_gaussian_sigma(w: float, epsilon: float, delta: float) -> float:
     delta(sigma) falls from 1 (sigma -> 0) to 0 (sigma -> inf) and is strictly decreasing,
     so the root is unique. The bracket starts from the RDP scale (:func:`gaussian_rdp_sigma`,
     sound, hence delta(sigma_rdp) <= delta) and is halved until delta(lo) > delta;
-    Brent's method (:func:`pufferfish.brent.brentq`, scipy's brentq bit for bit) solves on log sigma to :data:`ANALYTIC_RTOL`. The result is then
+    Brent's method (:func:`scipy.optimize.brentq`) solves on log sigma to :data:`ANALYTIC_RTOL`. The result is then
     the accepted end: delta(sigma) <= delta always holds (nudged up by 1e-15 relative steps
     if rounding put it a hair below the root).
     """
@@ -243,7 +243,7 @@ def analytic_gaussian_sigma(w: float, epsilon: float, delta: float) -> float:
     lo = hi - math.log(2.0)
     while excess(lo) <= 0:
         lo -= math.log(2.0)
-    from pufferfish.brent import brentq
+    from scipy.optimize import brentq
 
     root = brentq(excess, lo, hi, xtol=1e-300, rtol=ANALYTIC_RTOL, maxiter=500)
     sigma = math.exp(root)
