@@ -83,9 +83,11 @@ class _CauchyPair:
 
 
 def _core_edges(x: np.ndarray, gamma: float, lo: float, hi: float) -> np.ndarray:
-    """Panel edges of the core: width gamma where gamma >= 1/4; else the lattice half-points and,
-    around every atom, x +- gamma 2^k up to 1/2 (a geometric grading that resolves a spike of
-    width gamma in O(log 1/gamma) panels)."""
+    """Panel edges partitioning the core [lo, hi] exactly (the mapped tails start at lo and hi, so
+    every point is integrated once): width gamma where gamma >= 1/4; else the lattice half-points
+    and, around every atom, x +- gamma 2^k up to 1/2 (a geometric grading that resolves a spike of
+    width gamma in O(log 1/gamma) panels), with 20 panels between each end atom +- 1/2 and lo / hi
+    when those lie further out (gamma > 1/20), every edge outside [lo, hi] dropped."""
     if gamma >= 0.25:
         count = int(math.ceil((hi - lo) / gamma))
         if count > 2_000_000:
@@ -94,8 +96,9 @@ def _core_edges(x: np.ndarray, gamma: float, lo: float, hi: float) -> np.ndarray
     offsets = gamma * 2.0 ** np.arange(0, math.floor(math.log2(0.5 / gamma)) + 1)
     offsets = np.concatenate((-offsets[::-1], [0.0], offsets, [-0.5, 0.5]))
     edges = (x[:, None] + offsets[None, :]).ravel()
-    tails = np.concatenate((np.linspace(lo, x[0] - 0.5, 21), np.linspace(x[-1] + 0.5, hi, 21)))
-    return np.unique(np.concatenate((edges, tails)))
+    ends = np.concatenate((np.linspace(lo, x[0] - 0.5, 21), np.linspace(x[-1] + 0.5, hi, 21)))
+    edges = np.unique(np.concatenate((edges, ends, [lo, hi])))
+    return edges[(edges >= lo) & (edges <= hi)]
 
 
 def _floor(at: _Atoms) -> float:
