@@ -11,8 +11,9 @@ J = integral q_Y psi(p_Y / q_Y) dy, psi(t) = t^alpha - 1 - alpha (t - 1) >= 0, a
 without cancellation, l = log(p_Y / q_Y) from sum_x (P(x) - Q(x)) k(y - x) where p_Y and q_Y
 are close. Cauchy tails are heavy (p_Y ~ gamma / (pi y^2)) but p_Y / q_Y -> 1 like 1 + O(1/y),
 so the integrand falls like 1/y^4: J is integrated by adaptive Gauss-Kronrod (7-15) over
-the core [lo - 10 gamma, hi + 10 gamma] (panels of width gamma, or for gamma < 1/4 graded
-geometrically around every atom, :func:`_core_edges`; refined until the sum of
+the core [lo - 10 gamma, hi + 10 gamma], lo and hi the end atoms (panels of width gamma, or
+for gamma < 1/4 graded geometrically around every atom, :func:`_core_edges`, cut at the core's
+ends: the mapped tails start there, so every point is integrated once); refined until the sum of
 |K15 - G7| is below 1e-12 J) and over each tail (to 1e-12 of the core's J) after the
 substitution y = edge +- s tan(t),
 t in [0, pi/2), s = gamma + (hi - lo) + 1, which maps the tail onto a finite interval with
