@@ -25,7 +25,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from pufferfish.errors import ConfigError, NotApplicableError
+from pufferfish.checks import instance
+from pufferfish.errors import ConfigError, InvalidArgumentError, NotApplicableError
 from pufferfish.grids import check_epsilons
 from pufferfish.registry import Method, pair_of, register
 from pufferfish.lattice.pmf import LatticePMF
@@ -37,12 +38,22 @@ __all__ = [
     "lemma6_best_grouping", "kantorovich", "lemma6_psi", "LEMMA6_GROUPINGS", "bernoulli_eq15", "METHODS", "BRENT_RTOL",
 ]
 
-#: relative tolerance of Brent's method (pufferfish.brent.brentq) for eq. (13) (4 * machine epsilon)
+#: relative tolerance of Brent's method (scipy.optimize.brentq) for eq. (13) (4 * machine epsilon)
 BRENT_RTOL = 4 * np.finfo(float).eps
 
 
 def _eps(epsilons) -> np.ndarray:
     return check_epsilons(epsilons)
+
+
+def _finite_scales(numerator: float, eps: np.ndarray) -> None:
+    """Refuse an epsilon so small that ``numerator / epsilon`` (a Laplace scale) overflows float64."""
+    with np.errstate(over="ignore", divide="ignore"):
+        bad = np.flatnonzero(~np.isfinite(numerator / eps))
+    if bad.size:
+        k = int(bad[0])
+        raise InvalidArgumentError(f"epsilons[{k}] = {float(eps[k])!r}: theta = {numerator:g} / epsilon "
+                                   "overflows float64")
 
 
 def theorem1(a, b, *, epsilons) -> np.ndarray:
@@ -67,37 +78,56 @@ def theorem3_max(pmf: LatticePMF, *, epsilons) -> np.ndarray:
 def theorem3_brent(pmf: LatticePMF, *, epsilons) -> np.ndarray:
     """Theorem 3, eq. (13): the theta solving E_{D_i ~ P_i}[exp(|D_i| / theta)] = exp(epsilon).
 
-    g(theta) = log E[exp(|D|/theta)] - epsilon (a log-sum-exp, so large 1/theta cannot
-    overflow) is decreasing in theta. With M = max|t| and p_M = Pr(|D| = M) the root lies
-    in the bracket [M / (epsilon - log p_M), M / epsilon]: at the right end
-    E[exp(|D| eps / M)] <= exp(eps), at the left end E[...] >= p_M exp(eps - log p_M) =
-    exp(eps). Brent's method (``scipy.optimize.brentq``, as :func:`pufferfish.brent.brentq`
-    computes it bit for bit) solves it with xtol = 1e-15 * M / epsilon and
-    rtol = 4 * machine epsilon (:data:`BRENT_RTOL`). If |D| = M almost surely the root is
-    M / epsilon (both ends coincide up to rounding: answered without a bracket). D = 0 almost
-    surely needs no noise (theta = 0). For Bernoulli(p) the root is eq. (15) (:func:`bernoulli_eq15`).
+    Written as h(1/theta) = epsilon with h(u) = log E[exp(|D| u)], computed as
+    log1p(E[expm1(|D| u)]) (the masses divided by their sum, so E[1] = 1 exactly): every
+    term is positive and known to a few ulps, so h has a few ulps of relative error for
+    every epsilon, down to 1e-300 (the printed form, a log of a sum near 1, loses all
+    digits below eps ~ 1e-16 and about 1e-16 / eps of them above). Where |D| u would
+    overflow expm1 (|D| u > 700), h is the log-sum-exp of log P(t) + |t| u instead.
+    h is increasing in u, so g(theta) = h(1/theta) - epsilon is decreasing in theta. With
+    M = max|t|, p_M = Pr(|D| = M) and E|D| the root lies in
+    [max(E|D| / eps, M / (eps - log p_M)), M / eps]: h(u) <= M u (right end), h(u) >= u E|D|
+    (Jensen) and h(u) >= log p_M + M u (left end). Brent's method (``scipy.optimize.brentq``)
+    solves it to a relative tolerance of 4 machine epsilons (:data:`BRENT_RTOL`, also as
+    xtol relative to the left end). If the left end already meets (13) as computed (at tiny
+    epsilon the root is E|D| / eps to float precision) it is the answer; if |D| = M almost
+    surely the root is M / epsilon (the ends coincide up to rounding). D = 0 almost surely needs no noise
+    (theta = 0). For Bernoulli(p) the root is eq. (15) (:func:`bernoulli_eq15`). An epsilon
+    so small that M / epsilon overflows float64 is refused.
     """
+    from scipy.optimize import brentq
     from scipy.special import logsumexp
 
-    from pufferfish.brent import brentq
+    instance(pmf, LatticePMF, name="pmf")
     eps = _eps(epsilons)
-    abs_t = np.abs(pmf.support).astype(float)
-    logp = np.log(pmf.probs[pmf.probs > 0])
+    keep = pmf.probs > 0
+    abs_t = np.abs(pmf.values[keep]).astype(float)
+    probs = pmf.probs[keep] / float(np.sum(pmf.probs[keep]))
+    logp = np.log(probs)
     big = float(abs_t.max())
     if big == 0.0:
         return np.zeros_like(eps)
+    _finite_scales(big, eps)
     log_pm = float(logsumexp(logp[abs_t == big]))
+    mean_abs = float(np.dot(probs, abs_t))
+
+    def h(u: float) -> float:                   # log E[exp(|D| u)], relative error of a few ulps
+        if u * big <= 700.0:
+            return float(np.log1p(np.dot(probs, np.expm1(abs_t * u))))
+        return float(logsumexp(logp + abs_t * u))
+
     out = np.empty_like(eps)
     for k, e in enumerate(eps):
         def g(theta, e=e):
-            return float(logsumexp(logp + abs_t / theta)) - e
-        lo, hi = big / (e - log_pm), big / e
-        # no sign change: |D| = M almost surely (e.g. D = -M or M), lo = hi up to rounding and
-        # the bound (14) is exact
-        if not g(lo) > 0.0 > g(hi):
+            return h(1.0 / theta) - e
+        hi = big / e
+        lo = min(hi, max(mean_abs / e, big / (e - log_pm)))
+        if not g(lo) > 0.0:     # lo meets (13) (as computed), no smaller theta can: E|D| / eps at tiny eps
+            out[k] = lo
+        elif not g(hi) < 0.0:   # |D| = M almost surely: lo = hi up to rounding and the bound (14) is exact
             out[k] = hi
-            continue
-        out[k] = brentq(g, lo, hi, xtol=1e-15 * hi, rtol=BRENT_RTOL, maxiter=500)
+        else:
+            out[k] = brentq(g, lo, hi, xtol=BRENT_RTOL * lo, rtol=BRENT_RTOL, maxiter=500)
     return out
 
 
