@@ -74,6 +74,7 @@ import numpy as np
 
 from pufferfish.audit.base import Achieved, LatticeAuditor, Smallest, Target, close_bracket
 from pufferfish.audit.laplace import zero_noise_hockey_stick
+from pufferfish.checks import instance, real
 from pufferfish.errors import ConfigError
 from pufferfish.lattice.distances import wasserstein_inf
 from pufferfish.lattice.pmf import LatticePMF
@@ -120,40 +121,21 @@ _WG15[7] = _WG[3]
 
 # ------------------------------------------------------------------------ validation
 def _check_positive(name: str, value) -> float:
-    if isinstance(value, (bool, np.bool_)):
-        raise ConfigError(f"{name} = {value!r}: must be a number")
-    try:
-        out = float(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"{name} = {value!r}: must be a number") from None
-    if not (math.isfinite(out) and out > 0):
-        raise ConfigError(f"{name} = {value!r}: must be finite and > 0")
-    return out
+    return real(value, name=name, lo=0.0, lo_open=True)
 
 
 def _check_epsilon(epsilon) -> float:
-    if isinstance(epsilon, (bool, np.bool_)):
-        raise ConfigError(f"epsilon = {epsilon!r}: must be a number")
-    try:
-        out = float(epsilon)
-    except (TypeError, ValueError):
-        raise ConfigError(f"epsilon = {epsilon!r}: must be a number") from None
-    if not (math.isfinite(out) and out >= 0):
-        raise ConfigError(f"epsilon = {epsilon!r}: must be finite and >= 0")
-    return out
+    return real(epsilon, name="epsilon", lo=0.0)
 
 
 def _check_alpha(alpha) -> float:
-    out = _check_positive("alpha", alpha)
-    if not out > 1:
-        raise ConfigError(f"alpha = {alpha!r}: the Renyi order must be > 1")
-    return out
+    """A Renyi order: finite and > 1."""
+    return real(alpha, name="alpha", lo=1.0, lo_open=True)
 
 
 def _check_pmfs(p, q) -> None:
-    for name, pmf in (("p", p), ("q", q)):
-        if not isinstance(pmf, LatticePMF):
-            raise TypeError(f"{name} = {pmf!r}: must be a LatticePMF")
+    instance(p, LatticePMF, name="p")
+    instance(q, LatticePMF, name="q")
 
 
 # ------------------------------------------------------------------------ the two mixtures

@@ -95,6 +95,7 @@ import numpy as np
 from scipy.special import log_ndtr, ndtr
 
 from pufferfish.audit.base import Achieved, Auditor, Smallest, Target
+from pufferfish.checks import real
 from pufferfish.errors import ConfigError
 from pufferfish.gaussian.methods import check_epsilon
 from pufferfish.gaussian.gmm import GMM
@@ -133,13 +134,8 @@ def as_prior(prior) -> GMM:
 
 
 def _check_b(b) -> float:
-    try:
-        value = float(b)
-    except (TypeError, ValueError):
-        raise ConfigError(f"b = {b!r}: a Laplace scale must be a number") from None
-    if not (math.isfinite(value) and value > 0):
-        raise ConfigError(f"b = {value!r}: a Laplace scale must be finite and > 0")
-    return value
+    """A Laplace scale: finite and > 0."""
+    return real(b, name="b", lo=0.0, lo_open=True)
 
 
 def _lse(x: np.ndarray) -> np.ndarray:

@@ -45,6 +45,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from pufferfish.checks import instance, real
 from pufferfish.errors import ConfigError, NotApplicableError
 from pufferfish.grids import check_epsilons
 from pufferfish.lattice.distances import wasserstein_inf, wasserstein_p
@@ -66,36 +67,20 @@ ANALYTIC_RTOL = 1e-14
 
 # ------------------------------------------------------------------------------ checks
 def _check_pmfs(p, q) -> None:
-    for name, pmf in (("p", p), ("q", q)):
-        if not isinstance(pmf, LatticePMF):
-            raise TypeError(f"{name} = {pmf!r}: must be a LatticePMF")
+    instance(p, LatticePMF, name="p")
+    instance(q, LatticePMF, name="q")
 
 
 def _check_delta(delta) -> float:
-    try:
-        value = float(delta)
-    except (TypeError, ValueError):
-        raise ConfigError(f"delta = {delta!r}: must be a number in (0, 1)") from None
-    if not 0.0 < value < 1.0:
-        raise ConfigError(f"delta = {delta!r}: must be in (0, 1)")
-    return value
+    return real(delta, name="delta", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
 
 
 def _check_alpha(alpha) -> float:
-    try:
-        value = float(alpha)
-    except (TypeError, ValueError):
-        raise ConfigError(f"alpha = {alpha!r}: must be a number > 1") from None
-    if not (math.isfinite(value) and value > 1.0):
-        raise ConfigError(f"alpha = {alpha!r}: must be finite and > 1")
-    return value
+    return real(alpha, name="alpha", lo=1.0, lo_open=True)
 
 
 def _check_distance(name: str, value) -> float:
-    value = float(value)
-    if not (math.isfinite(value) and value >= 0):
-        raise ConfigError(f"{name} = {value!r}: must be finite and >= 0")
-    return value
+    return real(value, name=name, lo=0.0)
 
 
 # ------------------------------------------------------------------------------ Laplace
