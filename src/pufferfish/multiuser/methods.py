@@ -25,8 +25,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from pufferfish.checks import instance
-from pufferfish.errors import ConfigError, InvalidArgumentError, NotApplicableError
+from pufferfish.checks import choice, instance, reals
+from pufferfish.errors import InvalidArgumentError, NotApplicableError
 from pufferfish.grids import check_epsilons
 from pufferfish.registry import Method, pair_of, register
 from pufferfish.lattice.pmf import LatticePMF
@@ -46,6 +46,18 @@ def _eps(epsilons) -> np.ndarray:
     return check_epsilons(epsilons)
 
 
+def _pmfs(**pmfs) -> None:
+    """Every argument a :class:`LatticePMF`, else an ArgumentTypeError naming it."""
+    for name, pmf in pmfs.items():
+        instance(pmf, LatticePMF, name=name)
+
+
+def _over(numerator: float, eps: np.ndarray) -> np.ndarray:
+    """``numerator / eps``, refusing an epsilon whose scale overflows float64."""
+    _finite_scales(numerator, eps)
+    return numerator / eps
+
+
 def _finite_scales(numerator: float, eps: np.ndarray) -> None:
     """Refuse an epsilon so small that ``numerator / epsilon`` (a Laplace scale) overflows float64."""
     with np.errstate(over="ignore", divide="ignore"):
@@ -61,18 +73,24 @@ def theorem1(a, b, *, epsilons) -> np.ndarray:
 
     ``a`` and ``b`` are the two reported values (or arrays of them, one per user/prior).
     """
-    gap = float(np.max(np.abs(np.asarray(a, dtype=float) - np.asarray(b, dtype=float))))
-    return gap / _eps(epsilons)
+    a, b = reals(a, name="a"), reals(b, name="b")
+    eps = _eps(epsilons)
+    if a.shape != b.shape and a.ndim and b.ndim:
+        raise InvalidArgumentError(f"a, b: {a.size} and {b.size} values, must be as many (one per user)")
+    gap = float(np.max(np.abs(a - b)))
+    return _over(gap, eps)
 
 
 def theorem2(a, *, epsilons) -> np.ndarray:
     """Theorem 2, eq. (12): theta = max_i |a_i| / epsilon for secrets (s_{a_i}, s_{perp_i})."""
-    return float(np.max(np.abs(np.asarray(a, dtype=float)))) / _eps(epsilons)
+    a = reals(a, name="a")
+    return _over(float(np.max(np.abs(a))), _eps(epsilons))
 
 
 def theorem3_max(pmf: LatticePMF, *, epsilons) -> np.ndarray:
     """Theorem 3, eq. (14): theta = max_{t in supp(P_i)} |t| / epsilon for (s_{P_i}, s_{perp_i})."""
-    return float(np.max(np.abs(pmf.support))) / _eps(epsilons)
+    _pmfs(pmf=pmf)
+    return _over(float(np.max(np.abs(pmf.support))), _eps(epsilons))
 
 
 def theorem3_brent(pmf: LatticePMF, *, epsilons) -> np.ndarray:
@@ -157,10 +175,13 @@ def theorem4(p: LatticePMF, q: LatticePMF, *, epsilons) -> np.ndarray:
 
     The other users do not enter: W_inf(R + P, R + Q) <= W_inf(P, Q) for any independent R.
     """
-    return float(np.max(delta_star(p, q)[1])) / _eps(epsilons)
+    _pmfs(p=p, q=q)
+    eps = _eps(epsilons)
+    return _over(float(np.max(delta_star(p, q)[1])), eps)
 
 
 def _require_bernoulli(p: LatticePMF, q: LatticePMF, method: str) -> tuple[Fraction, Fraction]:
+    _pmfs(p=p, q=q)
     for name, pmf in (("P_i", p), ("Q_i", q)):
         if not pmf.is_binary():
             raise NotApplicableError(f"{method} needs Bernoulli users, but {name} has support "
@@ -175,7 +196,7 @@ def _require_bernoulli(p: LatticePMF, q: LatticePMF, method: str) -> tuple[Fract
 def lemma5(p: LatticePMF, q: LatticePMF, *, epsilons) -> np.ndarray:
     """Lemma 5, eq. (18): theta = 1 / epsilon when P_i and Q_i are Bernoulli."""
     _require_bernoulli(p, q, "lemma5")
-    return 1.0 / _eps(epsilons)
+    return _over(1.0, _eps(epsilons))
 
 
 #: the two ways of grouping the entries of pi* in Lemma 6's relaxed condition (20), and the paper's choice
@@ -217,8 +238,8 @@ def lemma6_psi(p: LatticePMF, q: LatticePMF, rest_sum: LatticePMF, *,
     [min f(D_-i), max f(D_-i) + 1], which holds every group. Returns ``(x, psi)``; the tests
     check every value against :func:`pufferfish.lattice.transport.kantorovich_plan`.
     """
-    if grouping not in LEMMA6_GROUPINGS:
-        raise ConfigError(f"grouping = {grouping!r}: must be one of {', '.join(LEMMA6_GROUPINGS)}")
+    choice(grouping, LEMMA6_GROUPINGS, name="grouping")
+    _pmfs(p=p, q=q, rest_sum=rest_sum)
     pp, qq = _require_bernoulli(p, q, "lemma6")
     if grouping == "printed":
         grouping = "columns" if pp < qq else "rows"
@@ -242,6 +263,7 @@ def lemma6_psi(p: LatticePMF, q: LatticePMF, rest_sum: LatticePMF, *,
 def _eq21(psi_min: float, eps: np.ndarray) -> np.ndarray:
     """Eq. (21) at the smallest psi: 1 / log(e^eps + (e^eps - 1) psi_min), written as
     1 / (eps + log1p((1 - e^-eps) psi_min)) for accuracy at small epsilon."""
+    _finite_scales(1.0, eps)   # theta <= 1 / eps
     return 1.0 / (eps + np.log1p(-np.expm1(-eps) * psi_min))
 
 
@@ -256,6 +278,7 @@ def lemma6(p: LatticePMF, q: LatticePMF, rest_sum: LatticePMF, *, epsilons) -> n
     other users, and exchanging the two secrets leaves it unchanged.
     P_i = Q_i needs no noise (theta = 0). :func:`lemma6_best_grouping` is never larger.
     """
+    _pmfs(p=p, q=q, rest_sum=rest_sum)
     eps = _eps(epsilons)
     pp, qq = _require_bernoulli(p, q, "lemma6")
     if pp == qq:
@@ -299,6 +322,7 @@ def lemma6_best_grouping(p: LatticePMF, q: LatticePMF, rest_sum: LatticePMF, *, 
     max(min(p, q), 1 - max(p, q)) / |p - q|: it is never above :func:`lemma6`, and equal to it
     exactly when p + q >= 1, e.g. Fig. 8's p = 0.2, q = 0.9.
     """
+    _pmfs(p=p, q=q, rest_sum=rest_sum)
     eps = _eps(epsilons)
     pp, qq = _require_bernoulli(p, q, "lemma6_best_grouping")
     if pp == qq:
@@ -313,7 +337,8 @@ def kantorovich(prior_i: LatticePMF, prior_j: LatticePMF, *, epsilons) -> np.nda
     ``prior_i`` and ``prior_j`` are the two full query priors P_{X|S}(.|s_i), P_{X|S}(.|s_j);
     the span of the monotone plan pi* is computed by Lemma 7 (sup Delta*).
     """
-    return float(plan_span(prior_i, prior_j)) / _eps(epsilons)
+    _pmfs(prior_i=prior_i, prior_j=prior_j)
+    return _over(float(plan_span(prior_i, prior_j)), _eps(epsilons))
 
 
 def _drawn(pair, method: str) -> tuple[LatticePMF, LatticePMF]:

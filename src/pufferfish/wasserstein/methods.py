@@ -45,8 +45,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from pufferfish.checks import instance, real
-from pufferfish.errors import ConfigError, NotApplicableError
+from pufferfish.checks import instance, real, reals
+from pufferfish.errors import NotApplicableError
 from pufferfish.grids import check_epsilons
 from pufferfish.lattice.distances import wasserstein_inf, wasserstein_p
 from pufferfish.lattice.pmf import LatticePMF
@@ -77,6 +77,10 @@ def _check_delta(delta) -> float:
 
 def _check_alpha(alpha) -> float:
     return real(alpha, name="alpha", lo=1.0, lo_open=True)
+
+
+def _check_epsilon(epsilon) -> float:
+    return real(epsilon, name="epsilon", lo=0.0, lo_open=True)
 
 
 def _check_distance(name: str, value) -> float:
@@ -131,8 +135,8 @@ def gaussian_rdp_sigma_at(w: float, epsilon: float, delta: float, alpha) -> np.n
     epsilon for sigma: sigma^2 = alpha w^2 / (2 (epsilon - log(1/delta)/(alpha - 1))), finite
     only for alpha > 1 + log(1/delta)/epsilon (inf below).
     """
-    w, epsilon, delta = _check_distance("w", w), float(epsilon), _check_delta(delta)
-    alpha = np.asarray(alpha, dtype=float)
+    w, epsilon, delta = _check_distance("w", w), _check_epsilon(epsilon), _check_delta(delta)
+    alpha = reals(alpha, name="alpha", lo=1.0, lo_open=True)
     with np.errstate(divide="ignore", invalid="ignore"):
         room = epsilon - math.log(1.0 / delta) / (alpha - 1.0)
         out = np.where((alpha > 1.0) & (room > 0), w * np.sqrt(alpha / (2.0 * room)), np.inf)
@@ -147,7 +151,7 @@ def gaussian_rdp_alpha(epsilon: float, delta: float) -> float:
     f'(a) has the sign of epsilon a^2 - 2 L a - L, whose one root above L / epsilon is the
     a above (f falls before it, rises after it: the minimum).
     """
-    epsilon, delta = float(epsilon), _check_delta(delta)
+    epsilon, delta = _check_epsilon(epsilon), _check_delta(delta)
     log_inv = -math.log(delta)
     return 1.0 + (log_inv + math.sqrt(log_inv * (log_inv + epsilon))) / epsilon
 
@@ -160,7 +164,7 @@ def gaussian_rdp_sigma(w: float, epsilon: float, delta: float) -> float:
     (L + s)(L + s + epsilon) = s (2 s + 2 L + epsilon) (use s^2 = L^2 + epsilon L), so
     f(a*) = (2 L + epsilon + 2 s) / epsilon^2 = (sqrt(L) + sqrt(L + epsilon))^2 / epsilon^2.
     """
-    w, epsilon, delta = _check_distance("w", w), float(epsilon), _check_delta(delta)
+    w, epsilon, delta = _check_distance("w", w), _check_epsilon(epsilon), _check_delta(delta)
     log_inv = -math.log(delta)
     return w * (math.sqrt(log_inv) + math.sqrt(log_inv + epsilon)) / (math.sqrt(2.0) * epsilon)
 
@@ -193,9 +197,8 @@ def balle_wang_delta(w: float, sigma: float, epsilon: float) -> float:
     """
     from scipy.special import log_ndtr, ndtr
 
-    w, sigma, epsilon = float(w), float(sigma), float(epsilon)
-    if not (math.isfinite(sigma) and sigma > 0):
-        raise ConfigError(f"sigma = {sigma!r}: a Gaussian scale must be finite and > 0")
+    w, epsilon = _check_distance("w", w), real(epsilon, name="epsilon", lo=0.0)
+    sigma = real(sigma, name="sigma", lo=0.0, lo_open=True)
     if w == 0:
         return 0.0
     a = w / (2.0 * sigma) - epsilon * sigma / w
@@ -213,9 +216,7 @@ def analytic_gaussian_sigma(w: float, epsilon: float, delta: float) -> float:
     the accepted end: delta(sigma) <= delta always holds (nudged up by 1e-15 relative steps
     if rounding put it a hair below the root).
     """
-    w, epsilon, delta = _check_distance("w", w), float(epsilon), _check_delta(delta)
-    if not (math.isfinite(epsilon) and epsilon > 0):
-        raise ConfigError(f"epsilon = {epsilon!r}: must be finite and > 0")
+    w, epsilon, delta = _check_distance("w", w), _check_epsilon(epsilon), _check_delta(delta)
     if w == 0:
         return 0.0
 
