@@ -15,7 +15,7 @@ import numpy as np
 
 from pufferfish.errors import ArgumentTypeError, InvalidArgumentError
 
-__all__ = ["real", "integer", "instance", "is_real", "is_integer", "reals", "choice", "function"]
+__all__ = ["real", "integer", "instance", "is_real", "is_integer", "reals", "choice", "function", "search"]
 
 
 def _show(value) -> str:
@@ -139,3 +139,8 @@ def function(value, *, name: str):
     if not callable(value):
         raise ArgumentTypeError(f"{name} = {_show(value)}: must be a function, not {type(value).__name__}")
     return value
+
+
+def search(rtol, max_steps) -> tuple[float, int]:
+    """The relative tolerance (finite, > 0) and step budget (an integer >= 1) of a search for a scale."""
+    return real(rtol, name="rtol", lo=0.0, lo_open=True), integer(max_steps, name="max_steps", lo=1)

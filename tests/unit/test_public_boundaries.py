@@ -45,6 +45,7 @@ BAD = {
     "pos": [NAN, INF, -1.0, 0.0, *_NOT_NUMBER],                 # > 0
     "unit": [NAN, INF, -0.5, 1.5, *_NOT_NUMBER],                # in [0, 1]
     "open_unit": [NAN, INF, -0.5, 0.0, 1.0, *_NOT_NUMBER],      # in (0, 1)
+    "delta0": [NAN, INF, -0.5, 1.0, *_NOT_NUMBER],              # in [0, 1)
     "alpha": [NAN, INF, -1.0, 0.5, 1.0, *_NOT_NUMBER],          # Renyi order > 1
     "order": [NAN, -INF, -1.0, 0.5, *_NOT_NUMBER],              # >= 1, inf allowed (W_inf)
     "nonneg_or_inf": [NAN, -INF, -1.0, *_NOT_NUMBER],           # >= 0, inf allowed
@@ -55,6 +56,11 @@ BAD = {
     "open_unit_grid": [[NAN], [INF], [-0.5], [1.0], [], "0.5", None],
     "reals": [[NAN], [INF], [], "0.5", None, [True]],           # non-empty list of finite reals
     "real_or_reals": [NAN, INF, "0.5", None, True, [], [NAN], ["0.5"]],  # a finite real or a list of them
+    # vectorised arguments (gaussian.methods): a number or an array of them, each checked
+    "pos_v": [NAN, INF, -1.0, 0.0, "0.5", None, True, [], [NAN], [0.0]],
+    "nonneg_v": [NAN, INF, -1.0, "0.5", None, True, [], [NAN], [-1.0]],
+    "open_unit_v": [NAN, INF, 0.0, 1.0, "0.5", None, True, [], [NAN], [1.0]],
+    "count_v": [NAN, INF, 1.5, 0, "3", None, True, [], [0]],
     "pmf": ["P", None, 1.0, [0.5, 0.5]],                        # a LatticePMF
     "pmfs": ["P", None, 1.0, [1.0], [None]],                    # a list of LatticePMF
     "gmm": ["P", None, [0.5]],                                  # a GMM or a (mean, std) prior
@@ -65,6 +71,8 @@ BAD = {
     "text": [None, 1.0, True],                                  # a string, possibly empty
     "callable": [None, 1.0, "f"],
     "frame": [None, 1.0, "frame"],
+    # a data column: numbers as a CSV gives them back ("0.5" is the number 0.5), no NaN, inf or text
+    "data": [[NAN], [INF], [], None, "0.5", ["x"]],
 }
 
 
@@ -96,9 +104,10 @@ def _examples():
     rest = sum_of_users([p, q])
     gmm_i = GMM(np.array([0.5, 0.5]), np.array([0.0, 1.0]), np.array([1.0, 0.5]))
     gmm_j = GMM(np.array([1.0]), np.array([0.5]), np.array([1.0]))
+    gmm_k = GMM(np.array([0.5, 0.5]), np.array([0.5, 2.0]), np.array([1.0, 0.5]))   # Corollary 2's form of gmm_i
     from pufferfish.lattice.system import User
     pair = SecretPair.of(Draws(b2), Draws(b9), [User(p), User(q)])
-    return dict(p=p, q=q, b2=b2, b9=b9, rest=rest, gmm_i=gmm_i, gmm_j=gmm_j, pair=pair,
+    return dict(p=p, q=q, b2=b2, b9=b9, rest=rest, gmm_i=gmm_i, gmm_j=gmm_j, gmm_k=gmm_k, pair=pair,
                 Target=Target, Draws=Draws)
 
 
@@ -155,12 +164,12 @@ CALLS = {
     "pufferfish.lattice.distances.delta_near": pq(delta=(0.1, "unit")),
     # ---------------------------------------------------------------- audit
     "pufferfish.audit.base.Target": kw(epsilon=(0.5, "pos")),
-    "pufferfish.audit.base.noise_std": kw(noise=("laplace", "str"), scale=(2.0, "pos")),
+    "pufferfish.audit.base.noise_std": kw(noise=("laplace", "str"), scale=(2.0, "nonneg")),
     "pufferfish.audit.base.smallest_by_bisection": kw(value=(lambda s: 1.0 / s, "callable"), bound=(0.5, "pos"),
-                                                      start=(1.0, "pos"), rtol=(1e-6, "pos"), max_steps=(50, "count")),
+                                                      start=(1.0, "pos"), rtol=(1e-6, "nonneg"), max_steps=(50, "count")),
     "pufferfish.audit.base.close_bracket": kw(value=(lambda s: 1.0 / s, "callable"), bound=(0.5, "pos"),
-                                              lo=(1.0, "pos"), hi=(4.0, "pos"), v_hi=(0.25, "nonneg"),
-                                              rtol=(1e-6, "pos"), max_steps=(50, "count"), steps=(0, "nonneg")),
+                                              lo=(1.0, "pos"), hi=(4.0, "pos"), v_hi=(0.25, "real"),
+                                              rtol=(1e-6, "nonneg"), max_steps=(50, "count"), steps=(0, "size")),
     "pufferfish.audit.lattice_auditor": kw(noise=("laplace", "str"), guarantee=("epsilon", "str"), p=(P, "pmf"),
                                            q=(Q, "pmf")),
     "pufferfish.audit.laplace.LaplaceLatticeAuditor": pq(rtol=(1e-10, "pos"), max_steps=(50, "count")),
@@ -179,7 +188,7 @@ CALLS = {
     "pufferfish.audit.gaussian_noise.gaussian_renyi": pq(alpha=(2.0, "alpha"), sigma=(1.0, "pos")),
     "pufferfish.audit.gaussian_noise.zero_noise_renyi": pq(alpha=(2.0, "alpha")),
     "pufferfish.audit.gaussian_noise.smallest_by_galloping": kw(
-        value=(lambda s: 1.0 / s, "callable"), bound=(0.5, "pos"), start=(1.0, "pos"), rtol=(1e-6, "pos"),
+        value=(lambda s: 1.0 / s, "callable"), bound=(0.5, "pos"), start=(1.0, "pos"), rtol=(1e-6, "nonneg"),
         max_steps=(50, "count"), floor=(1e-300, "pos")),
     "pufferfish.audit.cauchy.CauchyLatticeAuditor": pq(rtol=(1e-10, "pos"), max_steps=(50, "count")),
     "pufferfish.audit.cauchy.cauchy_renyi": pq(alpha=(2.0, "alpha"), gamma=(1.0, "pos")),
@@ -196,10 +205,10 @@ CALLS = {
     "pufferfish.audit.gaussian_prior.prior_epsilon_achieved": gg(),
     "pufferfish.audit.gaussian_prior.delta_achieved": gg(epsilon=(0.5, "nonneg"), b=(1.0, "pos")),
     "pufferfish.audit.gaussian_prior.epsilon_achieved": gg(b=(1.0, "pos")),
-    "pufferfish.audit.gaussian_prior.b_min": gg(epsilon=(0.5, "pos"), delta=(0.1, "open_unit"), rtol=(1e-6, "pos"),
+    "pufferfish.audit.gaussian_prior.b_min": gg(epsilon=(0.5, "pos"), delta=(0.1, "delta0"), rtol=(1e-6, "pos"),
                                                max_steps=(50, "count")),
     "pufferfish.audit.gaussian_prior.gaussian_noise_max_log_ratio": kw(
-        mu_i=(0.0, "real"), sd_i=(1.0, "pos"), mu_j=(1.0, "real"), sd_j=(1.0, "pos"), noise_sd=(1.0, "pos")),
+        mu_i=(0.0, "real"), sd_i=(1.0, "nonneg"), mu_j=(1.0, "real"), sd_j=(1.0, "nonneg"), noise_sd=(1.0, "pos")),
     # ---------------------------------------------------------------- paper 000
     "pufferfish.multiuser.methods.theorem1": kw(a=(5, "real_or_reals"), b=(3, "real_or_reals"), epsilons=EPS),
     "pufferfish.multiuser.methods.theorem2": kw(a=(5, "real_or_reals"), epsilons=EPS),
@@ -233,30 +242,32 @@ CALLS = {
     "pufferfish.wasserstein.methods.analytic_gaussian_sigma": kw(w=(2.0, "nonneg"), epsilon=(0.5, "pos"),
                                                                  delta=(0.1, "open_unit")),
     # ---------------------------------------------------------------- paper 004
-    "pufferfish.gaussian.methods.tau_star": kw(delta=(0.1, "open_unit")),
-    "pufferfish.gaussian.methods.tau_lambertw": kw(delta=(0.1, "open_unit")),
-    "pufferfish.gaussian.methods.theorem1": kw(mu_i=(0.0, "real"), sigma_i=(1.0, "nonneg"), mu_j=(1.0, "real"),
-                                               sigma_j=(2.0, "nonneg"), epsilon=(0.5, "pos"),
-                                               delta=(0.1, "open_unit")),
-    "pufferfish.gaussian.methods.remark1": kw(mu_i=(0.0, "real"), mu_j=(1.0, "real"), epsilon=(0.5, "pos")),
+    "pufferfish.gaussian.methods.tau_star": kw(delta=(0.1, "open_unit_v")),
+    "pufferfish.gaussian.methods.tau_lambertw": kw(delta=(0.1, "open_unit_v")),
+    "pufferfish.gaussian.methods.theorem1": kw(mu_i=(0.0, "real_or_reals"), sigma_i=(1.0, "nonneg_v"), mu_j=(1.0, "real_or_reals"),
+                                               sigma_j=(2.0, "nonneg_v"), epsilon=(0.5, "pos_v"),
+                                               delta=(0.1, "open_unit_v")),
+    "pufferfish.gaussian.methods.remark1": kw(mu_i=(0.0, "real_or_reals"), mu_j=(1.0, "real_or_reals"), epsilon=(0.5, "pos_v")),
     "pufferfish.gaussian.methods.corollary1a": kw(mus=([0.0, 1.0], "reals"), sigmas=([1.0, 2.0], "reals"),
-                                                  epsilon=(0.5, "pos"), delta=(0.1, "open_unit")),
-    "pufferfish.gaussian.methods.corollary1b": kw(a=(0.0, "real"), a_prime=(1.0, "real"), epsilon=(0.5, "pos")),
-    "pufferfish.gaussian.methods.corollary1_identical": kw(mu=(1.0, "real"), sigma=(1.0, "nonneg"), K=(3, "count"),
-                                                           epsilon=(0.5, "pos"), delta=(0.1, "open_unit")),
-    "pufferfish.gaussian.methods.check_epsilon": kw(epsilon=(0.5, "pos")),
-    "pufferfish.gaussian.methods.check_delta": kw(delta=(0.1, "open_unit")),
+                                                  epsilon=(0.5, "pos_v"), delta=(0.1, "open_unit_v")),
+    "pufferfish.gaussian.methods.corollary1b": kw(a=(0.0, "real_or_reals"), a_prime=(1.0, "real_or_reals"), epsilon=(0.5, "pos_v")),
+    "pufferfish.gaussian.methods.corollary1_identical": kw(mu=(1.0, "real_or_reals"), sigma=(1.0, "nonneg_v"), K=(3, "count_v"),
+                                                           epsilon=(0.5, "pos_v"), delta=(0.1, "open_unit_v")),
+    "pufferfish.gaussian.methods.check_epsilon": kw(epsilon=(0.5, "pos_v")),
+    "pufferfish.gaussian.methods.check_delta": kw(delta=(0.1, "open_unit_v")),
     "pufferfish.gaussian.gmm.GMM": kw(weights=(np.array([1.0]), "reals"), means=(np.array([0.0]), "reals"),
                                       stds=(np.array([1.0]), "reals")),
-    "pufferfish.gaussian.gmm.fit_gmm": kw(values=([0.0, 1.0, 2.0, 3.0, 4.0], "reals"), components=(1, "count"),
-                                          random_state=(0, "int"), n_init=(1, "count"), max_iter=(50, "count")),
-    "pufferfish.gaussian.gmm.numeric_values": kw(values=([0.0, 1.0], "reals")),
+    "pufferfish.gaussian.gmm.fit_gmm": Call(
+        {"values": [0.0, 1.0, 2.0, 3.0, 4.0], "components": 1, "random_state": 0, "n_init": 1, "max_iter": 50},
+        {"values": "data", "components": "count", "random_state": "size", "n_init": "count", "max_iter": "count"},
+        alias={"values": "secret"}),   # data errors name the data set's label (default "secret")
+    "pufferfish.gaussian.gmm.numeric_values": kw(values=([0.0, 1.0], "data")),
     "pufferfish.gaussian.gmm.w2_cost": kw(gmm_i=(GI, "gmm"), gmm_j=(GJ, "gmm")),
     "pufferfish.gaussian.gmm.w2_weights": kw(gmm_i=(GI, "gmm"), gmm_j=(GJ, "gmm")),
     "pufferfish.gaussian.gmm.theorem2_terms": kw(gmm_i=(GI, "gmm"), gmm_j=(GJ, "gmm")),
-    "pufferfish.gaussian.gmm.theorem2": kw(gmm_i=(GI, "gmm"), gmm_j=(GJ, "gmm"), epsilon=(0.5, "pos"),
-                                           delta=(0.1, "open_unit")),
-    "pufferfish.gaussian.gmm.corollary2": kw(gmm_i=(GI, "gmm"), gmm_j=(GJ, "gmm"), epsilon=(0.5, "pos"),
+    "pufferfish.gaussian.gmm.theorem2": kw(gmm_i=(GI, "gmm"), gmm_j=(GJ, "gmm"), epsilon=(0.5, "pos_v"),
+                                           delta=(0.1, "open_unit_v")),
+    "pufferfish.gaussian.gmm.corollary2": kw(gmm_i=(GI, "gmm"), gmm_j=(E["gmm_k"], "gmm"), epsilon=(0.5, "pos_v"),
                                              rtol=(1e-9, "pos")),
     # ---------------------------------------------------------------- registry and comparison
     "pufferfish.registry.get": kw(name=("theorem1", "str")),
@@ -264,7 +275,7 @@ CALLS = {
     "pufferfish.registry.methods": kw(),
     "pufferfish.registry.calibrate": kw(method=("lemma5", "str"), pair=(E["pair"], "pair"), epsilons=EPS),
     "pufferfish.registry.secret_kind": kw(secret=(E["Draws"](P), "secret")),
-    "pufferfish.comparison.compare.compare_pair": kw(name=("x", "str"), pair=(E["pair"], "pair"), epsilons=([1.0], "grid"),
+    "pufferfish.comparison.compare.compare_pair": kw(name=("x", "text"), pair=(E["pair"], "pair"), epsilons=([1.0], "grid"),
                                                      delta=(0.1, "open_unit"), alpha=(2.0, "alpha")),
     "pufferfish.comparison.compare.compare_pairs": kw(pairs=({"x": E["pair"]}, "frame"), epsilons=([1.0], "grid"),
                                                       delta=(0.1, "open_unit"), alpha=(2.0, "alpha")),
@@ -305,7 +316,8 @@ EXEMPT = {
     "pufferfish.audit.base.Auditor": "an abstract base class (not instantiable); its subclasses are walked",
     "pufferfish.audit.base.LatticeAuditor": "an abstract base class (not instantiable); its subclasses are walked",
     "pufferfish.brent.brentq": "SciPy's brentq transcribed; deleted by issue 24 section 2 (drop this line then)",
-    **dict.fromkeys([f"pufferfish.checks.{n}" for n in ("real", "integer", "instance", "is_real", "is_integer")],
+    **dict.fromkeys([f"pufferfish.checks.{n}" for n in ("real", "integer", "instance", "is_real", "is_integer",
+                                                         "reals", "choice", "function", "search")],
                     "the validators themselves: ``value`` accepts anything by design (tests/unit/test_validation.py)"),
     "pufferfish.registry.Method": "a registry record, built by the package's own modules at import (test_registry.py)",
     "pufferfish.registry.register": "registers Method records at import (varargs of records, test_registry.py)",

@@ -72,9 +72,9 @@ import math
 
 import numpy as np
 
-from pufferfish.audit.base import Achieved, LatticeAuditor, Smallest, Target, close_bracket
+from pufferfish.audit.base import Achieved, LatticeAuditor, Smallest, Target, check_search, close_bracket
 from pufferfish.audit.laplace import zero_noise_hockey_stick
-from pufferfish.checks import instance, real
+from pufferfish.checks import instance, real, search
 from pufferfish.errors import ConfigError
 from pufferfish.lattice.distances import wasserstein_inf
 from pufferfish.lattice.pmf import LatticePMF
@@ -648,6 +648,8 @@ def smallest_by_galloping(value, bound: float, *, start: float, at_zero: float |
     hi/lo - 1 <= ``rtol``. No scale below ``floor`` is evaluated: if ``floor`` itself is
     accepted it is returned with a reason (an accepted scale, but maybe not the smallest).
     """
+    bound, start, at_zero, rtol, max_steps = check_search(value, bound, start, at_zero, rtol, max_steps)
+    floor = real(floor, name="floor", lo=0.0, lo_open=True)
     if at_zero is not None and at_zero <= bound:
         return 0.0, float(at_zero), 0, "no noise needed: the priors meet the target"
     steps = 0
@@ -711,6 +713,7 @@ class GaussianLatticeAuditor(LatticeAuditor):
 
     def __init__(self, p: LatticePMF, q: LatticePMF, *, rtol: float = 1e-10, max_steps: int = 200):
         _check_pmfs(p, q)
+        rtol, max_steps = search(rtol, max_steps)
         self.p, self.q, self.rtol, self.max_steps = p, q, rtol, max_steps
         self._atoms = _Atoms(p, q)
         self._span: int | None = None

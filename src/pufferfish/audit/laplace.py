@@ -82,7 +82,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pufferfish.audit.base import Achieved, LatticeAuditor, Smallest, Target, smallest_by_bisection
-from pufferfish.checks import instance, integer, real
+from pufferfish.checks import instance, integer, real, reals, search
 from pufferfish.errors import InvalidArgumentError
 from pufferfish.grids import check_epsilons
 from pufferfish.registry import Method, register
@@ -249,8 +249,10 @@ def _log_kernel_sums(logp: np.ndarray, rate: float) -> np.ndarray:
 
 def log_density_at_lattice(pmf_values: np.ndarray, theta: float) -> np.ndarray:
     """log p_Y(k) at k = 0..n-1 for Y = X + Laplace(theta), X with masses ``pmf_values`` at 0..n-1."""
+    pmf_values = reals(pmf_values, name="pmf_values", lo=0.0)
+    theta = _check_theta(theta)
     with np.errstate(divide="ignore"):
-        logp = np.log(np.asarray(pmf_values, dtype=float))
+        logp = np.log(np.atleast_1d(pmf_values))
     return _log_kernel_sums(logp[None, :], 1.0 / theta)[0] - math.log(2.0 * theta)
 
 
@@ -323,8 +325,9 @@ def laplace_hockey_stick(p: LatticePMF, q: LatticePMF, *, epsilon: float, scale:
     direction. Closed form per unit interval (module docstring, "Hockey stick"); absolute
     error about 1e-15 (1 + e^eps). ``epsilon`` >= 0 (0 gives the total variation distance).
     """
+    _check_pair(p, q)
     eps = _check_epsilon(epsilon)
-    theta = _check_theta(scale)
+    theta = real(scale, name="scale", lo=0.0, lo_open=True)
     aud = _auditor(p, q)
     return aud.hockey(eps, theta)
 
@@ -335,6 +338,7 @@ def zero_noise_hockey_stick(p: LatticePMF, q: LatticePMF, *, epsilon: float) -> 
     The hockey-stick divergences of the priors themselves; every noise scale does at least
     as well (data processing), and as the scale tends to 0 the audit tends to this value.
     """
+    _check_pair(p, q)
     eps = _check_epsilon(epsilon)
     lo, hi = min(p.lo, q.lo), max(p.hi, q.hi)
     a, b = p.pmf_on(lo, hi), q.pmf_on(lo, hi)
@@ -426,6 +430,7 @@ def lattice_privacy_loss(p: LatticePMF, q: LatticePMF, theta: float) -> PrivacyL
 def zero_noise_directions(p: LatticePMF, q: LatticePMF) -> tuple[float, float]:
     """(max_x log P(x)/Q(x), max_x log Q(x)/P(x)) over the union of the supports (inf where one
     prior charges an atom the other does not): the two directions of :func:`zero_noise_loss`."""
+    _check_pair(p, q)
     lo, hi = min(p.lo, q.lo), max(p.hi, q.hi)
     a, b = p.pmf_on(lo, hi), q.pmf_on(lo, hi)
     both = (a > 0) & (b > 0)
@@ -647,6 +652,7 @@ class LaplaceLatticeAuditor(LatticeAuditor):
 
     def __init__(self, p: LatticePMF, q: LatticePMF, *, rtol: float = 1e-12, max_steps: int = 200):
         _check_pair(p, q)
+        rtol, max_steps = search(rtol, max_steps)
         self.p, self.q, self.rtol, self.max_steps = p, q, rtol, max_steps
 
     def achieved(self, scale: float, target: Target) -> Achieved:

@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from pufferfish.checks import reals
-from pufferfish.errors import ConfigError
+from pufferfish.errors import ConfigError, InvalidArgumentError
 
 __all__ = [
     "tau_star", "tau_lambertw", "theorem1", "remark1", "corollary1a", "corollary1b",
@@ -183,10 +183,9 @@ def corollary1_identical(mu, sigma, K, *, epsilon, delta):
     tau = tau_star(delta)
     m = _check_real(mu, name="mu")
     s = _check_std(sigma, name="sigma")
-    k = np.asarray(K)
+    k = reals(K, name="K", lo=1.0)
     for value in np.atleast_1d(k).ravel():
-        if not (float(value) == int(value) and int(value) >= 1):
-            raise ConfigError(f"K = {value!r}: must be an integer >= 1")
-    k = k.astype(float)
+        if not float(value).is_integer():
+            raise InvalidArgumentError(f"K = {float(value)!r}: must be an integer >= 1")
     gap = 1.0 / (np.sqrt(k) + np.sqrt(k - 1.0))
     return _out((np.abs(m) + gap * s * tau) / eps)
