@@ -14,9 +14,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from pufferfish.checks import is_real, reals
 from pufferfish.errors import InvalidDistributionError
 
 __all__ = ["GMM"]
+
+
+def _typed(values, *, name: str) -> np.ndarray:
+    """``values`` as a float array, a string, bool or None entry refused (ArgumentTypeError naming it)."""
+    if not is_real(values):
+        array = values if isinstance(values, np.ndarray) else np.asarray(values, dtype=object)
+        if values is None or isinstance(values, (str, bytes)) or array.dtype.kind not in "iufO" or (
+                array.dtype.kind == "O" and not all(is_real(v) for v in array.ravel())):
+            reals(values, name=name, empty=True)   # raises the type error, naming the argument
+    return np.asarray(values, dtype=float)
 
 
 def _frozen(values) -> np.ndarray:
@@ -43,7 +54,8 @@ class GMM:
     label: str = field(default="")
 
     def __post_init__(self):
-        w, m, s = (np.atleast_1d(np.asarray(v, dtype=float)) for v in (self.weights, self.means, self.stds))
+        w, m, s = (np.atleast_1d(_typed(v, name=k)) for k, v in
+                   (("weights", self.weights), ("means", self.means), ("stds", self.stds)))
         name = self.label or "GMM"
         if not (w.ndim == m.ndim == s.ndim == 1 and w.size == m.size == s.size and w.size >= 1):
             raise InvalidDistributionError(f"{name}: weights, means and stds must be lists of the same length >= 1")

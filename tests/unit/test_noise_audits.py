@@ -160,7 +160,7 @@ def test_laplace_smallest_scale_zero_when_the_priors_meet_the_target():
 def test_laplace_hockey_stick_refuses_bad_input():
     p = LatticePMF.point(0)
     for bad in (0.0, -1.0, math.inf, math.nan):
-        with pytest.raises(ConfigError, match="theta"):
+        with pytest.raises(ConfigError, match="^scale = "):   # names the argument (was "theta")
             laplace_hockey_stick(p, p, epsilon=1.0, scale=bad)
     with pytest.raises(ConfigError, match="epsilon"):
         laplace_hockey_stick(p, p, epsilon=-0.1, scale=1.0)
@@ -393,7 +393,7 @@ def test_cauchy_refusals_and_no_noise():
         cauchy_renyi(p, q, alpha=2.0, gamma=-1.0)
     with pytest.raises(ConfigError, match="alpha"):
         cauchy_renyi(p, q, alpha=0.5, gamma=1.0)
-    with pytest.raises(ValueError, match="no lattice auditor for cauchy"):
+    with pytest.raises(ValueError, match="^noise = 'cauchy', guarantee = 'epsilon': no lattice auditor"):
         lattice_auditor("cauchy", "epsilon", p, q)
 
 

@@ -33,8 +33,14 @@ LATTICE_AUDITORS: list[type[Auditor]] = [LaplaceLatticeAuditor, GaussianLatticeA
 
 def lattice_auditor(noise: str, guarantee: str, p, q, **options) -> Auditor:
     """The auditor of ``noise`` for ``guarantee`` on the lattice priors ``p``, ``q``."""
+    from pufferfish.checks import instance
+
+    instance(noise, str, name="noise")
+    instance(guarantee, str, name="guarantee")
     for cls in LATTICE_AUDITORS:
         if cls.noise == noise and guarantee in cls.guarantees:
             return cls(p, q, **options)
     known = ", ".join(f"{c.noise} ({'/'.join(c.guarantees)})" for c in LATTICE_AUDITORS)
-    raise ValueError(f"no lattice auditor for {noise} noise and guarantee {guarantee!r} (known: {known})")
+    from pufferfish.errors import InvalidArgumentError
+
+    raise InvalidArgumentError(f"noise = {noise!r}, guarantee = {guarantee!r}: no lattice auditor (known: {known})")

@@ -44,6 +44,7 @@ import numpy as np
 from pufferfish.audit.base import Achieved, LatticeAuditor, Smallest, Target
 from pufferfish.audit.gaussian_noise import (_RENYI_RTOL, _Atoms, _check_alpha, _check_pmfs, _check_positive, _gk_log, _log_psi,
                                              smallest_by_galloping, zero_noise_renyi)
+from pufferfish.checks import search
 from pufferfish.errors import ConfigError
 from pufferfish.lattice.distances import wasserstein_p
 from pufferfish.lattice.pmf import LatticePMF
@@ -166,6 +167,7 @@ class CauchyLatticeAuditor(LatticeAuditor):
 
     def __init__(self, p: LatticePMF, q: LatticePMF, *, rtol: float = 1e-10, max_steps: int = 200):
         _check_pmfs(p, q)
+        rtol, max_steps = search(rtol, max_steps)
         self.p, self.q, self.rtol, self.max_steps = p, q, rtol, max_steps
         self._atoms = _Atoms(p, q)
 

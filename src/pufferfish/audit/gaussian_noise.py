@@ -85,8 +85,9 @@ import math
 
 import numpy as np
 
-from pufferfish.audit.base import Achieved, LatticeAuditor, Smallest, Target, close_bracket
+from pufferfish.audit.base import Achieved, LatticeAuditor, Smallest, Target, check_search, close_bracket
 from pufferfish.audit.zero_noise import zero_noise_hockey_stick, zero_noise_renyi
+from pufferfish.checks import instance, real, search
 from pufferfish.errors import ConfigError
 from pufferfish.lattice.distances import wasserstein_inf
 from pufferfish.lattice.pmf import LatticePMF
@@ -134,40 +135,21 @@ _WG15[7] = _WG[3]
 
 # ------------------------------------------------------------------------ validation
 def _check_positive(name: str, value) -> float:
-    if isinstance(value, (bool, np.bool_)):
-        raise ConfigError(f"{name} = {value!r}: must be a number")
-    try:
-        out = float(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"{name} = {value!r}: must be a number") from None
-    if not (math.isfinite(out) and out > 0):
-        raise ConfigError(f"{name} = {value!r}: must be finite and > 0")
-    return out
+    return real(value, name=name, lo=0.0, lo_open=True)
 
 
 def _check_epsilon(epsilon) -> float:
-    if isinstance(epsilon, (bool, np.bool_)):
-        raise ConfigError(f"epsilon = {epsilon!r}: must be a number")
-    try:
-        out = float(epsilon)
-    except (TypeError, ValueError):
-        raise ConfigError(f"epsilon = {epsilon!r}: must be a number") from None
-    if not (math.isfinite(out) and out >= 0):
-        raise ConfigError(f"epsilon = {epsilon!r}: must be finite and >= 0")
-    return out
+    return real(epsilon, name="epsilon", lo=0.0)
 
 
 def _check_alpha(alpha) -> float:
-    out = _check_positive("alpha", alpha)
-    if not out > 1:
-        raise ConfigError(f"alpha = {alpha!r}: the Renyi order must be > 1")
-    return out
+    """A Renyi order: finite and > 1."""
+    return real(alpha, name="alpha", lo=1.0, lo_open=True)
 
 
 def _check_pmfs(p, q) -> None:
-    for name, pmf in (("p", p), ("q", q)):
-        if not isinstance(pmf, LatticePMF):
-            raise TypeError(f"{name} = {pmf!r}: must be a LatticePMF")
+    instance(p, LatticePMF, name="p")
+    instance(q, LatticePMF, name="q")
 
 
 # ------------------------------------------------------------------------ the two mixtures
@@ -695,6 +677,8 @@ def smallest_by_galloping(value, bound: float, *, start: float, at_zero: float |
     hi/lo - 1 <= ``rtol``. No scale below ``floor`` is evaluated: if ``floor`` itself is
     accepted it is returned with a reason (an accepted scale, but maybe not the smallest).
     """
+    bound, start, at_zero, rtol, max_steps = check_search(value, bound, start, at_zero, rtol, max_steps)
+    floor = real(floor, name="floor", lo=0.0, lo_open=True)
     if at_zero is not None and at_zero <= bound:
         return 0.0, float(at_zero), 0, "no noise needed: the priors meet the target"
     steps = 0
@@ -758,6 +742,7 @@ class GaussianLatticeAuditor(LatticeAuditor):
 
     def __init__(self, p: LatticePMF, q: LatticePMF, *, rtol: float = 1e-10, max_steps: int = 200):
         _check_pmfs(p, q)
+        rtol, max_steps = search(rtol, max_steps)
         self.p, self.q, self.rtol, self.max_steps = p, q, rtol, max_steps
         self._atoms = _Atoms(p, q)
         self._span: int | None = None

@@ -83,7 +83,7 @@ import numpy as np
 
 from pufferfish.audit.base import Achieved, LatticeAuditor, Smallest, Target, smallest_by_bisection
 from pufferfish.audit.zero_noise import zero_noise_hockey_stick, zero_noise_loss
-from pufferfish.checks import instance, integer, real
+from pufferfish.checks import instance, integer, real, reals, search
 from pufferfish.errors import InvalidArgumentError
 from pufferfish.grids import check_epsilons
 from pufferfish.registry import Method, register
@@ -250,8 +250,10 @@ def _log_kernel_sums(logp: np.ndarray, rate: float) -> np.ndarray:
 
 def log_density_at_lattice(pmf_values: np.ndarray, theta: float) -> np.ndarray:
     """log p_Y(k) at k = 0..n-1 for Y = X + Laplace(theta), X with masses ``pmf_values`` at 0..n-1."""
+    pmf_values = reals(pmf_values, name="pmf_values", lo=0.0)
+    theta = _check_theta(theta)
     with np.errstate(divide="ignore"):
-        logp = np.log(np.asarray(pmf_values, dtype=float))
+        logp = np.log(np.atleast_1d(pmf_values))
     return _log_kernel_sums(logp[None, :], 1.0 / theta)[0] - math.log(2.0 * theta)
 
 
@@ -324,8 +326,9 @@ def laplace_hockey_stick(p: LatticePMF, q: LatticePMF, *, epsilon: float, scale:
     direction. Closed form per unit interval (module docstring, "Hockey stick"); absolute
     error about 1e-15 (1 + e^eps). ``epsilon`` >= 0 (0 gives the total variation distance).
     """
+    _check_pair(p, q)
     eps = _check_epsilon(epsilon)
-    theta = _check_theta(scale)
+    theta = real(scale, name="scale", lo=0.0, lo_open=True)
     aud = _auditor(p, q)
     return aud.hockey(eps, theta)
 
@@ -612,6 +615,7 @@ class LaplaceLatticeAuditor(LatticeAuditor):
 
     def __init__(self, p: LatticePMF, q: LatticePMF, *, rtol: float = 1e-12, max_steps: int = 200):
         _check_pair(p, q)
+        rtol, max_steps = search(rtol, max_steps)
         self.p, self.q, self.rtol, self.max_steps = p, q, rtol, max_steps
 
     def achieved(self, scale: float, target: Target) -> Achieved:

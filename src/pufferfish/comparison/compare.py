@@ -92,7 +92,9 @@ def compare_pair(name: str, pair, *, epsilons, delta: float, alpha: float) -> pd
     """Every mechanism of the module docstring on ``pair`` over ``epsilons``: one row per
     (method, epsilon) with the scale, its standard deviation and its exact audit (:data:`COLUMNS`)."""
     from pufferfish.audit import Target
+    from pufferfish.checks import instance
 
+    instance(name, str, name="name")
     eps = check_epsilons(epsilons)
     rows = []
     best, best_names = paper000_best(pair, eps)
@@ -125,6 +127,12 @@ def compare_pair(name: str, pair, *, epsilons, delta: float, alpha: float) -> pd
 
 def compare_pairs(pairs: Mapping[str, object], *, epsilons, delta: float, alpha: float) -> pd.DataFrame:
     """:func:`compare_pair` for every named pair, concatenated in the given order."""
+    from pufferfish.checks import instance
+
+    instance(pairs, Mapping, name="pairs")
+    if not pairs:
+        from pufferfish.errors import InvalidArgumentError
+        raise InvalidArgumentError("pairs = {}: must name at least one pair")
     return pd.concat([compare_pair(n, p, epsilons=epsilons, delta=delta, alpha=alpha) for n, p in pairs.items()],
                      ignore_index=True)
 

@@ -16,7 +16,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from pufferfish.errors import ConfigError, DataError, InvalidDistributionError, NotApplicableError
+from pufferfish.checks import instance, integer, is_real, real, reals
+from pufferfish.errors import ArgumentTypeError, ConfigError, DataError, InvalidDistributionError, NotApplicableError
 from pufferfish.gaussian.methods import check_epsilon, tau_star
 from pufferfish.mixture import GMM
 
@@ -24,9 +25,18 @@ __all__ = ["fit_gmm", "numeric_values", "w2_cost", "w2_weights", "theorem2_terms
            "corollary2"]
 
 
+def _gmms(gmm_i, gmm_j) -> None:
+    instance(gmm_i, GMM, name="gmm_i")
+    instance(gmm_j, GMM, name="gmm_j")
+
+
 def numeric_values(values, *, name: str = "values") -> np.ndarray:
     """``values`` as a 1-D float array; a non-numeric or non-finite entry is a one-line DataError."""
+    if values is None or isinstance(values, (str, bytes)):
+        raise ArgumentTypeError(f"{name} = {values!r}: must be a column of numbers, not {type(values).__name__}")
     series = pd.Series(np.asarray(values, dtype=object).ravel() if not isinstance(values, pd.Series) else values)
+    if series.empty:
+        raise DataError(f"{name}: no values (a GMM needs at least one number)")
     numbers = pd.to_numeric(series, errors="coerce")
     bad = series[numbers.isna() | ~np.isfinite(numbers.astype(float))]
     if len(bad):
@@ -49,8 +59,9 @@ def fit_gmm(values, *, components: int, random_state: int, n_init: int = 10, max
     from sklearn.mixture import GaussianMixture
 
     name = label or "secret"
-    if not (isinstance(components, (int, np.integer)) and components >= 1):
-        raise ConfigError(f"gmm.components = {components!r}: must be an integer >= 1")
+    components = integer(components, name="components", lo=1)
+    random_state = integer(random_state, name="random_state", lo=0)
+    n_init, max_iter = integer(n_init, name="n_init", lo=1), integer(max_iter, name="max_iter", lo=1)
     x = numeric_values(values, name=name)
     if x.size < components:
         raise DataError(f"{name}: {x.size} row(s) is fewer than the {components} GMM components")
@@ -73,6 +84,7 @@ def w2_cost(gmm_i: GMM, gmm_j: GMM) -> np.ndarray:
 
     Footnote 5 of the paper (Delon & Desolneux [33, Sec. 2.4.1]).
     """
+    _gmms(gmm_i, gmm_j)
     return (gmm_i.means[:, None] - gmm_j.means[None, :]) ** 2 + (gmm_i.stds[:, None] - gmm_j.stds[None, :]) ** 2
 
 
@@ -86,6 +98,7 @@ def w2_weights(gmm_i: GMM, gmm_j: GMM) -> np.ndarray:
     only uses the two marginal constraints of w, so any optimal choice is valid.
     """
     from scipy.optimize import linprog
+    _gmms(gmm_i, gmm_j)
     a, b = gmm_i.weights, gmm_j.weights
     di, dj = a.size, b.size
     cost = w2_cost(gmm_i, gmm_j)
@@ -103,7 +116,8 @@ def theorem2_terms(gmm_i: GMM, gmm_j: GMM, weights: np.ndarray | None = None) ->
 
     Eq. (13) is b = (first + tau*(delta) second) / epsilon.
     """
-    w = w2_weights(gmm_i, gmm_j) if weights is None else np.asarray(weights, dtype=float)
+    _gmms(gmm_i, gmm_j)
+    w = w2_weights(gmm_i, gmm_j) if weights is None else reals(weights, name="weights", lo=0.0)
     dmu = np.abs(gmm_i.means[:, None] - gmm_j.means[None, :])
     dsd = np.abs(gmm_i.stds[:, None] - gmm_j.stds[None, :])
     return float(np.sum(w * dmu)), float(np.sum(w * dsd))
@@ -117,6 +131,7 @@ def theorem2(gmm_i: GMM, gmm_j: GMM, *, epsilon, delta):
     kept, so the result does not depend on the order of the pair even when the optimum
     is not unique. Vectorized over ``epsilon``.
     """
+    _gmms(gmm_i, gmm_j)
     eps = check_epsilon(epsilon)
     tau = tau_star(delta)
     best = 0.0
@@ -134,7 +149,9 @@ def corollary2(gmm_i: GMM, gmm_j: GMM, *, epsilon, rtol: float = 1e-9):
     standard deviations sigma_m (GMM-UBM mean adaptation), component m of one paired with
     component m of the other (both sorted by mean); otherwise :class:`NotApplicableError`.
     """
+    _gmms(gmm_i, gmm_j)
     eps = check_epsilon(epsilon)
+    rtol = real(rtol, name="rtol", lo=0.0, lo_open=True)
     if gmm_i.components != gmm_j.components:
         raise NotApplicableError(f"corollary2: the mixtures have {gmm_i.components} and {gmm_j.components} components")
     if not np.allclose(gmm_i.weights, gmm_j.weights, rtol=rtol, atol=0.0):

@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from pufferfish.checks import choice, instance, integer
 from pufferfish.errors import ArgumentTypeError, InvalidArgumentError, InvalidDistributionError
 from pufferfish.lattice.pmf import MAX_LATTICE_POINTS, PMF_ATOL, LatticePMF, check_lattice_size, check_sum_size
 
@@ -54,6 +55,9 @@ def convolve(p: LatticePMF, q: LatticePMF, *, method: str = "auto") -> LatticePM
     tilted above). Exact fractions are propagated while ``len(p) * len(q)`` is below
     :data:`EXACT_MAX_WORK`.
     """
+    instance(p, LatticePMF, name="p")
+    instance(q, LatticePMF, name="q")
+    choice(method, _METHODS, name="method")
     check_sum_size([p, q], name="convolve(p, q)")  # the whole hull is allocated
     work = p.probs.size * q.probs.size
     if method == "auto":
@@ -68,7 +72,7 @@ def convolve(p: LatticePMF, q: LatticePMF, *, method: str = "auto") -> LatticePM
     elif method == "tilted":
         offset, probs = _tilted_sum(*_stack_rows([p.probs, q.probs], np.array([p.offset, q.offset])))
     else:
-        raise ValueError(f"unknown convolution method {method!r}")
+        raise InvalidArgumentError(f"method = {method!r}: must be one of {', '.join(_METHODS)}")
     exact = None
     if p.exact is not None and q.exact is not None and work <= EXACT_MAX_WORK:
         exact = _exact_convolve(p.exact, q.exact)
@@ -171,8 +175,7 @@ def sum_of_users(users, *, method: str = "auto") -> LatticePMF:
     masses within about 1e10 of the floor (below ~1e-290) can be off by more; direct
     convolution of a resolved sum R~ with a short user (a query prior) is exact for R~.
     """
-    if method not in _METHODS:
-        raise ValueError(f"unknown convolution method {method!r}")
+    choice(method, _METHODS, name="method")
     if isinstance(users, np.ndarray):
         rows = _check_rows(users)
         _check_size(rows.shape[0], rows.shape[0] * (rows.shape[1] - 1) + 1, _row_variance(rows), rows.shape[1] - 1,
@@ -234,8 +237,9 @@ def tail_mass_bound(users, lo: int, hi: int) -> float:
     K'(l) = hi + 1 (resp. lo - 1), the minimizer. It bounds the mass a resolved sum leaves
     outside its hull [lo, hi]. Costs about 20 evaluations of K (milliseconds for 10^6 users).
     """
+    lo, hi = integer(lo, name="lo"), integer(hi, name="hi")
     if lo > hi:
-        raise ValueError(f"tail_mass_bound: lo = {lo} > hi = {hi}")
+        raise InvalidArgumentError(f"lo = {lo}: must be <= hi = {hi}")
     law, base, jlo, jhi = _law_of(users)
     total = 0.0
     for edge, sign in ((hi + 1 - base, 1.0), (lo - 1 - base, -1.0)):

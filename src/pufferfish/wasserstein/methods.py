@@ -45,7 +45,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from pufferfish.errors import ConfigError, NotApplicableError
+from pufferfish.checks import instance, real, reals
+from pufferfish.errors import NotApplicableError
 from pufferfish.grids import check_epsilons
 from pufferfish.lattice.distances import wasserstein_inf, wasserstein_p
 from pufferfish.lattice.pmf import LatticePMF
@@ -66,36 +67,24 @@ ANALYTIC_RTOL = 1e-14
 
 # ------------------------------------------------------------------------------ checks
 def _check_pmfs(p, q) -> None:
-    for name, pmf in (("p", p), ("q", q)):
-        if not isinstance(pmf, LatticePMF):
-            raise TypeError(f"{name} = {pmf!r}: must be a LatticePMF")
+    instance(p, LatticePMF, name="p")
+    instance(q, LatticePMF, name="q")
 
 
 def _check_delta(delta) -> float:
-    try:
-        value = float(delta)
-    except (TypeError, ValueError):
-        raise ConfigError(f"delta = {delta!r}: must be a number in (0, 1)") from None
-    if not 0.0 < value < 1.0:
-        raise ConfigError(f"delta = {delta!r}: must be in (0, 1)")
-    return value
+    return real(delta, name="delta", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
 
 
 def _check_alpha(alpha) -> float:
-    try:
-        value = float(alpha)
-    except (TypeError, ValueError):
-        raise ConfigError(f"alpha = {alpha!r}: must be a number > 1") from None
-    if not (math.isfinite(value) and value > 1.0):
-        raise ConfigError(f"alpha = {alpha!r}: must be finite and > 1")
-    return value
+    return real(alpha, name="alpha", lo=1.0, lo_open=True)
+
+
+def _check_epsilon(epsilon) -> float:
+    return real(epsilon, name="epsilon", lo=0.0, lo_open=True)
 
 
 def _check_distance(name: str, value) -> float:
-    value = float(value)
-    if not (math.isfinite(value) and value >= 0):
-        raise ConfigError(f"{name} = {value!r}: must be finite and >= 0")
-    return value
+    return real(value, name=name, lo=0.0)
 
 
 # ------------------------------------------------------------------------------ Laplace
@@ -146,8 +135,8 @@ def gaussian_rdp_sigma_at(w: float, epsilon: float, delta: float, alpha) -> np.n
     epsilon for sigma: sigma^2 = alpha w^2 / (2 (epsilon - log(1/delta)/(alpha - 1))), finite
     only for alpha > 1 + log(1/delta)/epsilon (inf below).
     """
-    w, epsilon, delta = _check_distance("w", w), float(epsilon), _check_delta(delta)
-    alpha = np.asarray(alpha, dtype=float)
+    w, epsilon, delta = _check_distance("w", w), _check_epsilon(epsilon), _check_delta(delta)
+    alpha = reals(alpha, name="alpha", lo=1.0, lo_open=True)
     with np.errstate(divide="ignore", invalid="ignore"):
         room = epsilon - math.log(1.0 / delta) / (alpha - 1.0)
         out = np.where((alpha > 1.0) & (room > 0), w * np.sqrt(alpha / (2.0 * room)), np.inf)
@@ -162,7 +151,7 @@ def gaussian_rdp_alpha(epsilon: float, delta: float) -> float:
     f'(a) has the sign of epsilon a^2 - 2 L a - L, whose one root above L / epsilon is the
     a above (f falls before it, rises after it: the minimum).
     """
-    epsilon, delta = float(epsilon), _check_delta(delta)
+    epsilon, delta = _check_epsilon(epsilon), _check_delta(delta)
     log_inv = -math.log(delta)
     return 1.0 + (log_inv + math.sqrt(log_inv * (log_inv + epsilon))) / epsilon
 
@@ -175,7 +164,7 @@ def gaussian_rdp_sigma(w: float, epsilon: float, delta: float) -> float:
     (L + s)(L + s + epsilon) = s (2 s + 2 L + epsilon) (use s^2 = L^2 + epsilon L), so
     f(a*) = (2 L + epsilon + 2 s) / epsilon^2 = (sqrt(L) + sqrt(L + epsilon))^2 / epsilon^2.
     """
-    w, epsilon, delta = _check_distance("w", w), float(epsilon), _check_delta(delta)
+    w, epsilon, delta = _check_distance("w", w), _check_epsilon(epsilon), _check_delta(delta)
     log_inv = -math.log(delta)
     return w * (math.sqrt(log_inv) + math.sqrt(log_inv + epsilon)) / (math.sqrt(2.0) * epsilon)
 
@@ -208,9 +197,8 @@ def balle_wang_delta(w: float, sigma: float, epsilon: float) -> float:
     """
     from scipy.special import log_ndtr, ndtr
 
-    w, sigma, epsilon = float(w), float(sigma), float(epsilon)
-    if not (math.isfinite(sigma) and sigma > 0):
-        raise ConfigError(f"sigma = {sigma!r}: a Gaussian scale must be finite and > 0")
+    w, epsilon = _check_distance("w", w), real(epsilon, name="epsilon", lo=0.0)
+    sigma = real(sigma, name="sigma", lo=0.0, lo_open=True)
     if w == 0:
         return 0.0
     a = w / (2.0 * sigma) - epsilon * sigma / w
@@ -228,9 +216,7 @@ def analytic_gaussian_sigma(w: float, epsilon: float, delta: float) -> float:
     the accepted end: delta(sigma) <= delta always holds (nudged up by 1e-15 relative steps
     if rounding put it a hair below the root).
     """
-    w, epsilon, delta = _check_distance("w", w), float(epsilon), _check_delta(delta)
-    if not (math.isfinite(epsilon) and epsilon > 0):
-        raise ConfigError(f"epsilon = {epsilon!r}: must be finite and > 0")
+    w, epsilon, delta = _check_distance("w", w), _check_epsilon(epsilon), _check_delta(delta)
     if w == 0:
         return 0.0
 
