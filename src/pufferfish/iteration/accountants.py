@@ -95,7 +95,10 @@ def renyi_bound(cost: float, *, sigma: float, alpha: float) -> float:
     """alpha X / (2 sigma^2), refused (sigma named) when it exceeds the float64 range."""
     cost = real(cost, name="cost", lo=0.0)
     sigma, alpha = _sigma(sigma), _alpha(alpha)
-    value = alpha * 0.5 * (math.sqrt(cost) / sigma) ** 2 if cost > 0 else 0.0
+    try:
+        value = alpha * 0.5 * (math.sqrt(cost) / sigma) ** 2 if cost > 0 else 0.0
+    except OverflowError:
+        value = math.inf
     if not math.isfinite(value):
         raise InvalidArgumentError(f"sigma = {sigma!r}: the Renyi bound alpha X / (2 sigma^2) overflows float64 "
                                    f"(X = {cost:.3g}, alpha = {alpha:g})")

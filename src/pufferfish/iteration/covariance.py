@@ -32,7 +32,7 @@ from pufferfish.checks import integer, real
 from pufferfish.errors import ArgumentTypeError, InvalidArgumentError
 
 __all__ = ["Covariance", "DenseCovariance", "StationaryCovariance", "EqualCorrelation", "decaying_correlation",
-           "biased_autocovariance", "as_vector"]
+           "biased_autocovariance", "as_vector", "check_covariance"]
 
 #: relative size below which a negative conditional variance is rounding (clipped to 0), not an invalid prior
 PSD_RTOL = 1e-9
@@ -105,6 +105,14 @@ class Covariance:
                                            f"of q^T x given x_{k} is {value:.3g} < 0)")
             value = 0.0
         return value
+
+
+def check_covariance(value, *, name: str = "covariance") -> Covariance:
+    """``value`` if it is a :class:`Covariance`, else an ArgumentTypeError naming ``name`` and the type (one line)."""
+    if not isinstance(value, Covariance):
+        raise ArgumentTypeError(f"{name}: must be a Covariance (DenseCovariance, StationaryCovariance, "
+                                f"EqualCorrelation...), not {type(value).__name__}")
+    return value
 
 
 def _check_variance(value, name: str = "variance") -> float:

@@ -40,8 +40,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pufferfish.checks import instance, real
-from pufferfish.iteration.covariance import Covariance
+from pufferfish.checks import real
+from pufferfish.iteration.covariance import Covariance, check_covariance
 
 __all__ = ["ExactAudit", "exact_audit", "noise_gain", "step_weights"]
 
@@ -106,7 +106,7 @@ class ExactAudit:
     def renyi(self, *, alpha: float) -> float:
         """D_alpha = alpha Delta^2 / (2 V), exactly (both orders)."""
         alpha = real(alpha, name="alpha", lo=1.0, lo_open=True)
-        return alpha * 0.5 * self.mu ** 2
+        return float(alpha * 0.5 * self.mu ** 2)
 
     def delta(self, *, epsilon: float) -> float:
         """The exact delta(epsilon) of the Gaussian hockey stick (Balle and Wang 2018, Thm 8)."""
@@ -139,13 +139,13 @@ def exact_audit(covariance: Covariance, *, secret_index: int, eta: float, sigma:
     ``sigma`` may be 0 (the data's own randomness only) for :func:`pufferfish.iteration.calibrate`'s
     smallest sigma; the divergences then need a positive conditional variance.
     """
-    instance(covariance, Covariance, name="covariance")
+    check_covariance(covariance)
     eta = _eta(eta)
     sigma = real(sigma, name="sigma", lo=0.0)
     diameter = real(diameter, name="diameter", lo=0.0)
     column = covariance.column(secret_index)
     k = int(secret_index)
     q = step_weights(covariance.size, eta)
-    gap = abs(eta * diameter * float(np.dot(q, column)) / column[k - 1])
+    gap = abs(eta * diameter * float(np.dot(q, column)) / float(column[k - 1]))
     data = eta * eta * covariance.conditional_quadratic(q, secret_index)
     return ExactAudit(mean_gap=gap, gain=noise_gain(covariance.size, eta), data_variance=data, sigma=sigma)

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["FIG6_COLUMNS", "SERIES_COLUMNS", "CALIBRATION_COLUMNS", "AUDIT_COLUMNS", "FAMILIES", "fig6_table",
-           "read_series", "series_prior", "series_table", "calibration_table", "fig6_audit", "series_audit", "sigma_needed",
+           "read_series", "series_prior", "series_table", "calibration_table", "fig6_audit", "series_audit", "sigma_figure_table",
            "run_fig6", "run_series"]
 
 FIG6_COLUMNS = ["correlation", "rho", "steps", "secret_index", "eta", "sigma", "alpha", "paper_bound",
@@ -123,7 +123,7 @@ def read_series(path: str | os.PathLike, settings: SeriesSettings) -> np.ndarray
 
     from pufferfish.errors import DataError
 
-    frame = pd.read_csv(path, low_memory=False)
+    frame = pd.read_csv(path, low_memory=False, float_precision="round_trip")
     for name in {settings.column, settings.order} - {"file"}:
         if name not in frame.columns:
             raise DataError(f"{settings.dataset}: no column {name!r} (iteration.series.{settings.name}); "
@@ -231,13 +231,16 @@ def series_audit(values, settings: SeriesSettings, *, rtol: float = 1e-9, accoun
     return pd.DataFrame(rows, columns=AUDIT_COLUMNS)
 
 
-def sigma_needed(sigmas: pd.DataFrame, accounts, settings: SeriesSettings, *, rtol: float = 1e-9) -> pd.DataFrame:
-    """Per accountant, eta and epsilon: the sigma that protects every listed secret (the largest of
-    the per-secret sigmas of :func:`calibration_table`) and its exact audit at every secret.
+def sigma_figure_table(sigmas: pd.DataFrame, accounts, settings: SeriesSettings, *,
+                       rtol: float = 1e-9) -> pd.DataFrame:
+    """The numbers of the sigma figure (:func:`~pufferfish.iteration.plots.plot_sigma`).
 
-    Columns ``accountant, eta, epsilon, delta, sigma, worst_exact_delta, rejected_secrets,
-    meets_target``: ``worst_exact_delta`` is the largest exact delta over the secrets at that
-    sigma, ``rejected_secrets`` how many secrets it fails.
+    ``panel == "all_secrets"``: per accountant, eta and epsilon, the sigma that protects every
+    listed secret (the largest of the per-secret sigmas of :func:`calibration_table`), its
+    largest exact delta over the secrets (``exact_delta``) and whether every secret meets the
+    target. ``panel == "per_secret"``: the rows of :func:`calibration_table` at the largest
+    epsilon of the grid. Columns ``panel, accountant, eta, secret_index, epsilon, delta,
+    sigma, exact_delta, meets_target`` (``secret_index`` 0 for "all").
     """
     import pandas as pd
 
@@ -246,11 +249,13 @@ def sigma_needed(sigmas: pd.DataFrame, accounts, settings: SeriesSettings, *, rt
         sigma = float(group["sigma"].max())
         checks = [audit_sigma(accounts[(eta, int(k))].audit, sigma, epsilon=epsilon, delta=settings.delta, rtol=rtol)
                   for k in group["secret_index"]]
-        rows.append({"accountant": name, "eta": eta, "epsilon": epsilon, "delta": settings.delta, "sigma": sigma,
-                     "worst_exact_delta": max(c.exact for c in checks),
-                     "rejected_secrets": sum(not c.meets_target for c in checks),
+        rows.append({"panel": "all_secrets", "accountant": name, "eta": eta, "secret_index": 0, "epsilon": epsilon,
+                     "delta": settings.delta, "sigma": sigma, "exact_delta": max(c.exact for c in checks),
                      "meets_target": all(c.meets_target for c in checks)})
-    return pd.DataFrame(rows)
+    per_secret = sigmas[sigmas.epsilon == max(settings.epsilons)].assign(panel="per_secret")
+    columns = ["panel", "accountant", "eta", "secret_index", "epsilon", "delta", "sigma", "exact_delta",
+               "meets_target"]
+    return pd.concat([pd.DataFrame(rows, columns=columns), per_secret[columns]], ignore_index=True)
 
 
 # ------------------------------------------------------------------------------ runs
@@ -284,7 +289,7 @@ def run_series(settings: SeriesSettings, *, data_csv, theta_csv, sigma_csv, audi
     write_csv(series_audit(values, settings, rtol=rtol, accounts=accounts), audit_csv)
     write_csv(bounds, figure_csv)
     plot_series(bounds, figure_png, figure_pdf)
-    needed = sigma_needed(sigmas, accounts[2], settings, rtol=rtol)
-    write_csv(needed, sigma_figure_csv)
-    plot_sigma(needed, sigma_png, sigma_pdf)
+    figure = sigma_figure_table(sigmas, accounts[2], settings, rtol=rtol)
+    write_csv(figure, sigma_figure_csv)
+    plot_sigma(figure, sigma_png, sigma_pdf)
 

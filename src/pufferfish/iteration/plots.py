@@ -104,7 +104,7 @@ def plot_series(frame, png_path, pdf_path) -> None:
     fig, axes = plt.subplots(1, len(etas), figsize=(6.0 * len(etas), 4.4), squeeze=False)
     for ax, eta in zip(axes[0], etas):
         sub = frame[frame.eta == eta].sort_values("secret_index")
-        for i, name in enumerate(("paper_bound", "contraction_bound", "dp_assumption", "composition")):
+        for i, name in zip((0, 1, 2, 4), ("paper_bound", "contraction_bound", "dp_assumption", "composition")):
             style = series_style(i)
             style.update(label=LABELS[name])
             ax.plot(*_positive(sub.secret_index, sub[name]), **style)
@@ -122,7 +122,13 @@ def plot_series(frame, png_path, pdf_path) -> None:
 
 
 def plot_sigma(frame, png_path, pdf_path) -> None:
-    """sigma needed per accountant against epsilon, rejected points marked (:func:`.experiments.sigma_needed`)."""
+    """sigma needed per accountant, rejected points marked (:func:`.experiments.sigma_figure_table`).
+
+    Top row (``panel == "all_secrets"``): against epsilon, the sigma that protects every listed
+    secret. Bottom row (``panel == "per_secret"``): against the secret's position, each secret's
+    own sigma at one epsilon. One column per eta. A red cross marks a sigma the exact audit
+    rejects (exact delta above the target).
+    """
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
 
@@ -130,31 +136,38 @@ def plot_sigma(frame, png_path, pdf_path) -> None:
 
     setup_style()
     etas = sorted(frame.eta.unique())
-    fig, axes = plt.subplots(1, len(etas), figsize=(6.0 * len(etas), 4.4), squeeze=False)
-    for ax, eta in zip(axes[0], etas):
-        sub = frame[frame.eta == eta]
-        for i, name in enumerate(("paper_bound", "contraction_bound", "dp_assumption", "composition", "exact")):
-            curve = sub[sub.accountant == name].sort_values("epsilon")
-            if name == "exact":
-                style = dict(TIGHT_STYLE)
-                style.update(label="exact smallest σ (audit)")
+    fig, axes = plt.subplots(2, len(etas), figsize=(6.0 * len(etas), 8.6), squeeze=False)
+    for row, (panel, x, xlabel) in enumerate((("all_secrets", "epsilon", "target ε"),
+                                              ("per_secret", "secret_index", "secret record k (file order)"))):
+        for ax, eta in zip(axes[row], etas):
+            sub = frame[(frame.eta == eta) & (frame.panel == panel)]
+            for i, name in zip((0, 1, 2, 4, 5), ("paper_bound", "contraction_bound", "dp_assumption", "composition",
+                                                 "exact")):
+                curve = sub[sub.accountant == name].sort_values(x)
+                if name == "exact":
+                    style = dict(TIGHT_STYLE)
+                    style.update(label="exact smallest σ (audit)")
+                else:
+                    style = series_style(i)
+                    style.update(label=LABELS[name])
+                ax.plot(*_positive(curve[x], curve.sigma), **style)
+                bad = curve[~curve.meets_target.astype(bool)]
+                ax.plot(*_positive(bad[x], bad.sigma), linestyle="none", marker="x", color="#D55E00",
+                        markersize=10, markeredgewidth=2.2, zorder=20)
+            log_axis(ax, "y")
+            ax.set_xlabel(xlabel)
+            ax.set_ylabel("noise σ needed")
+            if panel == "all_secrets":
+                ax.set_title(f"η = {eta:g}, δ = {sub.delta.iloc[0]:g}: σ protecting every listed secret")
             else:
-                style = series_style(i)
-                style.update(label=LABELS[name])
-            ax.plot(*_positive(curve.epsilon, curve.sigma), **style)
-            bad = curve[~curve.meets_target.astype(bool)]
-            ax.plot(*_positive(bad.epsilon, bad.sigma), linestyle="none", marker="x", color="#D55E00",
-                    markersize=10, markeredgewidth=2.2, zorder=20)
-        log_axis(ax, "y")
-        ax.set_xlabel("target ε")
-        ax.set_ylabel("noise σ needed")
-        ax.set_title(f"η = {eta:g}, δ = {sub.delta.iloc[0]:g}")
-        handles, _ = ax.get_legend_handles_labels()
-        handles.append(Line2D([], [], linestyle="none", marker="x", color="#D55E00", markersize=9,
-                              markeredgewidth=2.2, label="rejected by the exact audit (δ above target)"))
-        ax.legend(handles=handles, fontsize=7, frameon=False)
+                ax.set_title(f"η = {eta:g}: each secret's own σ at ε = {sub.epsilon.iloc[0]:g} "
+                             f"(σ = 0 not drawn)")
+            handles, _ = ax.get_legend_handles_labels()
+            handles.append(Line2D([], [], linestyle="none", marker="x", color="#D55E00", markersize=9,
+                                  markeredgewidth=2.2, label="rejected by the exact audit (δ above target)"))
+            ax.legend(handles=handles, fontsize=7, frameon=False)
     rejected = sorted(frame.loc[~frame.meets_target.astype(bool), "accountant"].unique())
-    note = ("rejected: " + ", ".join(rejected) + " — the records are correlated, so treating them as "
-            "independent under-noises") if rejected else "every accountant's σ passes the exact audit"
-    fig.suptitle("σ protecting every listed secret, (ε, δ) through the RDP conversion\n" + note, fontsize=9)
+    note = ("rejected by the exact audit: " + ", ".join(rejected) + " (the records are correlated: treating them "
+            "as independent under-noises)") if rejected else "every accountant's σ passes the exact audit"
+    fig.suptitle("Gaussian noise for (ε, δ) through the RDP conversion, quadratic loss\n" + note, fontsize=10)
     save_figure(fig, png_path, pdf_path)

@@ -30,9 +30,9 @@ import math
 
 import numpy as np
 
-from pufferfish.checks import instance, integer, real
+from pufferfish.checks import integer, real
 from pufferfish.errors import InvalidArgumentError
-from pufferfish.iteration.covariance import Covariance, as_vector
+from pufferfish.iteration.covariance import Covariance, as_vector, check_covariance
 
 __all__ = ["shifts_from_column", "step_shifts"]
 
@@ -72,6 +72,6 @@ def shifts_from_column(column, *, secret_index: int, eta: float, diameter: float
 def step_shifts(covariance: Covariance, *, secret_index: int, eta: float, diameter: float, lipschitz: float = 1.0,
                 gradient_bound: float = math.inf) -> np.ndarray:
     """The shifts s_1..s_T of :func:`shifts_from_column` for a :class:`~pufferfish.iteration.covariance.Covariance`."""
-    instance(covariance, Covariance, name="covariance")
+    check_covariance(covariance)
     return shifts_from_column(covariance.column(secret_index), secret_index=secret_index, eta=eta,
                               diameter=diameter, lipschitz=lipschitz, gradient_bound=gradient_bound)
