@@ -548,3 +548,13 @@ def test_series_experiment_on_a_small_file(tmp_path):
     assert not audit[audit.method != "dp_assumption"].violation.any()
     with pytest.raises(Exception, match="no column 'w'"):
         read_series(tmp_path / "toy.csv", SeriesSettings.from_config("toy", {**SERIES, "column": "w"}))
+
+
+def test_documentation_examples_run():
+    """docs/math/iteration.md: its >>> examples are doctests and must stay true."""
+    import doctest
+    from pathlib import Path
+
+    page = Path(__file__).parents[2] / "docs" / "math" / "iteration.md"
+    result = doctest.testfile(str(page), module_relative=False, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted >= 10 and result.failed == 0
