@@ -40,8 +40,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["FIG6_COLUMNS", "SERIES_COLUMNS", "CALIBRATION_COLUMNS", "AUDIT_COLUMNS", "FAMILIES", "fig6_table",
-           "read_series", "series_prior", "series_table", "calibration_table", "fig6_audit", "series_audit", "sigma_figure_table",
-           "run_fig6", "run_series"]
+           "read_series", "series_prior", "series_table", "calibration_table", "fig6_audit", "series_audit",
+           "sigma_figure_table", "run_fig6", "run_series"]
 
 FIG6_COLUMNS = ["correlation", "rho", "steps", "secret_index", "eta", "sigma", "alpha", "paper_bound",
                 "contraction_bound", "exact", "dp_assumption", "composition"]
@@ -176,7 +176,9 @@ def series_table(values, settings: SeriesSettings, *, accounts=None) -> pd.DataF
 
 
 def _calibrations(accounts, settings: SeriesSettings, *, rtol: float):
-    """(accountant, eta, k, epsilon, calibration, exact smallest sigma) for (epsilon, delta) and Renyi targets."""
+    """Per accountant (and ``exact``), eta, secret k and epsilon: (name, eta, k, epsilon, the (epsilon, delta)
+    calibration audited, the exact smallest sigma for it, the Renyi calibration audited, the exact smallest
+    sigma for that, the exact audit)."""
     out = []
     for (eta, k), account in accounts.items():
         audit = account.audit
@@ -195,29 +197,40 @@ def _calibrations(accounts, settings: SeriesSettings, *, rtol: float):
     return out
 
 
-def calibration_table(values, settings: SeriesSettings, *, rtol: float = 1e-9, accounts=None) -> pd.DataFrame:
+def calibration_table(values, settings: SeriesSettings, *, rtol: float = 1e-9, accounts=None,
+                      calibrations=None) -> pd.DataFrame:
     """The smallest sigma per accountant, eta, secret and epsilon at ``delta``, audited exactly
-    (:data:`CALIBRATION_COLUMNS`; ``exact`` rows: the exact audit's smallest sigma)."""
+    (:data:`CALIBRATION_COLUMNS`; ``exact`` rows: the exact audit's smallest sigma).
+
+    ``accounts`` / ``calibrations``: already computed (by :func:`run_series`), else computed here.
+    """
     import pandas as pd
 
-    accounts = (accounts or _series_accounts(values, settings))[2]
+    if calibrations is None:
+        calibrations = _calibrations((accounts or _series_accounts(values, settings))[2], settings, rtol=rtol)
     rows = [{"accountant": name, "eta": eta, "secret_index": k, "epsilon": epsilon, "delta": settings.delta,
              "sigma": pair.sigma, "exact_delta": pair.exact, "meets_target": bool(pair.meets_target)}
-            for name, eta, k, epsilon, pair, *_ in _calibrations(accounts, settings, rtol=rtol)]
+            for name, eta, k, epsilon, pair, *_ in calibrations]
     return pd.DataFrame(rows, columns=CALIBRATION_COLUMNS)
 
 
-def series_audit(values, settings: SeriesSettings, *, rtol: float = 1e-9, accounts=None) -> pd.DataFrame:
-    """The calibrations of :func:`calibration_table` ((epsilon, delta) and Renyi targets) in the audit format."""
+def series_audit(values, settings: SeriesSettings, *, rtol: float = 1e-9, accounts=None,
+                 calibrations=None) -> pd.DataFrame:
+    """The calibrations of :func:`calibration_table` ((epsilon, delta) and Renyi targets) in the audit format.
+
+    ``epsilon_achieved`` is the exact epsilon at the target delta, ``delta_achieved`` the exact
+    delta at the target epsilon, ``scale_min`` the exact audit's smallest sigma.
+    """
     import pandas as pd
 
-    accounts = (accounts or _series_accounts(values, settings))[2]
+    if calibrations is None:
+        calibrations = _calibrations((accounts or _series_accounts(values, settings))[2], settings, rtol=rtol)
     experiment = f"iteration_{settings.name}"
     rows = []
-    for name, eta, k, epsilon, pair, smallest, renyi, smallest_renyi, audit in _calibrations(accounts, settings,
-                                                                                              rtol=rtol):
+    for name, eta, k, epsilon, pair, smallest, renyi, smallest_renyi, audit in calibrations:
         panel = f"eta={eta:g} k={k}"
-        achieved_eps = audit.at(pair.sigma).epsilon(delta=settings.delta) if pair.sigma > 0 else math.nan
+        random = pair.sigma > 0 or audit.data_variance > 0
+        achieved_eps = audit.at(pair.sigma).epsilon(delta=settings.delta) if random else math.inf
         rows.append({"experiment": experiment, "panel": panel, "method": name, "epsilon": epsilon,
                      "delta": settings.delta, "scale": pair.sigma, "epsilon_achieved": achieved_eps,
                      "delta_achieved": pair.exact, "scale_min": smallest, "violation": not pair.meets_target,
@@ -282,11 +295,12 @@ def run_series(settings: SeriesSettings, *, data_csv, theta_csv, sigma_csv, audi
 
     values = read_series(data_csv, settings)
     accounts = _series_accounts(values, settings)
+    calibrations = _calibrations(accounts[2], settings, rtol=rtol)
     bounds = series_table(values, settings, accounts=accounts)
-    sigmas = calibration_table(values, settings, rtol=rtol, accounts=accounts)
+    sigmas = calibration_table(values, settings, calibrations=calibrations)
     write_csv(bounds, theta_csv)
     write_csv(sigmas, sigma_csv)
-    write_csv(series_audit(values, settings, rtol=rtol, accounts=accounts), audit_csv)
+    write_csv(series_audit(values, settings, calibrations=calibrations), audit_csv)
     write_csv(bounds, figure_csv)
     plot_series(bounds, figure_png, figure_pdf)
     figure = sigma_figure_table(sigmas, accounts[2], settings, rtol=rtol)
