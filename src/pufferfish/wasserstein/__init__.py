@@ -10,10 +10,12 @@ Corollary 3.1) and W_2 (the DAGWM with Cauchy noise at alpha = 2, Theorem 4.5 /
 Corollary 4.1) between the conditional priors of every secret pair."""
 
 from pufferfish.wasserstein.methods import (METHODS, analytic_gaussian_sigma, balle_wang_delta, dagwm_cauchy,
+                                            dagwm_cauchy_scale, gwm_laplace_scale,
                                             gaussian_rdp_alpha, gaussian_rdp_sigma, gaussian_rdp_sigma_at,
                                             gawm_laplace, gwm_gaussian_analytic, gwm_gaussian_rdp, gwm_laplace,
                                             tight_cauchy, tight_gaussian, tight_laplace_delta)
 
-__all__ = ["METHODS", "analytic_gaussian_sigma", "balle_wang_delta", "dagwm_cauchy", "gaussian_rdp_alpha",
+__all__ = ["METHODS", "analytic_gaussian_sigma", "balle_wang_delta", "dagwm_cauchy", "dagwm_cauchy_scale",
+           "gwm_laplace_scale", "gaussian_rdp_alpha",
            "gaussian_rdp_sigma", "gaussian_rdp_sigma_at", "gawm_laplace", "gwm_gaussian_analytic",
            "gwm_gaussian_rdp", "gwm_laplace", "tight_cauchy", "tight_gaussian", "tight_laplace_delta"]

@@ -1,0 +1,319 @@
+"""The two experiments of the closed-form sensitivities: attribute privacy on UCI data, diffusions.
+
+* :func:`run_attribute_privacy` -- for each configured (dataset, released, protected)
+  triple: the DP sensitivity (the released column's observed range), the closed form of
+  Prop. 6.2 with the Gaussian fitted to the two columns, and the exact W_inf / W_2 between
+  the data's own conditionals Pr(released | protected = v), maximised over every pair of
+  observed protected values (as Table 1 does: :mod:`pufferfish.wasserstein.table1`).
+  Writes ``results/theta/attribute_privacy.csv`` (:data:`ATTRIBUTE_COLUMNS`), the audit
+  table (the project's audit format: :data:`AUDIT_COLUMNS`) and the figure. Each scale
+  (GWM Laplace, analytic GWM Gaussian, DAGWM Cauchy; from the closed form and from the
+  empirical distances) is audited exactly on every pair of the data's conditionals; a
+  scale that fails is flagged (``violation``), in the audit table and in the figure.
+* :func:`run_diffusion` -- Prop. 6.3's bound D e^(-lambda t) against the exact OU W_inf and
+  the largest synchronously coupled distance over seeded Euler-Maruyama paths
+  (``results/theta/diffusion.csv``, :data:`DIFFUSION_COLUMNS`), a check table
+  (:data:`CHECK_COLUMNS`: a coupled distance above the bound is a ``violation``) and the
+  figure.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from pufferfish.audit import Target, lattice_auditor
+from pufferfish.errors import DataError
+from pufferfish.pipeline.io import write_csv
+from pufferfish.pipeline.priors import empirical_pmf, encode
+from pufferfish.sensitivity.attribute import two_column_sensitivity
+from pufferfish.sensitivity.diffusion import POTENTIALS, coupled_distances, diffusion_sensitivity, ou_w_inf, potential
+from pufferfish.sensitivity.scales import GWM_METHODS, scales_from_sensitivity
+from pufferfish.sensitivity.settings import AttributePrivacySettings, AttributeTriple, DiffusionSettings
+from pufferfish.wasserstein.table1 import PairSensitivity, SecretConditional, setting_sensitivities
+
+__all__ = ["ATTRIBUTE_COLUMNS", "AUDIT_COLUMNS", "DIFFUSION_COLUMNS", "CHECK_COLUMNS", "FIGURE_COLUMNS",
+           "EXPERIMENT", "SOURCES", "TripleResult", "attribute_triple", "audit_triple", "run_attribute_privacy",
+           "diffusion_rows", "coupling_violation_lines", "run_diffusion"]
+
+log = logging.getLogger("pufferfish")
+
+#: columns of results/theta/attribute_privacy.csv (issue 23)
+ATTRIBUTE_COLUMNS = ["dataset", "released", "protected", "rows", "dp_sensitivity", "gaussian_w_inf",
+                     "empirical_w_inf", "empirical_w_2"]
+#: the project's audit-table columns (those of results/audit/multiuser_*.csv)
+AUDIT_COLUMNS = ["experiment", "panel", "method", "epsilon", "delta", "scale", "epsilon_achieved", "delta_achieved",
+                 "scale_min", "violation", "loss_forward", "loss_backward", "tight_note", "noise", "guarantee", "alpha",
+                 "renyi_achieved"]
+#: columns of the attribute figure's numbers
+FIGURE_COLUMNS = ["dataset", "released", "protected", "rows", "protected_values", "min_rows", "dp_sensitivity",
+                  "gaussian_w_inf", "empirical_w_inf", "empirical_w_2", "closed_form_flagged"]
+#: columns of results/theta/diffusion.csv (issue 23)
+DIFFUSION_COLUMNS = ["potential", "lambda", "time", "diameter", "bound", "ou_exact", "coupled_max"]
+#: columns of the diffusion check table
+CHECK_COLUMNS = ["potential", "lambda", "time", "bound", "coupled_max", "step", "steps", "paths", "violation"]
+#: the ``experiment`` of the audit rows
+EXPERIMENT = "sensitivity_attribute_privacy"
+#: where a scale's sensitivity comes from: the closed form (Prop. 6.2, Gaussian fit) or the data's conditionals
+SOURCES = ("closed_form", "empirical")
+
+
+def _label(value) -> str:
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return str(int(value))
+    if isinstance(value, np.integer):
+        return str(int(value))
+    return str(value)
+
+
+# ------------------------------------------------------------------------------ attribute privacy
+@dataclass(frozen=True, eq=False)
+class TripleResult:
+    """One triple: its row of :data:`ATTRIBUTE_COLUMNS`, its conditionals and their pairs."""
+
+    triple: AttributeTriple
+    rows: int
+    dp_sensitivity: float
+    gaussian_w_inf: float
+    empirical_w_inf: int
+    empirical_w_2: float
+    conditionals: tuple[SecretConditional, ...]
+    pairs: tuple[PairSensitivity, ...]
+
+    @property
+    def min_rows(self) -> int:
+        """The fewest records behind one protected value's conditional."""
+        return min(c.rows for c in self.conditionals)
+
+    def row(self) -> dict:
+        t = self.triple
+        return {"dataset": t.dataset, "released": t.released, "protected": t.protected, "rows": self.rows,
+                "dp_sensitivity": self.dp_sensitivity, "gaussian_w_inf": self.gaussian_w_inf,
+                "empirical_w_inf": self.empirical_w_inf, "empirical_w_2": self.empirical_w_2}
+
+
+def attribute_triple(frame: pd.DataFrame, triple: AttributeTriple) -> TripleResult:
+    """The sensitivities of one triple on ``frame`` (rows missing either column dropped).
+
+    The released column must hold integers (the lattice of the exact distances); the
+    protected column's values are the secrets (every pair of observed values is a secret
+    pair, however few records a value has).
+    """
+    where = f"sensitivity.attribute_privacy [{triple.label}]"
+    for column in (triple.released, triple.protected):
+        if column not in frame.columns:
+            raise DataError(f"{where}: dataset {triple.dataset} has no column {column!r} "
+                            f"(columns: {', '.join(map(str, frame.columns))})")
+    data = frame[[triple.released, triple.protected]].dropna()
+    if data.empty:
+        raise DataError(f"{where}: no row has both {triple.released} and {triple.protected}")
+    released = encode(data[triple.released], "numeric", name=f"{where} {triple.released}")
+    protected = pd.to_numeric(data[triple.protected], errors="coerce")
+    if protected.isna().any():
+        raise DataError(f"{where}: protected column {triple.protected} is not numeric "
+                        f"(e.g. {data[triple.protected][protected.isna()].iloc[0]!r}); the Gaussian fit needs numbers")
+    fit = two_column_sensitivity(released.astype(float), protected.to_numpy(dtype=float))
+    dp = float(released.max() - released.min())
+    if dp <= 0:
+        raise DataError(f"{where}: {triple.released} takes a single value; nothing to protect")
+    conditionals = []
+    for value in sorted(protected.unique()):
+        codes = released[(protected == value).to_numpy()]
+        conditionals.append(SecretConditional(_label(value), empirical_pmf(codes, name=f"{where} = {_label(value)}"),
+                                              int(codes.size)))
+    rows = setting_sensitivities(triple.label, conditionals, attribute_range=dp)
+    pairs = tuple(r for r in rows if not r.is_max)
+    best = next(r for r in rows if r.is_max)
+    return TripleResult(triple, int(len(data)), dp, fit.sensitivity, int(best.w_inf), float(best.w_2),
+                        tuple(conditionals), pairs)
+
+
+def _target(guarantee: str, epsilon: float, settings: AttributePrivacySettings) -> Target:
+    if guarantee == "epsilon_delta":
+        return Target(epsilon, delta=settings.delta)
+    if guarantee == "renyi":
+        return Target(epsilon, alpha=settings.alpha)
+    return Target(epsilon)
+
+
+def audit_triple(result: TripleResult, settings: AttributePrivacySettings, *, rtol: float) -> list[dict]:
+    """Audit rows (:data:`AUDIT_COLUMNS`) of every scale of one triple, exactly, on every secret pair.
+
+    For each method of :data:`~pufferfish.sensitivity.scales.GWM_METHODS`, each source of
+    :data:`SOURCES` and each epsilon: the scale from the source's sensitivity, the largest
+    achieved loss over the pairs (``loss_forward`` / ``loss_backward``: the two directions of
+    the worst pair), and ``scale_min``, the smallest scale every pair accepts (the largest of
+    the pairs' smallest scales: a pair that already accepts the running maximum is not
+    bisected, since the achieved loss falls as the scale grows). ``violation``: the loss
+    exceeds the target by more than ``rtol``.
+    """
+    from pufferfish import registry
+
+    by_label = {c.secret: c for c in result.conditionals}
+    order = {"w_inf": sorted(result.pairs, key=lambda r: (-r.w_inf, -r.w_2)),
+             "w_2": sorted(result.pairs, key=lambda r: (-r.w_2, -r.w_inf))}
+    sensitivity = {"closed_form": {"w_inf": result.gaussian_w_inf, "w_2": result.gaussian_w_inf},
+                   "empirical": {"w_inf": float(result.empirical_w_inf), "w_2": result.empirical_w_2}}
+    out = []
+    for method in GWM_METHODS:
+        record = registry.get(method.name)
+        auditors = {}
+
+        def auditor(pair):
+            key = (pair.secret_i, pair.secret_j)
+            if key not in auditors:
+                auditors[key] = lattice_auditor(record.noise, record.guarantee, by_label[pair.secret_i].pmf,
+                                                 by_label[pair.secret_j].pmf)
+            return auditors[key]
+
+        def achieved(pair, scale, target):
+            a = auditor(pair)
+            return a.achieved(scale, target) if scale > 0 else a.noise_free(target)
+
+        for epsilon in settings.epsilons:
+            target = _target(record.guarantee, epsilon, settings)
+            smallest, note = 0.0, ""
+            for pair in order[method.distance]:
+                if achieved(pair, smallest, target).value <= target.bound:
+                    continue
+                found = auditor(pair).smallest_scale(target)
+                if found.scale > smallest:
+                    smallest, note = found.scale, found.reason
+            for source in SOURCES:
+                w = sensitivity[source]
+                scale = float(scales_from_sensitivity(method.name, w_inf=w["w_inf"], w_2=w["w_2"], epsilons=[epsilon],
+                                                      delta=settings.delta, alpha=settings.alpha)[0])
+                worst = max((achieved(p, scale, target) for p in result.pairs), key=lambda a: a.value)
+                value = worst.value
+                violation = bool(value > target.bound * (1.0 + rtol))
+                if violation:
+                    log.warning("%s [%s]: %s_%s scale=%.6g at epsilon=%g achieves %.6g > %.6g (violation)", EXPERIMENT,
+                                result.triple.label, source, method.name, scale, epsilon, value, target.bound)
+                out.append({
+                    "experiment": EXPERIMENT, "panel": result.triple.label, "method": f"{source}_{method.name}",
+                    "epsilon": float(epsilon), "delta": target.delta if target.delta is not None else np.nan,
+                    "scale": scale,
+                    "epsilon_achieved": value if record.guarantee == "epsilon" else np.nan,
+                    "delta_achieved": value if record.guarantee == "epsilon_delta" else np.nan,
+                    "scale_min": smallest, "violation": violation,
+                    "loss_forward": worst.forward, "loss_backward": worst.backward, "tight_note": note,
+                    "noise": record.noise, "guarantee": record.guarantee,
+                    "alpha": target.alpha if target.alpha is not None else np.nan,
+                    "renyi_achieved": value if record.guarantee == "renyi" else np.nan})
+    return out
+
+
+def run_attribute_privacy(settings: AttributePrivacySettings, *, data: Mapping[str, str], rtol: float, out_csv,
+                          audit_csv, png, pdf, figure_csv) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The attribute-privacy experiment (module docstring).
+
+    Args:
+        settings: the typed config section.
+        data: dataset key -> path of its CSV (``data/raw/<key>.csv``), for every dataset of a triple.
+        rtol: the audit's relative tolerance (config ``audit.rtol``).
+        out_csv, audit_csv, png, pdf, figure_csv: the output paths.
+
+    Returns:
+        (the :data:`ATTRIBUTE_COLUMNS` table, the audit table).
+    """
+    from pufferfish.sensitivity.plots import plot_attribute_privacy
+
+    if not isinstance(settings, AttributePrivacySettings):
+        raise TypeError(f"settings = {settings!r:.60}: must be AttributePrivacySettings")
+    frames: dict[str, pd.DataFrame] = {}
+    results, audit = [], []
+    for triple in settings.triples:
+        if triple.dataset not in data:
+            raise DataError(f"sensitivity.attribute_privacy: dataset {triple.dataset!r} has no data file "
+                            f"(given: {', '.join(data) or 'none'})")
+        if triple.dataset not in frames:
+            frames[triple.dataset] = pd.read_csv(data[triple.dataset])
+        result = attribute_triple(frames[triple.dataset], triple)
+        log.info("%s: %d rows, %d protected values (fewest %d records), DP %g, closed form %.4g, W_inf %d, W_2 %.4g",
+                 triple.label, result.rows, len(result.conditionals), result.min_rows, result.dp_sensitivity,
+                 result.gaussian_w_inf, result.empirical_w_inf, result.empirical_w_2)
+        results.append(result)
+        audit += audit_triple(result, settings, rtol=rtol)
+    table = pd.DataFrame([r.row() for r in results], columns=ATTRIBUTE_COLUMNS)
+    audit_frame = pd.DataFrame(audit, columns=AUDIT_COLUMNS)
+    flagged: dict[str, list[str]] = {}
+    for row in audit:
+        if row["method"].startswith("closed_form_") and row["violation"] and row["noise"] not in flagged.get(
+                row["panel"], []):
+            flagged.setdefault(row["panel"], []).append(row["noise"])
+    figure = pd.DataFrame([{**r.row(), "protected_values": len(r.conditionals), "min_rows": r.min_rows,
+                            "closed_form_flagged": " ".join(flagged.get(r.triple.label, ()))}
+                           for r in results], columns=FIGURE_COLUMNS)
+    write_csv(table, out_csv)
+    write_csv(audit_frame, audit_csv)
+    write_csv(figure, figure_csv)
+    plot_attribute_privacy(figure, epsilons=settings.epsilons, png=png, pdf=pdf)
+    return table, audit_frame
+
+
+# ------------------------------------------------------------------------------ diffusions
+def _seed(settings: DiffusionSettings, name: str, rate: float, time: float) -> np.random.SeedSequence:
+    """The seed of one (potential, lambda, time): the config's seed with a key made of the values
+    (not their positions), so adding a lambda or a time leaves the other rows' paths unchanged."""
+    return np.random.SeedSequence(settings.seed, spawn_key=(list(POTENTIALS).index(name), round(rate * 1e9),
+                                                             round(time * 1e9)))
+
+
+def diffusion_rows(settings: DiffusionSettings) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(the :data:`DIFFUSION_COLUMNS` table, the :data:`CHECK_COLUMNS` table) of every potential,
+    lambda and time; ``ou_exact`` is empty (NaN) for a non-quadratic potential. The check's
+    ``violation`` is decided by :func:`coupling_violation_lines`' rule with rtol 0 here;
+    the pipeline applies its ``audit.rtol``."""
+    from pufferfish.sensitivity.diffusion import euler_step
+
+    if not isinstance(settings, DiffusionSettings):
+        raise TypeError(f"settings = {settings!r:.60}: must be DiffusionSettings")
+    rows, checks = [], []
+    for name in settings.potentials:
+        for rate in settings.lambdas:
+            pot = potential(name, rate=rate)
+            for time in settings.times:
+                bound = diffusion_sensitivity(lipschitz=1.0, diameter=settings.diameter, rate=rate, times=[time],
+                                              norm=1)
+                exact = (ou_w_inf(settings.start, settings.start + settings.diameter, rate=rate, time=time)
+                         if pot.exact else math.nan)
+                coupled = float(np.max(coupled_distances(pot, start=settings.start, diameter=settings.diameter,
+                                                         time=time, paths=settings.paths, max_step=settings.max_step,
+                                                         seed=_seed(settings, name, rate, time))))
+                step, steps = euler_step(pot, time, max_step=settings.max_step)
+                rows.append({"potential": name, "lambda": rate, "time": time, "diameter": settings.diameter,
+                             "bound": bound, "ou_exact": exact, "coupled_max": coupled})
+                checks.append({"potential": name, "lambda": rate, "time": time, "bound": bound, "coupled_max": coupled,
+                               "step": step, "steps": steps, "paths": settings.paths, "violation": coupled > bound})
+    return pd.DataFrame(rows, columns=DIFFUSION_COLUMNS), pd.DataFrame(checks, columns=CHECK_COLUMNS)
+
+
+def coupling_violation_lines(check: pd.DataFrame, *, rtol: float = 0.0) -> list[str]:
+    """One WARNING line per row of a check table whose coupled distance exceeds bound * (1 + ``rtol``)."""
+    lines = []
+    for row in check.to_dict("records"):
+        if row["coupled_max"] > row["bound"] * (1.0 + rtol):
+            lines.append(f"WARNING: diffusion {row['potential']} lambda={row['lambda']:g} t={row['time']:g}: coupled "
+                         f"|X_t - X'_t| = {row['coupled_max']:.6g} exceeds the bound D e^(-lambda t) = "
+                         f"{row['bound']:.6g} (Prop. 6.3); see results/theta/diffusion_check.csv")
+    return lines
+
+
+def run_diffusion(settings: DiffusionSettings, *, rtol: float, out_csv, check_csv, png, pdf) -> pd.DataFrame:
+    """The diffusion experiment (module docstring): the table, the check (``violation`` with
+    the audit's ``rtol``) and the figure (its numbers are ``out_csv``)."""
+    from pufferfish.sensitivity.plots import plot_diffusion
+
+    table, check = diffusion_rows(settings)
+    check["violation"] = check["coupled_max"] > check["bound"] * (1.0 + rtol)
+    for line in coupling_violation_lines(check, rtol=rtol):
+        log.warning(line)
+    write_csv(table, out_csv)
+    write_csv(check, check_csv)
+    plot_diffusion(table, violations=int(check["violation"].sum()), png=png, pdf=pdf)
+    return table
