@@ -48,6 +48,10 @@ def plot_attribute_privacy(figure: pd.DataFrame, *, epsilons, png, pdf) -> None:
                         f"n = {r['rows']}, {r['protected_values']} values, fewest {r['min_rows']}"
                         for r in figure.to_dict("records")], fontsize=8)
     log_axis(ax, "x")
+    positive = figure[[c for c, _ in _ATTRIBUTE_BARS]].to_numpy(dtype=float)
+    positive = positive[positive > 0]
+    if positive.size:
+        ax.set_xlim(left=10 ** np.floor(np.log10(positive.min())))
     ax.set_xlabel("sensitivity (units of the released column, log scale)")
     eps = ", ".join(f"{e:g}" for e in epsilons)
     ax.set_title("Attribute privacy on UCI data: the Gaussian closed form is valid only for a Gaussian prior.\n"

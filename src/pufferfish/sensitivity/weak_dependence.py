@@ -24,6 +24,7 @@ exact sensitivity under theta (computable here, which the bound does not need).
 from __future__ import annotations
 
 import itertools
+from fractions import Fraction
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -46,7 +47,10 @@ class JointLatticePrior:
     """theta: a joint pmf of n records, record k taking the integer values ``values[k]``.
 
     ``probs`` has one axis per record (shape ``(len(values[0]), ..., len(values[n-1]))``),
-    entries >= 0 summing to 1.
+    entries >= 0 summing to 1 (within :data:`MASS_TOL`). They are kept as exact fractions
+    (a float is read as the dyadic rational it is, then the total is divided out), so that
+    conditionals and products of marginals are exact: two laws that are translates stay
+    translates, and the lattice W_inf sees no rounding.
     """
 
     values: tuple[tuple[int, ...], ...]
@@ -58,20 +62,26 @@ class JointLatticePrior:
         vals = tuple(tuple(integer(v, name=f"values[{k}][{m}]") for m, v in enumerate(row))
                      for k, row in enumerate(self.values))
         try:
-            probs = np.array(self.probs, dtype=float)
+            raw = np.array(self.probs, dtype=object)
+            floats = raw.astype(float)
         except (TypeError, ValueError):
             raise ArgumentTypeError(f"probs = {self.probs!r:.60}: must be an array of probabilities") from None
         shape = tuple(len(v) for v in vals)
-        if not vals or probs.shape != shape:
-            raise InvalidArgumentError(f"probs: shape {probs.shape}: must be {shape} (one axis per record, "
+        if not vals or raw.shape != shape:
+            raise InvalidArgumentError(f"probs: shape {raw.shape}: must be {shape} (one axis per record, "
                                        "one entry per value)")
         for k, row in enumerate(vals):
             if len(set(row)) != len(row):
                 raise InvalidArgumentError(f"values[{k}] = {list(row)!r}: a value is repeated")
-        if not np.all(np.isfinite(probs)) or np.any(probs < 0):
+        if not np.all(np.isfinite(floats)) or np.any(floats < 0):
             raise InvalidDistributionError("probs: every probability must be finite and >= 0")
-        if abs(float(probs.sum()) - 1.0) > MASS_TOL:
-            raise InvalidDistributionError(f"probs: total mass {float(probs.sum())!r}: must be 1")
+        exact = np.empty(shape, dtype=object)
+        for index, value in np.ndenumerate(raw):
+            exact[index] = value if isinstance(value, Fraction) else Fraction(float(value))
+        total = sum(exact.flat, Fraction(0))
+        if abs(float(total) - 1.0) > MASS_TOL:
+            raise InvalidDistributionError(f"probs: total mass {float(total)!r}: must be 1")
+        probs = exact / total   # exact fractions (floats read as the dyadic rationals they are)
         object.__setattr__(self, "values", vals)
         object.__setattr__(self, "probs", probs)
 
@@ -80,7 +90,7 @@ class JointLatticePrior:
         return len(self.values)
 
     def marginal(self, record: int) -> np.ndarray:
-        """The marginal pmf of ``record`` (on ``values[record]``)."""
+        """The marginal pmf of ``record`` (on ``values[record]``), exact fractions."""
         k = integer(record, name="record", lo=0, hi=self.records - 1)
         axes = tuple(m for m in range(self.records) if m != k)
         return self.probs.sum(axis=axes)
@@ -98,10 +108,10 @@ def product_of_marginals(prior: JointLatticePrior) -> JointLatticePrior:
     """theta_bar: the records independent, each with its marginal under theta."""
     if not isinstance(prior, JointLatticePrior):
         raise ArgumentTypeError(f"prior = {prior!r:.60}: must be a JointLatticePrior")
-    probs = np.ones(())
+    probs = np.array(Fraction(1), dtype=object)
     for k in range(prior.records):
         probs = np.multiply.outer(probs, prior.marginal(k))
-    return JointLatticePrior(prior.values, probs / probs.sum())
+    return JointLatticePrior(prior.values, probs)
 
 
 def _weights(weights, n: int) -> tuple[int, ...]:
@@ -133,20 +143,19 @@ def query_given(prior: JointLatticePrior, secret: RecordSecret, *, weights=None)
     k, index = _check_secret(prior, secret)
     c = _weights(weights, prior.records)
     slab = np.take(prior.probs, index, axis=k)
-    mass = float(slab.sum())
+    mass = sum(np.asarray(slab).flat, Fraction(0))
     if mass <= 0:
         raise InvalidArgumentError(f"secret record {k} = {secret.value}: has probability 0 under the prior")
     others = [m for m in range(prior.records) if m != k]
-    totals: dict[int, float] = {}
+    totals: dict[int, Fraction] = {}
     for combo in itertools.product(*(range(len(prior.values[m])) for m in others)):
-        p = float(slab[combo]) if others else float(slab)
+        p = slab[combo] if others else slab
         if p == 0:
             continue
         value = c[k] * secret.value + sum(c[m] * prior.values[m][i] for m, i in zip(others, combo))
-        totals[value] = totals.get(value, 0.0) + p / mass
+        totals[value] = totals.get(value, Fraction(0)) + p / mass
     support = sorted(totals)
-    return LatticePMF.from_values(support, [totals[v] for v in support], name=f"F | x{k} = {secret.value}",
-                                  normalize=True)
+    return LatticePMF.from_values(support, [totals[v] for v in support], name=f"F | x{k} = {secret.value}")
 
 
 @dataclass(frozen=True)
