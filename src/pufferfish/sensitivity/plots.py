@@ -35,23 +35,23 @@ def plot_attribute_privacy(figure: pd.DataFrame, *, epsilons, png, pdf) -> None:
         values = figure[column].to_numpy(dtype=float)
         ax.barh(ys + 0.4 - height * (k + 0.5), values, height=height, color=style["color"], edgecolor="black",
                 linewidth=0.4, hatch=["", "//", "..", "xx"][k], label=label)
+    positive = figure[[c for c, _ in _ATTRIBUTE_BARS]].to_numpy(dtype=float)
+    positive = positive[positive > 0]
+    left = 10 ** np.floor(np.log10(positive.min())) if positive.size else 1.0
     for y, row in zip(ys, figure.to_dict("records")):
         flagged = row["closed_form_flagged"]
+        x = max(row["gaussian_w_inf"], left) * 1.08   # a closed form of 0 is written at the left edge
         if isinstance(flagged, str) and flagged:
-            ax.text(row["gaussian_w_inf"] * 1.08, y + 0.4 - height * 3.5, f"✗ fails exact audit ({flagged})",
-                    va="center", fontsize=8, color="#D55E00")
+            ax.text(x, y + 0.4 - height * 3.5, f"✗ fails exact audit ({flagged})", va="center", fontsize=8,
+                    color="#D55E00")
         elif row["empirical_w_inf"] > row["gaussian_w_inf"]:
-            ax.text(row["gaussian_w_inf"] * 1.08, y + 0.4 - height * 3.5, "below data's W∞, passes audit",
-                    va="center", fontsize=8)
+            ax.text(x, y + 0.4 - height * 3.5, "below the data's W∞, passes the audit", va="center", fontsize=8)
     ax.set_yticks(ys)
     ax.set_yticklabels([f"{r['dataset']}: {r['released']} | {r['protected']}\n"
                         f"n = {r['rows']}, {r['protected_values']} values, fewest {r['min_rows']}"
                         for r in figure.to_dict("records")], fontsize=8)
     log_axis(ax, "x")
-    positive = figure[[c for c, _ in _ATTRIBUTE_BARS]].to_numpy(dtype=float)
-    positive = positive[positive > 0]
-    if positive.size:
-        ax.set_xlim(left=10 ** np.floor(np.log10(positive.min())))
+    ax.set_xlim(left=left)
     ax.set_xlabel("sensitivity (units of the released column, log scale)")
     eps = ", ".join(f"{e:g}" for e in epsilons)
     ax.set_title("Attribute privacy on UCI data: the Gaussian closed form is valid only for a Gaussian prior.\n"
