@@ -150,3 +150,28 @@ def test_diffusion_rows_and_check(tmp_path):
                         png=tmp_path / "d.png", pdf=tmp_path / "d.pdf")
     assert pd.read_csv(tmp_path / "d.csv").shape == out.shape
     assert math.isfinite(pd.read_csv(tmp_path / "c.csv").coupled_max.max())
+
+
+def test_audit_pruning_gives_the_brute_force_maximum():
+    # the worst loss over the pairs and the smallest scale, recomputed by auditing every pair
+    from pufferfish.audit import Target, lattice_auditor
+    from pufferfish.sensitivity.experiments import audit_triple
+
+    rng = np.random.default_rng(3)
+    j = rng.integers(0, 4, size=80)
+    r = np.clip(np.round(6 + j + rng.normal(0, 2.5, size=80)), 0, 20).astype(int)
+    res = attribute_triple(pd.DataFrame({"r": r, "j": j}), AttributeTriple("toy", "r", "j"))
+    settings = AttributePrivacySettings.from_config({**ATTRIBUTE, "epsilons": [0.5, 2.0]})
+    rows = audit_triple(res, settings, rtol=1e-9)
+    pmf = {c.secret: c.pmf for c in res.conditionals}
+    for row in rows:
+        target = Target(row["epsilon"], **({"delta": 1e-5} if row["guarantee"] == "epsilon_delta" else
+                                           {"alpha": 2.0} if row["guarantee"] == "renyi" else {}))
+        auditors = [lattice_auditor(row["noise"], row["guarantee"], pmf[p.secret_i], pmf[p.secret_j])
+                    for p in res.pairs]
+        values = [(a.achieved(row["scale"], target) if row["scale"] > 0 else a.noise_free(target)).value
+                  for a in auditors]
+        got = row[{"epsilon": "epsilon_achieved", "epsilon_delta": "delta_achieved",
+                   "renyi": "renyi_achieved"}[row["guarantee"]]]
+        assert got == max(values)
+        assert row["scale_min"] == max(a.smallest_scale(target).scale for a in auditors)
