@@ -175,3 +175,19 @@ def test_audit_pruning_gives_the_brute_force_maximum():
                    "renyi": "renyi_achieved"}[row["guarantee"]]]
         assert got == max(values)
         assert row["scale_min"] == max(a.smallest_scale(target).scale for a in auditors)
+
+
+def test_observed_range_understates_the_dp_sensitivity_of_the_domain():
+    # Issue 23 defines dp_sensitivity as the released column's observed range; paper 002's
+    # Table 1 uses the range of the attribute's domain (ages 0-100 while 29-77 are observed).
+    # The paper is right about DP: a Laplace scale set from the observed range (48) does not
+    # give epsilon-DP when a record may hold 0 or 100 (exact audit: epsilon * 100 / 48).
+    from pufferfish.audit import Target, lattice_auditor
+    from pufferfish.lattice.pmf import LatticePMF
+
+    frame = pd.DataFrame({"r": [29, 40, 77, 50], "j": [0, 0, 1, 1]})
+    res = attribute_triple(frame, AttributeTriple("toy", "r", "j"))
+    assert res.dp_sensitivity == 48.0
+    achieved = lattice_auditor("laplace", "epsilon", LatticePMF.point(0), LatticePMF.point(100)).achieved(
+        48.0 / 1.0, Target(1.0))
+    assert achieved.value == pytest.approx(100 / 48, rel=1e-12) and achieved.value > 1.0
