@@ -21,7 +21,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pufferfish.checks import real
+from pufferfish.checks import is_real, real
 from pufferfish.errors import ArgumentTypeError, InvalidArgumentError
 
 __all__ = ["RenyiGuarantee", "parallel_composition"]
@@ -47,6 +47,5 @@ def parallel_composition(epsilons: Sequence, *, alpha) -> RenyiGuarantee:
     if not epsilons:
         raise InvalidArgumentError("epsilons = []: at least one part is needed")
     eps = [real(e, name=f"epsilons[{k}]", lo=0.0) for k, e in enumerate(epsilons)]
-    a = float(real(alpha, name="alpha", lo=1.0, lo_open=True)) if not (
-        isinstance(alpha, (int, float)) and not isinstance(alpha, bool) and alpha == math.inf) else math.inf
+    a = math.inf if is_real(alpha) and float(alpha) == math.inf else real(alpha, name="alpha", lo=1.0, lo_open=True)
     return RenyiGuarantee(alpha=a, epsilon=max(eps))
