@@ -20,7 +20,8 @@ from pufferfish.sensitivity.settings import AttributePrivacySettings, AttributeT
 ATTRIBUTE = {"triples": [{"dataset": "toy", "released": "r", "protected": "j"}], "epsilons": [1.0], "delta": 1e-5,
              "alpha": 2}
 DIFFUSION = {"potentials": ["quadratic", "logcosh"], "lambdas": [0.5, 2.0], "times": {"start": 0.5, "stop": 1.5,
-             "step": 0.5}, "diameter": 2.0, "start": -1.0, "paths": 64, "max_step": 0.05}
+             "step": 0.5}, "diameter": 2.0, "start": -1.0, "paths": 64, "max_step": 0.05,
+             "epsilons": [0.5, 2.0], "delta": 1e-5}
 
 
 # ------------------------------------------------------------------------------ settings
@@ -147,7 +148,7 @@ def test_diffusion_rows_and_check(tmp_path):
     assert len(merged) == 6 and (merged.coupled_max == merged.coupled_max_other).all()
     # the run writes the table and the check
     out = run_diffusion(settings, rtol=1e-9, out_csv=tmp_path / "d.csv", check_csv=tmp_path / "c.csv",
-                        png=tmp_path / "d.png", pdf=tmp_path / "d.pdf")
+                        audit_csv=tmp_path / "a.csv", png=tmp_path / "d.png", pdf=tmp_path / "d.pdf")
     assert pd.read_csv(tmp_path / "d.csv").shape == out.shape
     assert math.isfinite(pd.read_csv(tmp_path / "c.csv").coupled_max.max())
 
@@ -191,3 +192,38 @@ def test_observed_range_understates_the_dp_sensitivity_of_the_domain():
     achieved = lattice_auditor("laplace", "epsilon", LatticePMF.point(0), LatticePMF.point(100)).achieved(
         48.0 / 1.0, Target(1.0))
     assert achieved.value == pytest.approx(100 / 48, rel=1e-12) and achieved.value > 1.0
+
+
+def test_diffusion_audit_of_the_ou_scales():
+    # OU from -1 and 1 (D = 2): N(m, v) and N(m + d, v), d = 2 e^(-lambda t). Laplace b = d / eps
+    # reaches eps in the tails (fact (d) of audit.gaussian_prior) and no more; the analytic
+    # Gaussian sigma of d leaves a hockey stick below delta, checked here by quadrature of
+    # [p - e^eps q]_+ for the output densities N(m, v + sigma^2), N(m + d, v + sigma^2).
+    from scipy import integrate, stats
+
+    from pufferfish.sensitivity.experiments import diffusion_audit
+    from pufferfish.sensitivity.diffusion import ou_law
+
+    settings = DiffusionSettings.from_config(DIFFUSION, seed=1)
+    audit = diffusion_audit(settings, rtol=1e-9)
+    assert list(audit.columns) == AUDIT_COLUMNS and len(audit) == 2 * 3 * 2 * 2
+    assert not audit.violation.any()
+    lap = audit[audit.method == "prop6_3_gwm_laplace"]
+    assert lap.epsilon_achieved.to_numpy() == pytest.approx(lap.epsilon.to_numpy(), rel=1e-9)
+    assert lap.scale.to_numpy() == pytest.approx(lap.scale_min.to_numpy(), rel=1e-12)
+    gauss = audit[audit.method == "prop6_3_gwm_gaussian_analytic"]
+    assert (gauss.delta_achieved <= 1e-5 * (1 + 1e-9)).all() and (gauss.scale_min < gauss.scale).all()
+    row = gauss[(gauss.panel == "quadratic lambda=0.5") & (gauss.tight_note == "t = 1") & (gauss.epsilon == 0.5)]
+    row = row.iloc[0]
+    m0, v = ou_law(-1.0, rate=0.5, time=1.0)
+    m1, _ = ou_law(1.0, rate=0.5, time=1.0)
+    sd = math.sqrt(v + row.scale ** 2)
+    hs, _ = integrate.quad(lambda y: max(stats.norm.pdf(y, m1, sd) - math.exp(0.5) * stats.norm.pdf(y, m0, sd), 0.0),
+                           m0 - 20 * sd, m1 + 20 * sd, points=[m1], limit=400, epsabs=1e-14)
+    assert row.delta_achieved == pytest.approx(hs, rel=1e-6, abs=1e-13)
+    # at scale_min the hockey stick is delta itself (the tight scale, given the diffusion's own noise)
+    sd_min = math.sqrt(v + row.scale_min ** 2)
+    hs_min, _ = integrate.quad(lambda y: max(stats.norm.pdf(y, m1, sd_min) - math.exp(0.5) * stats.norm.pdf(y, m0, sd_min),
+                                             0.0), m0 - 20 * sd_min, m1 + 20 * sd_min, points=[m1], limit=400,
+                               epsabs=1e-14)
+    assert hs_min == pytest.approx(1e-5, rel=1e-5)

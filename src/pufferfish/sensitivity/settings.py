@@ -17,6 +17,8 @@ Config section ``sensitivity`` (two subsections)::
         start: -1.0              # the lower secret initial point
         paths: 2000              # synchronously coupled Euler-Maruyama paths per (potential, lambda, time)
         max_step: 0.01           # cap of the Euler step (the contraction cap 2/(lambda + beta) also applies)
+        epsilons: [1.0]          # the OU audit: Laplace (eps-PP) and Gaussian ((eps, delta)-PP) scales of the bound
+        delta: 1.0e-5
 
 The seed of the paths is the config's top-level ``seed``. Every ``from_config`` checks its
 keys (an unknown or missing key is a :class:`ConfigError` naming it) and its values.
@@ -134,6 +136,8 @@ class DiffusionSettings:
     start: float
     paths: int
     max_step: float
+    epsilons: tuple[float, ...]
+    delta: float
     seed: int
 
     @classmethod
@@ -141,7 +145,7 @@ class DiffusionSettings:
         from pufferfish.sensitivity.diffusion import POTENTIALS
 
         s = _section(section, where, required=("potentials", "lambdas", "times", "diameter", "start", "paths",
-                                               "max_step"))
+                                               "max_step", "epsilons", "delta"))
         pots = s["potentials"]
         if isinstance(pots, (str, bytes, Mapping)) or not hasattr(pots, "__iter__") or not list(pots):
             raise ConfigError(f"config: {where}.potentials = {pots!r}: must be a non-empty list of "
@@ -159,4 +163,6 @@ class DiffusionSettings:
                    start=_checked(real, s["start"], name=f"{where}.start"),
                    paths=_checked(integer, s["paths"], name=f"{where}.paths", lo=1),
                    max_step=_checked(real, s["max_step"], name=f"{where}.max_step", lo=0.0, lo_open=True),
+                   epsilons=_grid(s["epsilons"], f"{where}.epsilons", positive=True),
+                   delta=_checked(real, s["delta"], name=f"{where}.delta", lo=0.0, hi=1.0, lo_open=True, hi_open=True),
                    seed=_checked(integer, seed, name="seed", lo=0))
