@@ -160,7 +160,7 @@ def test_audit_pruning_gives_the_brute_force_maximum():
 
     rng = np.random.default_rng(3)
     j = rng.integers(0, 4, size=80)
-    r = np.clip(np.round(6 + j + rng.normal(0, 2.5, size=80)), 0, 20).astype(int)
+    r = np.clip(np.round(6 + j + rng.normal(0, 1.5, size=80)), 0, 12).astype(int)
     res = attribute_triple(pd.DataFrame({"r": r, "j": j}), AttributeTriple("toy", "r", "j"))
     settings = AttributePrivacySettings.from_config({**ATTRIBUTE, "epsilons": [0.5, 2.0]})
     rows = audit_triple(res, settings, rtol=1e-9)
