@@ -56,6 +56,7 @@ __all__ = [
     "gwm_laplace", "gawm_laplace", "gwm_gaussian_rdp", "gwm_gaussian_analytic", "dagwm_cauchy",
     "tight_laplace_delta", "tight_gaussian", "tight_cauchy",
     "gaussian_rdp_sigma", "gaussian_rdp_sigma_at", "gaussian_rdp_alpha", "balle_wang_delta",
+    "gwm_laplace_scale", "dagwm_cauchy_scale",
     "analytic_gaussian_sigma", "METHODS", "CAUCHY_ALPHA",
 ]
 
@@ -99,7 +100,14 @@ def gwm_laplace(p: LatticePMF, q: LatticePMF, *, epsilons) -> np.ndarray:
     paper 000's ``kantorovich`` (eq. 5).
     """
     _check_pmfs(p, q)
-    return float(wasserstein_inf(p, q)) / check_epsilons(epsilons)
+    return gwm_laplace_scale(float(wasserstein_inf(p, q)), epsilons=epsilons)
+
+
+def gwm_laplace_scale(w: float, *, epsilons) -> np.ndarray:
+    """b = w / epsilon for every epsilon: the GWM Laplace scale of a sensitivity ``w`` = W_inf
+    (paper 002, Cor. 3.1), however ``w`` was obtained (:func:`gwm_laplace` on two lattice
+    priors, or a closed form of :mod:`pufferfish.sensitivity`)."""
+    return _check_distance("w", w) / check_epsilons(epsilons)
 
 
 def gawm_laplace(p: LatticePMF, q: LatticePMF, *, epsilons, delta) -> np.ndarray:
@@ -270,8 +278,15 @@ def dagwm_cauchy(p: LatticePMF, q: LatticePMF, *, epsilons, alpha=CAUCHY_ALPHA) 
     if _check_alpha(alpha) != CAUCHY_ALPHA:
         raise NotApplicableError(f"dagwm_cauchy is stated for alpha = 2 (paper 002, Cor. 4.1 at alpha = 2), "
                                  f"not alpha = {alpha!r}")
-    w2 = float(wasserstein_p(p, q, 2))
-    return w2 / np.sqrt(2.0 * np.expm1(check_epsilons(epsilons)))
+    return dagwm_cauchy_scale(float(wasserstein_p(p, q, 2)), epsilons=epsilons)
+
+
+def dagwm_cauchy_scale(w2: float, *, epsilons) -> np.ndarray:
+    """gamma = w2 / sqrt(2 (e^eps - 1)) for every epsilon: the DAGWM Cauchy scale of a W_2
+    sensitivity ``w2`` at alpha = 2 (paper 002, Cor. 4.1; proof at :func:`dagwm_cauchy`),
+    however ``w2`` was obtained (two lattice priors, or a closed form of
+    :mod:`pufferfish.sensitivity`)."""
+    return _check_distance("w2", w2) / np.sqrt(2.0 * np.expm1(check_epsilons(epsilons)))
 
 
 def _cauchy_alpha_refused(params: Mapping) -> str:
