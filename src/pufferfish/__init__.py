@@ -1,6 +1,6 @@
 """Noise calibration for pufferfish privacy, with an exact audit of every calibrated scale.
 
-Laplace, Gaussian and Cauchy noise, calibrated by the methods of three papers (see README):
+Laplace, Gaussian and Cauchy noise, calibrated by the methods of three papers (see the documentation, docs/):
 
 * N. Ding, S. Lu, W. Yang, Z. Zhang, "Multi-user Pufferfish Privacy" -> :mod:`pufferfish.multiuser`
 * N. Ding, "Approximation of Pufferfish Privacy for Gaussian Priors", IEEE TIFS 19 (2024)

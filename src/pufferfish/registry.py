@@ -4,10 +4,10 @@ A :class:`Method` names the function that calibrates (``apply``), the secret pai
 stated for, the noise family it adds, the guarantee it targets, the parameters it needs
 from the config (``delta``, ``alpha``), its plot label and the paper and equation it
 cites. :func:`calibrate`, the config checks (:mod:`pufferfish.pipeline.config`), the plot
-legends and the README's methods table all read these records; a test holds the config
+legends and the methods table of docs/for-researchers.md all read these records; a test holds the config
 schema's method enum against them.
 
-Adding a method is one function and one record in its paper's module (README, "Adding a
+Adding a method is one function and one record in its paper's module (docs/for-researchers.md, "Adding a
 method")::
 
     def my_bound(pair, epsilons, **_):

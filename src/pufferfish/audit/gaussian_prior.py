@@ -12,7 +12,7 @@ secret pair with priors X|s_i, X|s_j that are 1-D Gaussian mixtures
 * ``b_min``: the smallest b with delta_achieved <= delta (or epsilon_achieved <= epsilon).
 
 Density (exponentially modified Gaussian). For X ~ G(mu, sigma^2), sigma > 0, and
-N ~ Laplace(b), with s = sigma/b and t = (y - mu)/sigma,
+N ~ Laplace(b), with s = sigma/b and t = (y - mu)/sigma::
 
     A(y) = E[e^{-(y-X)/b}; X <= y] = exp((mu - y)/b + s^2/2) Phi(t - s),
     B(y) = E[e^{-(X-y)/b}; X >  y] = exp((y - mu)/b + s^2/2) Phi(-t - s),

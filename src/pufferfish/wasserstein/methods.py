@@ -7,20 +7,20 @@ Paper 002 is C. Pierquin, A. Bellet, M. Tommasi, M. Boussard, "Renyi Pufferfish 
 P = P_{X|S}(.|s_i), Q = P_{X|S}(.|s_j) of a secret pair and returns the noise scale for every
 epsilon of a grid:
 
-========================  =========  ===================  ============================================
-method                    noise      guarantee            scale
-========================  =========  ===================  ============================================
-``gwm_laplace``           Laplace    epsilon-PP           b = W_inf / eps (Cor. 3.1; Song et al. 2017)
-``gawm_laplace``          Laplace    (epsilon, delta)-PP  b = Delta_delta / eps (Thm 4.3, Def. 4.2)
-``gwm_gaussian_rdp``      Gaussian   (epsilon, delta)-PP  (alpha, alpha W_inf^2 / 2 sigma^2)-RPP (Cor. 3.1),
-                                                          converted (Mironov 2017, Prop. 3), best alpha
-``gwm_gaussian_analytic`` Gaussian   (epsilon, delta)-PP  the exact curve of one shift W_inf (Balle and
-                                                          Wang 2018, Thm 8)
-``dagwm_cauchy``          Cauchy     (2, epsilon)-RPP     gamma = W_2 / sqrt(2 (e^eps - 1)) (Cor. 4.1)
-``tight_laplace_delta``   Laplace    (epsilon, delta)-PP  smallest b the exact audit accepts
-``tight_gaussian``        Gaussian   (epsilon, delta)-PP  smallest sigma the exact audit accepts
-``tight_cauchy``          Cauchy     (alpha, epsilon)-RPP smallest gamma the exact audit accepts
-========================  =========  ===================  ============================================
+==========================  =========  ===================  ============================================
+method                      noise      guarantee            scale
+==========================  =========  ===================  ============================================
+``gwm_laplace``             Laplace    epsilon-PP           b = W_inf / eps (Cor. 3.1; Song et al. 2017)
+``gawm_laplace``            Laplace    (epsilon, delta)-PP  b = Delta_delta / eps (Thm 4.3, Def. 4.2)
+``gwm_gaussian_rdp``        Gaussian   (epsilon, delta)-PP  (alpha, alpha W_inf^2 / 2 sigma^2)-RPP (Cor. 3.1),
+                                                            converted (Mironov 2017, Prop. 3), best alpha
+``gwm_gaussian_analytic``   Gaussian   (epsilon, delta)-PP  the exact curve of one shift W_inf (Balle and
+                                                            Wang 2018, Thm 8)
+``dagwm_cauchy``            Cauchy     (2, epsilon)-RPP     gamma = W_2 / sqrt(2 (e^eps - 1)) (Cor. 4.1)
+``tight_laplace_delta``     Laplace    (epsilon, delta)-PP  smallest b the exact audit accepts
+``tight_gaussian``          Gaussian   (epsilon, delta)-PP  smallest sigma the exact audit accepts
+``tight_cauchy``            Cauchy     (alpha, eps)-RPP     smallest gamma the exact audit accepts
+==========================  =========  ===================  ============================================
 
 Laplace(b) has density exp(-|z|/b) / (2b) (the theta of paper 000), Gaussian N(0, sigma^2),
 Cauchy(0, gamma) density gamma / (pi (gamma^2 + z^2)).
