@@ -276,7 +276,7 @@ def run_fig6(settings: Fig6Settings, *, theta_csv, audit_csv, figure_png, figure
              rtol: float = 1e-9) -> pd.DataFrame:
     """Write the Fig. 6 table (theta CSV and the figure's CSV), its audit table and the figure."""
     from pufferfish.iteration.plots import plot_fig6
-    from pufferfish.pipeline.io import write_csv
+    from pufferfish.files import write_csv
 
     accounts = list(_fig6_accounts(settings))
     frame = fig6_table(settings, accounts=accounts)
@@ -291,7 +291,7 @@ def run_series(settings: SeriesSettings, *, data_csv, theta_csv, sigma_csv, audi
                figure_csv, sigma_png, sigma_pdf, sigma_figure_csv, rtol: float = 1e-9) -> None:
     """Write a series' bounds table, its calibration table, its audit table and the two figures."""
     from pufferfish.iteration.plots import plot_series, plot_sigma
-    from pufferfish.pipeline.io import write_csv
+    from pufferfish.files import write_csv
 
     values = read_series(data_csv, settings)
     accounts = _series_accounts(values, settings)

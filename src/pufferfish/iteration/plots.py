@@ -57,7 +57,7 @@ def plot_fig6(frame, png_path, pdf_path) -> None:
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
 
-    from pufferfish.pipeline.plotting import log_axis, save_figure, setup_style
+    from pufferfish.plotting import log_axis, save_figure, setup_style
 
     setup_style()
     families = [f for f in ("equal", "decaying") if (frame.correlation == f).any()]
@@ -97,7 +97,7 @@ def plot_series(frame, png_path, pdf_path) -> None:
     """D_alpha per secret position of a real series, one panel per eta (:data:`.experiments.SERIES_COLUMNS`)."""
     import matplotlib.pyplot as plt
 
-    from pufferfish.pipeline.plotting import log_axis, save_figure, series_style, setup_style
+    from pufferfish.plotting import log_axis, save_figure, series_style, setup_style
 
     setup_style()
     etas = sorted(frame.eta.unique())
@@ -132,7 +132,7 @@ def plot_sigma(frame, png_path, pdf_path) -> None:
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
 
-    from pufferfish.pipeline.plotting import TIGHT_STYLE, log_axis, save_figure, series_style, setup_style
+    from pufferfish.plotting import TIGHT_STYLE, log_axis, save_figure, series_style, setup_style
 
     setup_style()
     etas = sorted(frame.eta.unique())

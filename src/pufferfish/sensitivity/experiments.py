@@ -30,8 +30,8 @@ import pandas as pd
 
 from pufferfish.audit import Target, lattice_auditor
 from pufferfish.errors import DataError
-from pufferfish.pipeline.io import write_csv
-from pufferfish.pipeline.priors import empirical_pmf, encode
+from pufferfish.files import write_csv
+from pufferfish.data_priors import empirical_pmf, encode
 from pufferfish.sensitivity.attribute import two_column_sensitivity
 from pufferfish.sensitivity.diffusion import POTENTIALS, coupled_distances, diffusion_sensitivity, ou_w_inf, potential
 from pufferfish.sensitivity.scales import GWM_METHODS, scales_from_sensitivity

@@ -23,7 +23,7 @@ def plot_attribute_privacy(figure: pd.DataFrame, *, epsilons, png, pdf) -> None:
     """
     import matplotlib.pyplot as plt
 
-    from pufferfish.pipeline.plotting import log_axis, save_figure, series_style, setup_style
+    from pufferfish.plotting import log_axis, save_figure, series_style, setup_style
 
     setup_style()
     n = len(figure)
@@ -67,7 +67,7 @@ def plot_diffusion(table: pd.DataFrame, *, violations: int, png, pdf) -> None:
     per potential against t (log scale)."""
     import matplotlib.pyplot as plt
 
-    from pufferfish.pipeline.plotting import log_axis, save_figure, series_style, setup_style
+    from pufferfish.plotting import log_axis, save_figure, series_style, setup_style
 
     setup_style()
     lambdas = list(dict.fromkeys(table["lambda"]))
