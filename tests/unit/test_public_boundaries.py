@@ -291,7 +291,13 @@ _ERROR = "an error class"
 EXEMPT = {
     **dict.fromkeys(["pufferfish.multiuser.BRENT_RTOL", "pufferfish.multiuser.LEMMA6_GROUPINGS",
                      "pufferfish.gaussian.GAUSSIAN_FIXED_KEYS", "pufferfish.gaussian.PAPER_FIGURES",
-                     "pufferfish.wasserstein.CAUCHY_ALPHA", "pufferfish.wasserstein.TABLE1_COLUMNS"], _DATA),
+                     "pufferfish.wasserstein.CAUCHY_ALPHA", "pufferfish.wasserstein.TABLE1_COLUMNS",
+                     "pufferfish.iteration.ACCOUNTANTS", "pufferfish.iteration.ORDERS",
+                     "pufferfish.iteration.accountants.ACCOUNTANTS", "pufferfish.iteration.accountants.ORDERS",
+                     "pufferfish.iteration.minorant.Q_FLOOR", "pufferfish.sensitivity.GWM_METHODS",
+                     "pufferfish.sensitivity.NOISE_NORMS", "pufferfish.sensitivity.POTENTIALS",
+                     "pufferfish.sensitivity.diffusion.NOISE_NORMS", "pufferfish.sensitivity.diffusion.POTENTIALS",
+                     "pufferfish.sensitivity.scales.GWM_METHODS"], _DATA),
     **dict.fromkeys(["pufferfish.audit.LATTICE_AUDITORS", "pufferfish.audit.base.GUARANTEES",
                      "pufferfish.audit.base.NOISES", "pufferfish.audit.laplace.MIN_RTOL",
                      "pufferfish.comparison.CAUCHY_METHODS", "pufferfish.comparison.COLUMNS",
@@ -339,6 +345,8 @@ EXEMPT = {
 JOB_MODULES = ("pufferfish.pipeline.", "pufferfish.files.", "pufferfish.plotting.", "pufferfish.data_priors.",
                "pufferfish.settings.", "pufferfish.multiuser.settings.", "pufferfish.gaussian.settings.",
                "pufferfish.wasserstein.settings.", "pufferfish.comparison.settings.", "pufferfish.wasserstein.conditionals.",
+               "pufferfish.iteration.experiments.", "pufferfish.iteration.plots.", "pufferfish.iteration.settings.",
+               "pufferfish.sensitivity.experiments.", "pufferfish.sensitivity.plots.", "pufferfish.sensitivity.settings.",
                "pufferfish.multiuser.experiments", "pufferfish.multiuser.plots",
                "pufferfish.gaussian.experiments", "pufferfish.gaussian.plots", "pufferfish.comparison.experiment",
                "pufferfish.comparison.plots")
