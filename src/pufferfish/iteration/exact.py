@@ -17,8 +17,7 @@ hence Gaussian, with
 * mean difference between x_k = a and x_k = b (|a - b| = D, the worst pair):
   Delta = eta D sum_t q_t Sigma_tk / Sigma_kk (the mean of x_t moves by (a - b) Sigma_tk / Sigma_kk);
 * the same variance under both secrets (Z independent of x):
-  V = sigma^2 sum_t q_t^2 + eta^2 q^T Sigma_c q
-    = sigma^2 sum_t c^(2(T-t)) + eta^2 (q^T Sigma q - (q^T Sigma_{.k})^2 / Sigma_kk).
+  V = sigma^2 sum_t q_t^2 + eta^2 q^T Sigma_c q = sigma^2 sum_t c^(2(T-t)) + eta^2 (q^T Sigma q - (q^T Sigma_{.k})^2 / Sigma_kk).
 
 Two Gaussians N(m, V) and N(m + Delta, V) have, exactly,
 

@@ -1,4 +1,4 @@
-"""Figures of the iteration experiments (numbers in CSV beside each, written by :mod:`.experiments`).
+"""Figures of the iteration experiments (numbers in CSV beside each, written by :mod:`pufferfish.iteration.experiments`).
 
 * :func:`plot_fig6` -- paper 002, Fig. 6 analogue: D_alpha against T, log-log, one panel per
   correlation family; colour = rho, line style = accountant, the exact value as hollow

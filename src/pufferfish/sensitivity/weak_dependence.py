@@ -5,7 +5,7 @@ triangle inequality (the formulas are garbled in our text; restated here). theta
 joint prior of n records, theta_bar the product of its marginals (the records made
 independent, each keeping its law). For a query F of the records and a secret s (record
 i takes value v), write F | theta, s for the law of F given s under theta. W_inf is a
-metric on laws, so for a secret pair (s_i, s_j)
+metric on laws, so for a secret pair (s_i, s_j)::
 
     W_inf(F|theta,s_i ; F|theta,s_j)
         <= W_inf(F|theta,s_i ; F|theta_bar,s_i) + W_inf(F|theta_bar,s_i ; F|theta_bar,s_j)
