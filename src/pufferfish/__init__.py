@@ -57,4 +57,5 @@ __all__ = [
 
 __getattr__, __dir__ = attach(__name__, _EXPORTS, ("errors", "checks", "grids", "lattice", "mixture", "audit", "registry",
                                                    "settings", "files", "plotting", "data_priors", "multiuser",
-                                                   "gaussian", "wasserstein", "comparison", "pipeline"))
+                                                   "gaussian", "wasserstein", "iteration", "sensitivity", "comparison",
+                                                   "pipeline"))
