@@ -53,6 +53,8 @@ BAD = {
     "count": [NAN, INF, 1.5, -1, 0, "3", None, True],           # integer >= 1
     "size": [NAN, INF, 1.5, -1, "3", None, True],               # integer >= 0
     "grid": [[NAN], [INF], [-1.0], [], "0.5", None, [True]],    # non-empty list of reals > 0
+    "open_unit_opt": [NAN, INF, -0.5, 0.0, 1.0, "0.5", True, [1.0]],   # in (0, 1), or None (not used)
+    "alpha_opt": [NAN, INF, -1.0, 0.5, 1.0, "0.5", True, [1.0]],       # Renyi order > 1, or None (not used)
     "open_unit_grid": [[NAN], [INF], [-0.5], [1.0], [], "0.5", None],
     "reals": [[NAN], [INF], [], "0.5", None, [True]],           # non-empty list of finite reals
     "real_or_reals": [NAN, INF, "0.5", None, True, [], [NAN], ["0.5"]],  # a finite real or a list of them
@@ -352,10 +354,10 @@ CALLS = {
         {"cost": 2.0, "epsilon": 1.0, "delta": 1e-5, "orders": [1.5, 2.0, 8.0]},
         {"cost": "nonneg", "epsilon": "pos", "delta": "open_unit", "orders": "reals"}, extra_bad={"orders": [[0.5]]}),
     "pufferfish.iteration.calibrate.exact_sigma": kw(audit=(S6["audit"], "object"), epsilon=(1.0, "pos"),
-                                                     delta=(1e-5, "open_unit"), alpha=(2.0, "alpha")),
+                                                     delta=(1e-5, "open_unit_opt"), alpha=(2.0, "alpha_opt")),
     "pufferfish.iteration.calibrate.audit_sigma": kw(audit=(S6["audit"], "object"), sigma=(1.0, "nonneg"),
-                                                     epsilon=(1.0, "pos"), delta=(1e-5, "open_unit"),
-                                                     alpha=(2.0, "alpha"), rtol=(1e-9, "nonneg")),
+                                                     epsilon=(1.0, "pos"), delta=(1e-5, "open_unit_opt"),
+                                                     alpha=(2.0, "alpha_opt"), rtol=(1e-9, "nonneg")),
     "pufferfish.iteration.model.account_quadratic_model": kw(covariance=(S6["cov"], "covariance"),
                                                              secret_index=(2, "count"), eta=(0.5, "step"),
                                                              diameter=(1.0, "nonneg"), sigma=(1.0, "nonneg")),
@@ -397,8 +399,8 @@ CALLS = {
     "pufferfish.sensitivity.scales.scales_from_sensitivity": Call(
         {"method": "gwm_gaussian_analytic", "w_inf": 1.0, "w_2": 1.0, "epsilons": [0.5, 1.0], "delta": 0.1,
          "alpha": 2.0},
-        {"method": "str", "w_inf": "nonneg", "w_2": "nonneg", "epsilons": "grid", "delta": "open_unit",
-         "alpha": "alpha"}, extra_bad={"method": ["tight_cauchy"]}),
+        {"method": "str", "w_inf": "nonneg", "w_2": "nonneg", "epsilons": "grid", "delta": "open_unit_opt",
+         "alpha": "alpha_opt"}, extra_bad={"method": ["tight_cauchy"]}),
     "pufferfish.sensitivity.weak_dependence.JointLatticePrior": kw(values=(((0, 1), (0, 1)), "int_rows"),
                                                                    probs=(S6["probs"], "probs")),
     "pufferfish.sensitivity.weak_dependence.RecordSecret": kw(record=(0, "size"), value=(1, "int")),
