@@ -53,6 +53,8 @@ BAD = {
     "count": [NAN, INF, 1.5, -1, 0, "3", None, True],           # integer >= 1
     "size": [NAN, INF, 1.5, -1, "3", None, True],               # integer >= 0
     "grid": [[NAN], [INF], [-1.0], [], "0.5", None, [True]],    # non-empty list of reals > 0
+    "open_unit_opt": [NAN, INF, -0.5, 0.0, 1.0, "0.5", True, [1.0]],   # in (0, 1), or None (not used)
+    "alpha_opt": [NAN, INF, -1.0, 0.5, 1.0, "0.5", True, [1.0]],       # Renyi order > 1, or None (not used)
     "open_unit_grid": [[NAN], [INF], [-0.5], [1.0], [], "0.5", None],
     "reals": [[NAN], [INF], [], "0.5", None, [True]],           # non-empty list of finite reals
     "real_or_reals": [NAN, INF, "0.5", None, True, [], [NAN], ["0.5"]],  # a finite real or a list of them
@@ -73,6 +75,21 @@ BAD = {
     "frame": [None, 1.0, "frame"],
     # a data column: numbers as a CSV gives them back ("0.5" is the number 0.5), no NaN, inf or text
     "data": [[NAN], [INF], [], None, "0.5", ["x"]],
+    # paper 002, Section 6 (pufferfish.iteration, pufferfish.sensitivity)
+    "nonneg_reals": [[NAN], [INF], [-1.0], [], "0.5", None, [True]],  # non-empty list of reals >= 0
+    "step": [NAN, INF, -0.5, 0.0, 1.5, *_NOT_NUMBER],           # in (0, 1] (a step size eta)
+    "pos_or_inf": [NAN, -INF, -1.0, 0.0, *_NOT_NUMBER],         # > 0, inf allowed (no bound)
+    "alpha_or_inf": [NAN, -INF, -1.0, 0.5, 1.0, *_NOT_NUMBER],  # Renyi order > 1, inf allowed
+    "norm": [NAN, 0.0, 3.0, -1.0, "1", None, True],             # 1, 2 or inf
+    "object": ["P", None, 1.0],                                 # an instance of a package type
+    "covariance": ["P", None, 1.0, [[1.0]]],                    # a pufferfish.iteration Covariance
+    "matrix": [[[NAN]], [[INF]], [], "0.5", None, [[1.0, 2.0]], [[-1.0]], [[True]]],  # symmetric PSD d x d
+    "indices": [[], [-1], [9], [1.5], [True], [NAN], "0", None],   # distinct attribute indices
+    "int_rows": [[], [1, 2], [[1.5, 2.0]], [[NAN, 1]], [["a", 1]], [[0, 0], [0, 1]], "0", None, 1.0],
+    "probs": [[[NAN, 0.5], [0.5, 0.0]], [[-0.5, 0.5], [0.5, 0.5]], [[0.25, 0.25], [0.25, 0.5]], [[0.5, 0.5]],
+              [[True, False], [False, False]], [["a", 0.5], [0.25, 0.25]], "0.5", None],
+    "int_weights": [[1.5], [1, 1.5], [NAN, 1], [True, 1], "1", 1.0],   # integer weights, one per record
+    "secret_pairs": ["P", None, 1.0, [], [("a", "b")], [(1,)]],
 }
 
 
@@ -114,6 +131,28 @@ def _examples():
 E = _examples()
 P, Q, B2, B9, REST, GI, GJ = E["p"], E["q"], E["b2"], E["b9"], E["rest"], E["gmm_i"], E["gmm_j"]
 PQ = {"p": "pmf", "q": "pmf"}
+
+
+def _section6():
+    """Valid inputs of paper 002's Section 6 subpackages (iteration, sensitivity)."""
+    from pufferfish.iteration.covariance import EqualCorrelation
+    from pufferfish.iteration.exact import exact_audit
+    from pufferfish.sensitivity.attribute import GaussianRecord
+    from pufferfish.sensitivity.diffusion import potential
+    from pufferfish.sensitivity.weak_dependence import JointLatticePrior, RecordSecret
+
+    cov = EqualCorrelation(3, 0.5, 2.0)
+    sigma = [[2.0, 0.5], [0.5, 1.0]]
+    probs = [[0.4, 0.1], [0.1, 0.4]]
+    prior = JointLatticePrior(((0, 1), (0, 1)), probs)
+    return dict(cov=cov, shifts=[0.5, 1.0, 0.25], audit=exact_audit(cov, secret_index=2, eta=0.5, sigma=1.0,
+                                                                     diameter=1.0),
+                sigma=sigma, record=GaussianRecord([0.0, 1.0], sigma), probs=probs, prior=prior,
+                potential=potential("logcosh", rate=1.0),
+                secrets=[(RecordSecret(0, 0), RecordSecret(0, 1)), (RecordSecret(1, 0), RecordSecret(1, 1))])
+
+
+S6 = _section6()
 
 
 def pq(**more):
@@ -241,6 +280,137 @@ CALLS = {
                                                           epsilon=(0.5, "nonneg")),
     "pufferfish.wasserstein.methods.analytic_gaussian_sigma": kw(w=(2.0, "nonneg"), epsilon=(0.5, "pos"),
                                                                  delta=(0.1, "open_unit")),
+    # ---------------------------------------------------------------- paper 002, Section 6 (iteration)
+    "pufferfish.wasserstein.methods.gwm_laplace_scale": kw(w=(2.0, "nonneg"), epsilons=EPS),
+    "pufferfish.wasserstein.methods.dagwm_cauchy_scale": kw(w2=(2.0, "nonneg"), epsilons=EPS),
+    "pufferfish.iteration.covariance.as_vector": Call(
+        {"values": [1.0, 2.0], "name": "x", "nonnegative": True, "min_size": 1},
+        {"values": "nonneg_reals", "name": "str", "min_size": "size"}, alias={"values": "x"}),
+    "pufferfish.iteration.covariance.check_covariance": Call({"value": S6["cov"], "name": "cov"},
+                                                             {"value": "covariance", "name": "str"},
+                                                             alias={"value": "cov"}),
+    "pufferfish.iteration.covariance.DenseCovariance": kw(matrix=([[2.0, 0.5], [0.5, 1.0]], "matrix")),
+    "pufferfish.iteration.covariance.StationaryCovariance": Call(
+        {"autocovariance": [1.0, 0.5, 0.25]}, {"autocovariance": "reals"}, extra_bad={"autocovariance": [[0.0], [1.0, 2.0]]}),
+    "pufferfish.iteration.covariance.EqualCorrelation": kw(size=(3, "count"), rho=(0.5, "unit"), variance=(2.0, "pos")),
+    "pufferfish.iteration.covariance.decaying_correlation": kw(size=(3, "count"), rho=(0.5, "delta0"),
+                                                               variance=(2.0, "pos")),
+    "pufferfish.iteration.covariance.biased_autocovariance": Call({"values": [1.0, 3.0, 2.0]}, {"values": "reals"},
+                                                                  extra_bad={"values": [[1.0, 1.0]]}),
+    "pufferfish.iteration.shifts.shifts_from_column": Call(
+        {"column": [2.0, 1.0, 0.5], "secret_index": 1, "eta": 0.5, "diameter": 1.0, "lipschitz": 1.0,
+         "gradient_bound": 0.4},
+        {"column": "reals", "secret_index": "count", "eta": "pos", "diameter": "nonneg", "lipschitz": "nonneg",
+         "gradient_bound": "pos_or_inf"}, extra_bad={"column": [[0.0, 1.0]], "secret_index": [4]}),
+    "pufferfish.iteration.shifts.step_shifts": kw(covariance=(S6["cov"], "covariance"), secret_index=(2, "count"),
+                                                  eta=(0.5, "pos"), diameter=(1.0, "nonneg"),
+                                                  lipschitz=(1.0, "nonneg"), gradient_bound=(0.4, "pos_or_inf")),
+    "pufferfish.iteration.minorant.minimal_cost": kw(shifts=(S6["shifts"], "nonneg_reals"),
+                                                     contraction=(0.5, "unit")),
+    "pufferfish.iteration.minorant.optimal_allocation": kw(shifts=(S6["shifts"], "nonneg_reals"),
+                                                           contraction=(0.5, "unit")),
+    "pufferfish.iteration.minorant.carried_shift": Call(
+        {"shifts": S6["shifts"], "allocation": [0.5, 0.5, 0.5], "contraction": 0.5},
+        {"shifts": "nonneg_reals", "allocation": "reals", "contraction": "unit"},
+        extra_bad={"allocation": [[0.5, 0.5]]}),
+    "pufferfish.iteration.accountants.accountant_cost": Call(
+        {"name": "dp_assumption", "shifts": S6["shifts"], "contraction": 0.5, "secret_index": 2},
+        {"name": "str", "shifts": "nonneg_reals", "contraction": "unit", "secret_index": "count"},
+        extra_bad={"name": ["exact"], "secret_index": [4]}),
+    "pufferfish.iteration.accountants.renyi_bound": kw(cost=(2.0, "nonneg"), sigma=(1.0, "pos"), alpha=(2.0, "alpha")),
+    "pufferfish.iteration.accountants.paper_bound": kw(shifts=(S6["shifts"], "nonneg_reals"), sigma=(1.0, "pos"),
+                                                       alpha=(2.0, "alpha")),
+    "pufferfish.iteration.accountants.contraction_bound": kw(shifts=(S6["shifts"], "nonneg_reals"),
+                                                             contraction=(0.5, "unit"), sigma=(1.0, "pos"),
+                                                             alpha=(2.0, "alpha")),
+    "pufferfish.iteration.accountants.dp_assumption": kw(shifts=(S6["shifts"], "nonneg_reals"),
+                                                         secret_index=(2, "count"), sigma=(1.0, "pos"),
+                                                         alpha=(2.0, "alpha")),
+    "pufferfish.iteration.accountants.composition": kw(shifts=(S6["shifts"], "nonneg_reals"), sigma=(1.0, "pos"),
+                                                       alpha=(2.0, "alpha")),
+    "pufferfish.iteration.accountants.rdp_epsilon": Call(
+        {"orders": [1.5, 2.0, 8.0], "divergences": [0.1, 0.2, 0.8], "delta": 1e-5},
+        {"orders": "reals", "divergences": "nonneg_reals", "delta": "open_unit"},
+        extra_bad={"orders": [[0.5, 2.0, 8.0]], "divergences": [[0.1, 0.2]]}),
+    "pufferfish.iteration.accountants.rdp_delta": Call(
+        {"orders": [1.5, 2.0, 8.0], "divergences": [0.1, 0.2, 0.8], "epsilon": 1.0},
+        {"orders": "reals", "divergences": "nonneg_reals", "epsilon": "nonneg"},
+        extra_bad={"orders": [[0.5, 2.0, 8.0]], "divergences": [[0.1, 0.2]]}),
+    "pufferfish.iteration.accountants.epsilon_of_cost": Call(
+        {"cost": 2.0, "sigma": 3.0, "delta": 1e-5, "orders": [1.5, 2.0, 8.0]},
+        {"cost": "nonneg", "sigma": "pos", "delta": "open_unit", "orders": "reals"}, extra_bad={"orders": [[0.5]]}),
+    "pufferfish.iteration.accountants.delta_of_cost": Call(
+        {"cost": 2.0, "sigma": 3.0, "epsilon": 1.0, "orders": [1.5, 2.0, 8.0]},
+        {"cost": "nonneg", "sigma": "pos", "epsilon": "nonneg", "orders": "reals"}, extra_bad={"orders": [[0.5]]}),
+    "pufferfish.iteration.exact.step_weights": kw(size=(3, "count"), eta=(0.5, "step")),
+    "pufferfish.iteration.exact.noise_gain": kw(size=(3, "count"), eta=(0.5, "step")),
+    "pufferfish.iteration.exact.ExactAudit": kw(mean_gap=(1.0, "nonneg"), gain=(2.0, "pos"),
+                                                data_variance=(0.5, "nonneg"), sigma=(1.0, "nonneg")),
+    "pufferfish.iteration.exact.exact_audit": kw(covariance=(S6["cov"], "covariance"), secret_index=(2, "count"),
+                                                 eta=(0.5, "step"), sigma=(0.0, "nonneg"), diameter=(1.0, "nonneg")),
+    "pufferfish.iteration.calibrate.sigma_for_renyi": kw(cost=(2.0, "nonneg"), alpha=(2.0, "alpha"),
+                                                         epsilon=(1.0, "pos")),
+    "pufferfish.iteration.calibrate.sigma_for_epsilon_delta": Call(
+        {"cost": 2.0, "epsilon": 1.0, "delta": 1e-5, "orders": [1.5, 2.0, 8.0]},
+        {"cost": "nonneg", "epsilon": "pos", "delta": "open_unit", "orders": "reals"}, extra_bad={"orders": [[0.5]]}),
+    "pufferfish.iteration.calibrate.exact_sigma": kw(audit=(S6["audit"], "object"), epsilon=(1.0, "pos"),
+                                                     delta=(1e-5, "open_unit_opt"), alpha=(2.0, "alpha_opt")),
+    "pufferfish.iteration.calibrate.audit_sigma": kw(audit=(S6["audit"], "object"), sigma=(1.0, "nonneg"),
+                                                     epsilon=(1.0, "pos"), delta=(1e-5, "open_unit_opt"),
+                                                     alpha=(2.0, "alpha_opt"), rtol=(1e-9, "nonneg")),
+    "pufferfish.iteration.model.account_quadratic_model": kw(covariance=(S6["cov"], "covariance"),
+                                                             secret_index=(2, "count"), eta=(0.5, "step"),
+                                                             diameter=(1.0, "nonneg"), sigma=(1.0, "nonneg")),
+    # ---------------------------------------------------------------- paper 002, Section 6 (sensitivity)
+    "pufferfish.sensitivity.attribute.GaussianRecord": kw(mean=([0.0, 1.0], "reals"), covariance=(S6["sigma"], "matrix")),
+    "pufferfish.sensitivity.attribute.attribute_coefficients": kw(covariance=(S6["sigma"], "matrix"),
+                                                                  weights=([1.0, 0.0], "reals"), protected=([1], "indices")),
+    "pufferfish.sensitivity.attribute.gaussian_attribute_sensitivity": kw(
+        covariance=(S6["sigma"], "matrix"), weights=([1.0, 0.0], "reals"), protected=([1], "indices"),
+        widths=([2.0], "nonneg_reals")),
+    "pufferfish.sensitivity.attribute.conditional_query_law": kw(
+        record=(S6["record"], "object"), weights=([1.0, 0.0], "reals"), protected=([1], "indices"),
+        value=([0.5], "reals")),
+    "pufferfish.sensitivity.attribute.two_column_sensitivity": Call(
+        {"released": [1.0, 2.0, 2.5, 4.0], "protected": [0.0, 1.0, 1.0, 3.0]},
+        {"released": "data", "protected": "data"}, extra_bad={"protected": [[2.0, 2.0, 2.0, 2.0]]}),
+    "pufferfish.sensitivity.composition.parallel_composition": kw(epsilons=([0.5, 1.0], "nonneg_reals"),
+                                                                  alpha=(2.0, "alpha_or_inf")),
+    "pufferfish.sensitivity.diffusion.Potential": Call(
+        {"name": "logcosh", "rate": 1.0, "curvature_max": 2.0}, {"name": "str", "rate": "pos", "curvature_max": "pos"},
+        extra_bad={"name": ["quartic"], "curvature_max": [1.5]}),
+    "pufferfish.sensitivity.diffusion.potential": Call({"name": "logcosh", "rate": 1.0}, {"name": "str", "rate": "pos"},
+                                                       extra_bad={"name": ["quartic"]}),
+    "pufferfish.sensitivity.diffusion.diffusion_sensitivity": kw(
+        lipschitz=(1.0, "nonneg"), diameter=(2.0, "nonneg"), rate=(0.5, "pos"), times=([0.0, 1.0], "nonneg_reals"),
+        norm=(2, "norm")),
+    "pufferfish.sensitivity.diffusion.noise_norm": Call({"noise": "gaussian"}, {"noise": "str"},
+                                                        extra_bad={"noise": ["cauchy", ["laplace"]]}),
+    "pufferfish.sensitivity.diffusion.ou_law": Call({"x0": 1.0, "rate": 0.5, "time": 1.0},
+                                                    {"x0": "real", "rate": "pos", "time": "nonneg"}),
+    "pufferfish.sensitivity.diffusion.ou_w_inf": Call({"x0": 1.0, "x0_prime": -1.0, "rate": 0.5, "time": 1.0},
+                                                      {"x0": "real", "x0_prime": "real", "rate": "pos", "time": "nonneg"}),
+    "pufferfish.sensitivity.diffusion.euler_step": Call({"pot": S6["potential"], "time": 1.0, "max_step": 0.1},
+                                                       {"pot": "object", "time": "nonneg", "max_step": "pos"}),
+    "pufferfish.sensitivity.diffusion.coupled_distances": Call(
+        {"pot": S6["potential"], "start": 0.0, "diameter": 1.0, "time": 0.5, "paths": 4, "max_step": 0.1, "seed": 1},
+        {"pot": "object", "start": "real", "diameter": "nonneg", "time": "nonneg", "paths": "count",
+         "max_step": "pos", "seed": "size"}),
+    "pufferfish.sensitivity.scales.scales_from_sensitivity": Call(
+        {"method": "gwm_gaussian_analytic", "w_inf": 1.0, "w_2": 1.0, "epsilons": [0.5, 1.0], "delta": 0.1,
+         "alpha": 2.0},
+        {"method": "str", "w_inf": "nonneg", "w_2": "nonneg", "epsilons": "grid", "delta": "open_unit_opt",
+         "alpha": "alpha_opt"}, extra_bad={"method": ["tight_cauchy"]}),
+    "pufferfish.sensitivity.weak_dependence.JointLatticePrior": kw(values=(((0, 1), (0, 1)), "int_rows"),
+                                                                   probs=(S6["probs"], "probs")),
+    "pufferfish.sensitivity.weak_dependence.RecordSecret": kw(record=(0, "size"), value=(1, "int")),
+    "pufferfish.sensitivity.weak_dependence.product_of_marginals": kw(prior=(S6["prior"], "object")),
+    "pufferfish.sensitivity.weak_dependence.query_given": Call(
+        {"prior": S6["prior"], "secret": S6["secrets"][0][0], "weights": [1, 2]},
+        {"prior": "object", "secret": "secret", "weights": "int_weights"}),
+    "pufferfish.sensitivity.weak_dependence.weak_dependence_bound": Call(
+        {"prior": S6["prior"], "pairs": S6["secrets"], "weights": [1, 2]},
+        {"prior": "object", "pairs": "secret_pairs", "weights": "int_weights"}),
     # ---------------------------------------------------------------- paper 004
     "pufferfish.gaussian.methods.tau_star": kw(delta=(0.1, "open_unit_v")),
     "pufferfish.gaussian.methods.tau_lambertw": kw(delta=(0.1, "open_unit_v")),
@@ -320,6 +490,13 @@ EXEMPT = {
                      "pufferfish.audit.gaussian_prior.HockeyStick", "pufferfish.audit.gaussian_prior.BMin",
                      "pufferfish.lattice.transport.TransportPlan", "pufferfish.wasserstein.table1.PairSensitivity"],
                     _RESULT),
+    **dict.fromkeys(["pufferfish.iteration.calibrate.Calibration", "pufferfish.iteration.minorant.Allocation",
+                     "pufferfish.iteration.model.ModelAccount", "pufferfish.sensitivity.attribute.TwoColumnFit",
+                     "pufferfish.sensitivity.composition.RenyiGuarantee",
+                     "pufferfish.sensitivity.weak_dependence.WeakDependenceBound"], _RESULT),
+    "pufferfish.iteration.covariance.Covariance": "an interface (column, quadratic); its subclasses are walked",
+    "pufferfish.sensitivity.scales.ScaleMethod": "a descriptor of the constant GWM_METHODS (which registry method "
+                                                 "reads which distance), not built from user input",
     **dict.fromkeys([f"pufferfish.errors.{n}" for n in pufferfish.errors.__all__], _ERROR),
     "pufferfish.audit.base.Auditor": "an abstract base class (not instantiable); its subclasses are walked",
     "pufferfish.audit.base.LatticeAuditor": "an abstract base class (not instantiable); its subclasses are walked",

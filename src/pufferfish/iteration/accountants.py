@@ -44,7 +44,7 @@ import math
 
 import numpy as np
 
-from pufferfish.checks import integer, real
+from pufferfish.checks import choice, integer, real
 from pufferfish.errors import InvalidArgumentError
 from pufferfish.iteration.covariance import as_vector
 from pufferfish.iteration.minorant import minimal_cost
@@ -70,25 +70,22 @@ def accountant_cost(name: str, shifts, *, contraction: float = 1.0, secret_index
     """X of accountant ``name`` (the bound is alpha X / (2 sigma^2)); see the module table.
 
     ``contraction`` is used by ``contraction_bound`` only, ``secret_index`` (1-based k) by
-    ``dp_assumption`` only (required there).
+    ``dp_assumption`` only (required there); both are checked whenever given.
     """
-    if not isinstance(name, str):
-        raise TypeError(f"accountant = {name!r}: must be a string")
+    name = choice(name, ACCOUNTANTS, name="name (accountant)")
+    s = as_vector(shifts, name="shifts", nonnegative=True)
+    contraction = real(contraction, name="contraction", lo=0.0, hi=1.0)
+    k = None if secret_index is None else integer(secret_index, name="secret_index", lo=1, hi=s.size)
     if name == "paper_bound":
-        return minimal_cost(shifts, contraction=1.0)
+        return minimal_cost(s, contraction=1.0)
     if name == "contraction_bound":
-        return minimal_cost(shifts, contraction=contraction)
+        return minimal_cost(s, contraction=contraction)
     if name == "composition":
-        s = as_vector(shifts, name="shifts", nonnegative=True)
         top = float(s.max())
         return 0.0 if top == 0 else float(np.dot(s / top, s / top)) * top * top
-    if name == "dp_assumption":
-        s = as_vector(shifts, name="shifts", nonnegative=True)
-        if secret_index is None:
-            raise InvalidArgumentError("secret_index = None: dp_assumption needs the secret's 1-based position")
-        k = integer(secret_index, name="secret_index", lo=1, hi=s.size)
-        return float(s[k - 1]) ** 2 / (s.size - k + 1)
-    raise InvalidArgumentError(f"accountant = {name!r}: not one of {', '.join(ACCOUNTANTS)}")
+    if k is None:   # dp_assumption
+        raise InvalidArgumentError("secret_index = None: dp_assumption needs the secret's 1-based position")
+    return float(s[k - 1]) ** 2 / (s.size - k + 1)
 
 
 def renyi_bound(cost: float, *, sigma: float, alpha: float) -> float:

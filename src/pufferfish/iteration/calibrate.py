@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pufferfish.checks import real
+from pufferfish.checks import instance, real
 from pufferfish.errors import InvalidArgumentError
 from pufferfish.iteration.accountants import ORDERS, epsilon_of_cost
 from pufferfish.iteration.covariance import as_vector
@@ -45,6 +45,14 @@ def _epsilon(value) -> float:
 
 def _delta(value) -> float:
     return real(value, name="delta", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+
+
+def _target(delta, alpha) -> tuple[float | None, float | None]:
+    """(delta, alpha) checked: ``delta`` in (0, 1) or None; ``alpha`` > 1, required when ``delta`` is None."""
+    delta = None if delta is None else _delta(delta)
+    if alpha is not None or delta is None:
+        alpha = real(alpha, name="alpha", lo=1.0, lo_open=True)
+    return delta, alpha
 
 
 def sigma_for_renyi(cost: float, *, alpha: float, epsilon: float) -> float:
@@ -82,17 +90,21 @@ def sigma_for_epsilon_delta(cost: float, *, epsilon: float, delta: float, orders
 
 
 def exact_sigma(audit: ExactAudit, *, epsilon: float, delta: float | None = None, alpha: float | None = None) -> float:
-    """The smallest sigma the exact audit accepts: (epsilon, delta) if ``delta`` is given, else D_alpha <= epsilon."""
+    """The smallest sigma the exact audit accepts: (epsilon, delta) if ``delta`` is given, else D_alpha <= epsilon.
+
+    ``alpha`` is read only without ``delta``, and checked whenever given.
+    """
+    instance(audit, ExactAudit, name="audit")
     epsilon = _epsilon(epsilon)
+    delta, alpha = _target(delta, alpha)
     if audit.mean_gap == 0.0:
         return 0.0
     if delta is not None:
         from pufferfish.wasserstein.methods import analytic_gaussian_sigma
 
-        std = analytic_gaussian_sigma(audit.mean_gap, epsilon, _delta(delta))
+        std = analytic_gaussian_sigma(audit.mean_gap, epsilon, delta)
         needed = std * std
     else:
-        alpha = real(alpha, name="alpha", lo=1.0, lo_open=True)
         needed = alpha * audit.mean_gap ** 2 / (2.0 * epsilon)
     noise = needed - audit.data_variance
     return math.sqrt(noise / audit.gain) if noise > 0 else 0.0
@@ -113,8 +125,13 @@ class Calibration:
 
 def audit_sigma(audit: ExactAudit, sigma: float, *, epsilon: float, delta: float | None = None,
                 alpha: float | None = None, rtol: float = 1e-9) -> Calibration:
-    """The exact audit of ``sigma`` against (epsilon, delta) (``delta`` given) or D_alpha <= epsilon."""
+    """The exact audit of ``sigma`` against (epsilon, delta) (``delta`` given) or D_alpha <= epsilon.
+
+    ``alpha`` is read only without ``delta``, and checked whenever given.
+    """
+    instance(audit, ExactAudit, name="audit")
     epsilon = _epsilon(epsilon)
+    delta, alpha = _target(delta, alpha)
     rtol = real(rtol, name="rtol", lo=0.0)
     sigma = real(sigma, name="sigma", lo=0.0)
     if sigma == 0.0 and audit.data_variance == 0.0:   # no noise at all: w_T reveals the secret unless Delta = 0
@@ -123,9 +140,7 @@ def audit_sigma(audit: ExactAudit, sigma: float, *, epsilon: float, delta: float
         return Calibration(sigma, epsilon, delta, alpha, exact, exact <= target)
     at = audit.at(sigma)
     if delta is not None:
-        delta = _delta(delta)
         exact = at.delta(epsilon=epsilon)
         return Calibration(sigma, epsilon, delta, None, exact, exact <= delta * (1.0 + rtol))
-    alpha = real(alpha, name="alpha", lo=1.0, lo_open=True)
     exact = at.renyi(alpha=alpha)
     return Calibration(sigma, epsilon, None, alpha, exact, exact <= epsilon * (1.0 + rtol))

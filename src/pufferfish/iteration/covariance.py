@@ -38,8 +38,17 @@ __all__ = ["Covariance", "DenseCovariance", "StationaryCovariance", "EqualCorrel
 PSD_RTOL = 1e-9
 
 
+def _label(name) -> str:
+    """``name``, the argument name a message uses: a non-empty string."""
+    if not isinstance(name, str) or not name:
+        raise ArgumentTypeError(f"name = {name!r}: must be a non-empty string (the argument's name)")
+    return name
+
+
 def as_vector(values, *, name: str, nonnegative: bool = False, min_size: int = 1) -> np.ndarray:
     """``values`` as a 1-D float array of finite numbers (one line naming ``name`` otherwise)."""
+    _label(name)
+    min_size = integer(min_size, name="min_size", lo=0)
     if values is None or isinstance(values, (str, bytes, dict, set)):
         raise ArgumentTypeError(f"{name} = {values!r}: must be a sequence of numbers, not {type(values).__name__}")
     try:
@@ -109,6 +118,7 @@ class Covariance:
 
 def check_covariance(value, *, name: str = "covariance") -> Covariance:
     """``value`` if it is a :class:`Covariance`, else an ArgumentTypeError naming ``name`` and the type (one line)."""
+    _label(name)
     if not isinstance(value, Covariance):
         raise ArgumentTypeError(f"{name}: must be a Covariance (DenseCovariance, StationaryCovariance, "
                                 f"EqualCorrelation...), not {type(value).__name__}")

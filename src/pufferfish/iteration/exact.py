@@ -84,6 +84,8 @@ class ExactAudit:
     sigma: float
 
     def __post_init__(self):
+        for name, lo_open in (("mean_gap", False), ("gain", True), ("data_variance", False), ("sigma", False)):
+            object.__setattr__(self, name, real(getattr(self, name), name=name, lo=0.0, lo_open=lo_open))
         if not self.variance > 0:
             from pufferfish.errors import InvalidArgumentError
             raise InvalidArgumentError(f"sigma = {self.sigma!r}: the output w_T is deterministic given x_k (no "

@@ -56,7 +56,19 @@ __all__ = ["GaussianRecord", "attribute_coefficients", "gaussian_attribute_sensi
 SYMMETRY_RTOL = 1e-10
 
 
+def _has_bool(values) -> bool:
+    """Whether a (nested) array-like holds a bool: ``True`` is not the number 1 here (pufferfish.checks)."""
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iuf":
+        return False
+    try:
+        return any(isinstance(v, (bool, np.bool_)) for v in np.asarray(values, dtype=object).ravel())
+    except (TypeError, ValueError):
+        return False
+
+
 def _matrix(covariance, *, name: str = "covariance") -> np.ndarray:
+    if _has_bool(covariance):
+        raise ArgumentTypeError(f"{name} = {covariance!r:.60}: must be a square matrix of real numbers, not bools")
     try:
         cov = np.array(covariance, dtype=float)
     except (TypeError, ValueError):
@@ -78,6 +90,8 @@ def _matrix(covariance, *, name: str = "covariance") -> np.ndarray:
 def _vector(values, d: int, *, name: str) -> np.ndarray:
     if isinstance(values, (str, bytes)):
         raise ArgumentTypeError(f"{name} = {values!r}: must be a sequence of {d} real numbers")
+    if _has_bool(values):
+        raise ArgumentTypeError(f"{name} = {values!r:.60}: must be a sequence of {d} real numbers, not bools")
     try:
         out = np.array(values, dtype=float)
     except (TypeError, ValueError):
@@ -204,6 +218,15 @@ class TwoColumnFit:
     sensitivity: float
 
 
+def _column(values, name: str) -> np.ndarray:
+    if values is None or isinstance(values, (str, bytes)):
+        raise ArgumentTypeError(f"{name} = {values!r:.60}: must be a column of numbers")
+    try:
+        return np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise DataError(f"{name}: a value is not a number ({values!r:.60})") from None
+
+
 def two_column_sensitivity(released, protected) -> TwoColumnFit:
     """Prop. 6.2 for data: fit N(mu, Sigma) to the pairs (released r, protected j) by the sample
     covariance, take Theta = [min j, max j], and return |cov(r, j) / var(j)| (max j - min j).
@@ -214,8 +237,8 @@ def two_column_sensitivity(released, protected) -> TwoColumnFit:
     (the caller drops those with a missing value); a protected column with a single value
     (var(j) = 0) has no secret pair and is refused.
     """
-    r = np.asarray(released, dtype=float)
-    j = np.asarray(protected, dtype=float)
+    r = _column(released, "released")
+    j = _column(protected, "protected")
     if r.ndim != 1 or j.shape != r.shape:
         raise InvalidArgumentError(f"released, protected: shapes {r.shape} and {j.shape}: must be two columns "
                                    "of the same length")

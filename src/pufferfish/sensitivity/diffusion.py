@@ -66,14 +66,41 @@ __all__ = ["POTENTIALS", "NOISE_NORMS", "Potential", "potential", "diffusion_sen
 #: the norm of the release each noise's calibration needs (module docstring)
 NOISE_NORMS = {"laplace": 1.0, "gaussian": 2.0}
 
+#: how messages name the strong-convexity argument ``rate`` (the paper's lambda)
+_RATE = "rate (lambda)"
+
+
+def _potential_name(name) -> str:
+    if not isinstance(name, str):
+        raise ArgumentTypeError(f"name = {name!r}: the potential must be a string ({', '.join(POTENTIALS)})")
+    if name not in POTENTIALS:
+        raise InvalidArgumentError(f"name = {name!r}: the potential must be one of {', '.join(POTENTIALS)}")
+    return name
+
 
 @dataclass(frozen=True)
 class Potential:
-    """A lambda-strongly convex potential V on the line, with lambda <= V'' <= ``curvature_max``."""
+    """A lambda-strongly convex potential V on the line, with lambda <= V'' <= ``curvature_max``.
+
+    Checked: ``name`` one of :data:`POTENTIALS`, ``rate`` = lambda > 0 and ``curvature_max`` at
+    least the potential's sup V'' (lambda, or lambda + 1 for ``logcosh``), so that the Euler
+    step :func:`euler_step` derives from it keeps the contraction of the module docstring.
+    """
 
     name: str
     rate: float
     curvature_max: float
+
+    def __post_init__(self):
+        _potential_name(self.name)
+        rate = real(self.rate, name=_RATE, lo=0.0, lo_open=True)
+        least = rate if self.name == "quadratic" else rate + 1.0   # the largest V'' of the potential
+        curvature = real(self.curvature_max, name="curvature_max", lo=0.0, lo_open=True)
+        if curvature < least:
+            raise InvalidArgumentError(f"curvature_max = {self.curvature_max!r}: below sup V'' = {least!r} "
+                                       f"of the {self.name} potential")
+        object.__setattr__(self, "rate", rate)
+        object.__setattr__(self, "curvature_max", curvature)
 
     def gradient(self, x: np.ndarray) -> np.ndarray:
         """V'(x)."""
@@ -96,11 +123,8 @@ POTENTIALS = {
 
 def potential(name: str, *, rate) -> Potential:
     """The potential ``name`` (:data:`POTENTIALS`) with strong-convexity constant ``rate`` = lambda > 0."""
-    if not isinstance(name, str):
-        raise ArgumentTypeError(f"potential = {name!r}: must be a string ({', '.join(POTENTIALS)})")
-    if name not in POTENTIALS:
-        raise InvalidArgumentError(f"potential = {name!r}: must be one of {', '.join(POTENTIALS)}")
-    lam = real(rate, name="lambda", lo=0.0, lo_open=True)
+    _potential_name(name)
+    lam = real(rate, name=_RATE, lo=0.0, lo_open=True)
     return Potential(name, lam, lam if name == "quadratic" else lam + 1.0)
 
 
@@ -117,6 +141,8 @@ def _times(times) -> np.ndarray:
 
 def noise_norm(noise: str) -> float:
     """The l_p norm (p = 1 or 2) the calibration of ``noise`` needs for an m-time release (module docstring)."""
+    if not isinstance(noise, str):
+        raise ArgumentTypeError(f"noise = {noise!r:.60}: must be a string ({', '.join(NOISE_NORMS)})")
     if noise not in NOISE_NORMS:
         raise InvalidArgumentError(f"noise = {noise!r}: the m-time release is stated for "
                                    f"{', '.join(NOISE_NORMS)} (one time: any noise, any norm)")
@@ -135,7 +161,7 @@ def diffusion_sensitivity(*, lipschitz, diameter, rate, times, norm) -> float:
     """
     lip = real(lipschitz, name="lipschitz", lo=0.0)
     diam = real(diameter, name="diameter", lo=0.0)
-    lam = real(rate, name="lambda", lo=0.0, lo_open=True)
+    lam = real(rate, name=_RATE, lo=0.0, lo_open=True)
     t = _times(times)
     if isinstance(norm, (bool, np.bool_)) or not isinstance(norm, (int, float, np.integer, np.floating)):
         raise ArgumentTypeError(f"norm = {norm!r}: must be 1, 2 or inf")
@@ -151,7 +177,7 @@ def ou_law(x0, *, rate, time) -> tuple[float, float]:
     v' = -2 lambda v + 2, v(0) = 0.
     """
     x = real(x0, name="x0")
-    lam = real(rate, name="lambda", lo=0.0, lo_open=True)
+    lam = real(rate, name=_RATE, lo=0.0, lo_open=True)
     t = real(time, name="time", lo=0.0)
     return math.exp(-lam * t) * x, -math.expm1(-2.0 * lam * t) / lam
 
@@ -159,6 +185,7 @@ def ou_law(x0, *, rate, time) -> tuple[float, float]:
 def ou_w_inf(x0, x0_prime, *, rate, time) -> float:
     """W_inf of the two OU laws at ``time`` from ``x0`` and ``x0_prime``: |difference of the means|
     = e^(-lambda t) |x_0 - x_0'| (same variances: translates; module docstring)."""
+    real(x0_prime, name="x0_prime")
     m1, v1 = ou_law(x0, rate=rate, time=time)
     m2, v2 = ou_law(x0_prime, rate=rate, time=time)
     assert v1 == v2  # the variance does not depend on x_0
@@ -170,7 +197,7 @@ def euler_step(pot: Potential, time, *, max_step) -> tuple[float, int]:
     n as small as that allows (module docstring: then the discrete difference contracts by
     1 - h lambda per step). ``time`` = 0 gives (0, 0)."""
     if not isinstance(pot, Potential):
-        raise ArgumentTypeError(f"potential = {pot!r}: must be a Potential (pufferfish.sensitivity.potential)")
+        raise ArgumentTypeError(f"pot = {pot!r:.60}: must be a Potential (pufferfish.sensitivity.potential)")
     t = real(time, name="time", lo=0.0)
     cap = min(real(max_step, name="max_step", lo=0.0, lo_open=True), 2.0 / (pot.rate + pot.curvature_max))
     if t == 0:
@@ -191,7 +218,7 @@ def coupled_distances(pot: Potential, *, start, diameter, time, paths, max_step,
     potential, lambda and time from the config's seed), so reruns give identical paths.
     """
     if not isinstance(pot, Potential):
-        raise ArgumentTypeError(f"potential = {pot!r}: must be a Potential (pufferfish.sensitivity.potential)")
+        raise ArgumentTypeError(f"pot = {pot!r:.60}: must be a Potential (pufferfish.sensitivity.potential)")
     x = real(start, name="start")
     diam = real(diameter, name="diameter", lo=0.0)
     n_paths = integer(paths, name="paths", lo=1)

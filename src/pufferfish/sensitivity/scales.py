@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pufferfish.checks import real
+from pufferfish.checks import choice, real
 from pufferfish.errors import InvalidArgumentError, NotApplicableError
 from pufferfish.grids import check_epsilons
 from pufferfish.wasserstein.methods import CAUCHY_ALPHA, analytic_gaussian_sigma, dagwm_cauchy_scale, gwm_laplace_scale
@@ -43,16 +43,20 @@ def scales_from_sensitivity(method: str, *, w_inf, w_2, epsilons, delta=None, al
     ``w_inf`` / ``w_2``, for every epsilon: gwm_laplace b = W_inf / eps (Cor. 3.1);
     gwm_gaussian_analytic the Balle-Wang sigma of one shift W_inf at ``delta``; dagwm_cauchy
     gamma = W_2 / sqrt(2 (e^eps - 1)) at ``alpha`` = 2 (Cor. 4.1)."""
+    choice(method, [m.name for m in GWM_METHODS], name="method")
     eps = check_epsilons(epsilons)
     w_inf = real(w_inf, name="w_inf", lo=0.0)
     w_2 = real(w_2, name="w_2", lo=0.0)
+    d = None if delta is None else real(delta, name="delta", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    a = None if alpha is None else real(alpha, name="alpha", lo=1.0, lo_open=True)
     if method == "gwm_laplace":
         return gwm_laplace_scale(w_inf, epsilons=eps)
     if method == "gwm_gaussian_analytic":
-        d = real(delta, name="delta", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+        if d is None:
+            raise InvalidArgumentError("delta = None: gwm_gaussian_analytic needs a delta in (0, 1)")
         return np.array([analytic_gaussian_sigma(w_inf, float(e), d) for e in eps])
-    if method == "dagwm_cauchy":
-        if real(alpha, name="alpha", lo=1.0, lo_open=True) != CAUCHY_ALPHA:
-            raise NotApplicableError(f"dagwm_cauchy is stated for alpha = 2 (paper 002, Cor. 4.1), not alpha = {alpha!r}")
-        return dagwm_cauchy_scale(w_2, epsilons=eps)
-    raise InvalidArgumentError(f"method = {method!r}: must be one of {', '.join(m.name for m in GWM_METHODS)}")
+    if a is None:   # dagwm_cauchy
+        raise InvalidArgumentError("alpha = None: dagwm_cauchy needs alpha = 2 (paper 002, Cor. 4.1)")
+    if a != CAUCHY_ALPHA:
+        raise NotApplicableError(f"dagwm_cauchy is stated for alpha = 2 (paper 002, Cor. 4.1), not alpha = {alpha!r}")
+    return dagwm_cauchy_scale(w_2, epsilons=eps)

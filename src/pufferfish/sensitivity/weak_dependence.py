@@ -59,6 +59,11 @@ class JointLatticePrior:
     def __post_init__(self):
         if isinstance(self.values, (str, bytes)) or not isinstance(self.values, Sequence):
             raise ArgumentTypeError(f"values = {self.values!r:.60}: must be one sequence of integers per record")
+        if not self.values:
+            raise InvalidArgumentError("values = []: at least one record is needed")
+        for k, row in enumerate(self.values):
+            if isinstance(row, (str, bytes)) or not isinstance(row, Sequence | np.ndarray):
+                raise ArgumentTypeError(f"values[{k}] = {row!r:.60}: must be a sequence of the record's integer values")
         vals = tuple(tuple(integer(v, name=f"values[{k}][{m}]") for m, v in enumerate(row))
                      for k, row in enumerate(self.values))
         try:
@@ -66,6 +71,8 @@ class JointLatticePrior:
             floats = raw.astype(float)
         except (TypeError, ValueError):
             raise ArgumentTypeError(f"probs = {self.probs!r:.60}: must be an array of probabilities") from None
+        if isinstance(self.probs, (str, bytes)) or any(isinstance(v, (bool, np.bool_, str, bytes)) for v in raw.flat):
+            raise ArgumentTypeError(f"probs = {self.probs!r:.60}: must be an array of probabilities (numbers)")
         shape = tuple(len(v) for v in vals)
         if not vals or raw.shape != shape:
             raise InvalidArgumentError(f"probs: shape {raw.shape}: must be {shape} (one axis per record, "
@@ -103,6 +110,10 @@ class RecordSecret:
     record: int
     value: int
 
+    def __post_init__(self):
+        object.__setattr__(self, "record", integer(self.record, name="record", lo=0))
+        object.__setattr__(self, "value", integer(self.value, name="value"))
+
 
 def product_of_marginals(prior: JointLatticePrior) -> JointLatticePrior:
     """theta_bar: the records independent, each with its marginal under theta."""
@@ -122,13 +133,13 @@ def _weights(weights, n: int) -> tuple[int, ...]:
     return tuple(integer(w, name=f"weights[{k}]") for k, w in enumerate(weights))
 
 
-def _check_secret(prior: JointLatticePrior, secret) -> tuple[int, int]:
+def _check_secret(prior: JointLatticePrior, secret, name: str = "secret") -> tuple[int, int]:
     if not isinstance(secret, RecordSecret):
-        raise ArgumentTypeError(f"secret = {secret!r:.60}: must be a RecordSecret(record, value)")
-    k = integer(secret.record, name="secret.record", lo=0, hi=prior.records - 1)
-    v = integer(secret.value, name="secret.value")
+        raise ArgumentTypeError(f"{name} = {secret!r:.60}: must be a RecordSecret(record, value)")
+    k = integer(secret.record, name=f"{name}.record", lo=0, hi=prior.records - 1)
+    v = integer(secret.value, name=f"{name}.value")
     if v not in prior.values[k]:
-        raise InvalidArgumentError(f"secret.value = {v}: record {k} takes the values {list(prior.values[k])}")
+        raise InvalidArgumentError(f"{name}.value = {v}: record {k} takes the values {list(prior.values[k])}")
     return k, prior.values[k].index(v)
 
 
@@ -179,6 +190,8 @@ def weak_dependence_bound(prior: JointLatticePrior, pairs: Sequence[tuple[Record
     """Paper 002, Prop. 6.1: the sensitivity under theta from theta_bar's and the dependence term (module docstring)."""
     if not isinstance(prior, JointLatticePrior):
         raise ArgumentTypeError(f"prior = {prior!r:.60}: must be a JointLatticePrior")
+    if isinstance(pairs, (str, bytes)) or not isinstance(pairs, Sequence):
+        raise ArgumentTypeError(f"pairs = {pairs!r:.60}: must be a sequence of (RecordSecret, RecordSecret) tuples")
     pairs = list(pairs)
     if not pairs:
         raise InvalidArgumentError("pairs = []: at least one secret pair is needed")
@@ -195,8 +208,8 @@ def weak_dependence_bound(prior: JointLatticePrior, pairs: Sequence[tuple[Record
     for n, pair in enumerate(pairs):
         if not (isinstance(pair, tuple) and len(pair) == 2):
             raise ArgumentTypeError(f"pairs[{n}] = {pair!r:.60}: must be a (RecordSecret, RecordSecret) tuple")
-        for secret in pair:
-            _check_secret(prior, secret)
+        for m, secret in enumerate(pair):
+            _check_secret(prior, secret, name=f"pairs[{n}][{m}]")
         first, second = pair
         independent = max(independent, wasserstein_inf(law("bar", bar, first), law("bar", bar, second)))
         exact = max(exact, wasserstein_inf(law("theta", prior, first), law("theta", prior, second)))
