@@ -219,7 +219,7 @@ def _numeric_domain(frame, path: str, args) -> list[float]:
     numbers = pd.to_numeric(values, errors="coerce")
     bad = values[numbers.isna() | (numbers != np.round(numbers))]
     if len(bad):
-        raise DataError(f"--released {args.released!r} in {path}: needs integer values, found {bad.iloc[0]!r} "
+        raise DataError(f"--released {args.released!r} in {path}: needs integer values, found {str(bad.iloc[0])!r} "
                         f"(give --indicator VALUE to release 1 where the column equals VALUE)")
     if args.domain is not None:
         lo, hi = args.domain
