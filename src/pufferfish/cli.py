@@ -380,7 +380,7 @@ def calibrate(priors, args) -> tuple:
         header = (f"binding pair of {len(pairs)} per row (the largest scale; achieved: the worst exact audit "
                   "of that scale over all pairs): " + "; ".join(f"{column} = {i} vs {j} ({n} rows)"
                                                                  for (i, j), n in binding.items()))
-    return rows[COLUMNS].reset_index(drop=True), header
+    return rows[COLUMNS + ["note"]].reset_index(drop=True), header
 
 
 def _position(rows, name: str):
@@ -424,7 +424,7 @@ def audit(priors, args) -> tuple:
                              "alpha": args.alpha if guarantee == "renyi" else math.nan, "scale": args.scale,
                              "achieved": value,
                              "meets_target": bool(value <= target.bound * (1.0 + RTOL)) if args.epsilon else None,
-                             "rank": k})
+                             "note": "", "rank": k})
     frame = pd.DataFrame(rows)
     # the binding pair per (guarantee, epsilon): the worst achieved value (the first on ties)
     frame = (frame.sort_values("achieved", ascending=False, kind="stable")
@@ -433,7 +433,7 @@ def audit(priors, args) -> tuple:
     what = "the largest achieved value over " + f"{len(pairs)} pairs" if len(pairs) > 1 else "secret pair"
     header = f"{args.noise} noise of scale {args.scale:g}; {what}: " + "; ".join(
         f"{column} = {i} vs {j}" for (i, j) in frame.groupby(["secret_i", "secret_j"], sort=False).size().index)
-    return frame[COLUMNS].reset_index(drop=True), header
+    return frame[COLUMNS + ["note"]].reset_index(drop=True), header
 
 
 def _auditor_class(noise: str):
@@ -444,19 +444,41 @@ def _auditor_class(noise: str):
 
 # ------------------------------------------------------------------------------ output
 def render(frame, header: str, fmt: str) -> str:
-    """``frame`` (:data:`COLUMNS`) as an aligned table under ``header``, as CSV, or as a JSON list of records."""
+    """``frame`` as CSV or a JSON list of records (exactly :data:`COLUMNS`), or as an aligned table
+    under ``header`` (text left, numbers right; a ``note`` such as which paper-000 method is the
+    best one follows the method's name)."""
     if fmt == "csv":
-        return frame.to_csv(index=False, lineterminator="\n")
+        return frame[COLUMNS].to_csv(index=False, lineterminator="\n")
     if fmt == "json":
         records = [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
-                   for r in frame.astype(object).to_dict("records")]
+                   for r in frame[COLUMNS].astype(object).to_dict("records")]
         return json.dumps(records, indent=1, default=_plain) + "\n"
-    shown = frame.copy()
-    for column in ("epsilon", "delta", "alpha", "scale", "achieved"):
-        shown[column] = [("" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.6g}")
-                         for v in frame[column]]
-    shown["meets_target"] = ["" if v is None else ("yes" if v else "NO") for v in frame["meets_target"]]
-    return header + "\n\n" + shown.to_string(index=False) + "\n"
+    numbers = ("epsilon", "delta", "alpha", "scale", "achieved")
+    cells = []
+    for row in frame.to_dict("records"):
+        # the comparison's notes: "= <method>" (which paper-000 method is the best) goes beside the method
+        parts = [n for n in str(row.get("note") or "").split("; ") if n]
+        notes = [next((n for n in parts if n.startswith("= ")), "")] + [n for n in parts if not n.startswith("= ")]
+        line = []
+        for column in COLUMNS:
+            value = row[column]
+            if column in numbers:
+                line.append("" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.6g}")
+            elif column == "meets_target":
+                line.append("" if value is None else ("yes" if value else "NO"))
+            elif column == "method" and notes[0]:
+                line.append(f"{value} ({notes[0]})")
+            else:
+                line.append(str(value))
+        cells.append(line + ["; ".join(notes[1:])])
+    names = COLUMNS + (["note"] if any(line[-1] for line in cells) else [])
+    widths = [max(len(c), *(len(line[k]) for line in cells)) for k, c in enumerate(names)]
+
+    def text(line):
+        return "  ".join(v.rjust(w) if names[k] in numbers else v.ljust(w)
+                         for k, (v, w) in enumerate(zip(line, widths))).rstrip()
+
+    return "\n".join([header, "", text(names), *map(text, cells)]) + "\n"
 
 
 def _plain(value):
