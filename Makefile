@@ -1,4 +1,4 @@
-# Two entry points (see README): `make reproduce` and `make test`.
+# Two entry points (see README): `make reproduce` and `make test`; `make docs` builds the site.
 # Both create .venv on first use, install the pinned requirements and this package,
 # and are idempotent: the install step reruns only when requirements.txt or
 # pyproject.toml change, and Snakemake reruns only the jobs whose inputs changed.
@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 CORES  ?= all
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: setup reproduce test test-fast lint clean
+.PHONY: setup reproduce test test-fast docs lint clean
 
 setup: $(STAMP)
 
@@ -35,8 +35,15 @@ test: $(STAMP)
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -m "not integration"
 
+# the documentation site (docs/, Sphinx): warnings are errors (nitpicky cross-references, every
+# public name in the API reference), then every example of the pages is executed (doctest)
+docs: $(STAMP)
+	$(BIN)/sphinx-build -n -W --keep-going -q -b html -d docs/_build/doctrees docs docs/_build/html
+	$(BIN)/sphinx-build -n -W --keep-going -q -b doctest -d docs/_build/doctrees docs docs/_build/doctest
+	@echo "docs: docs/_build/html/index.html"
+
 lint: $(STAMP)
 	$(BIN)/snakemake --lint
 
 clean:
-	rm -rf results .snakemake
+	rm -rf results .snakemake docs/_build docs/api/generated

@@ -338,7 +338,7 @@ def gaussian_epsilons(p, q, delta: float) -> tuple[np.ndarray, float, float]:
     decreases in epsilon), rounded down to 3 digits; the grid is log-spaced from eps* / G_RANGE
     to eps*. Also the epsilon above which no noise is needed at all. ((nan, nan) if even
     epsilon = 0 needs no noise.)"""
-    from pufferfish.audit.laplace import zero_noise_hockey_stick
+    from pufferfish.audit.zero_noise import zero_noise_hockey_stick
 
     def zero(e: float) -> float:
         return max(zero_noise_hockey_stick(p, q, epsilon=e))
@@ -369,7 +369,7 @@ def gaussian_section(p, absent, q4) -> dict:
     except ImportError:
         return {"skipped": "pufferfish.audit.gaussian_noise not available"}
     from pufferfish.audit import Target
-    from pufferfish.audit.laplace import zero_noise_hockey_stick
+    from pufferfish.audit.zero_noise import zero_noise_hockey_stick
     from pufferfish.lattice.distances import wasserstein_inf
     delta = G_DELTA
     out = {"delta": delta, "atoms": int(max(p.hi, absent.hi) - min(p.lo, absent.lo) + 1),
@@ -535,6 +535,34 @@ def estimate(n: int, support: int, rates: dict) -> dict:
     return {"priors": rates["priors"] * n * n, "audit": rates["audit"] * support * support}
 
 
+def list_ratio(n: int, repeats: int) -> int:
+    """``--list-ratio N``: sum_of_users on N - 1 users given as LatticePMF objects against the same users as one
+    2-D array, best of ``repeats`` each, alternated, in one process; prints both times and their ratio
+    (issue 24: at most 2) and whether the two laws are identical. Building the objects is not timed."""
+    from pufferfish.lattice.pmf import LatticePMF
+    from pufferfish.lattice.sums import sum_of_users
+    rows = rows_of(n)
+    start = time.perf_counter()
+    users = [LatticePMF(0, row) for row in rows]
+    built = time.perf_counter() - start
+    best = {"array": math.inf, "list": math.inf}
+    laws = {}
+    for _ in range(repeats):
+        for name, arg in (("array", rows), ("list", users)):
+            start = time.perf_counter()
+            laws[name] = sum_of_users(arg)
+            best[name] = min(best[name], time.perf_counter() - start)
+    a, b = laws["array"], laws["list"]
+    same = a.lo == b.lo and np.array_equal(a.probs, b.probs)
+    ratio = best["list"] / best["array"]
+    print(f"machine: {machine()}")
+    print(f"sum_of_users, {n - 1} users on 0..4 (seeded Dirichlet), best of {repeats}: array {best['array']:.3f} s, "
+          f"list of LatticePMF {best['list']:.3f} s (building the {n - 1} objects: {built:.1f} s, not timed)")
+    print(f"list_over_array_ratio: {ratio:.2f} (<= 2: {'met' if ratio <= 2 else 'NOT met'}); "
+          f"laws identical: {same}")
+    return 0 if same else 1
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--huge", action="store_true", help="also 10^7 users")
@@ -543,6 +571,8 @@ def main() -> int:
     parser.add_argument("--figure", type=Path, default=HERE / "scaling.png", help="the scaling figure (PNG)")
     parser.add_argument("--json", type=Path, help="also write the measurements of every size to this JSON file")
     parser.add_argument("--replot", type=Path, help="only redraw the figure from a --json file")
+    parser.add_argument("--list-ratio", type=float, metavar="N",
+                        help="only time sum_of_users on N - 1 users as a list of LatticePMF against the 2-D array")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--rates", default="null", help=argparse.SUPPRESS)
     parser.add_argument("--gaussian", action=argparse.BooleanOptionalAction, default=False, help=argparse.SUPPRESS)
@@ -550,6 +580,8 @@ def main() -> int:
     if args.child:
         print(json.dumps(child(args.child, args.repeats, json.loads(args.rates), args.gaussian)))
         return 0
+    if args.list_ratio:
+        return list_ratio(int(args.list_ratio), args.repeats)
     if args.replot:
         figure(json.loads(args.replot.read_text()), args.figure)
         print(f"scaling figure: {args.figure}")

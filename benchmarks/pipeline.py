@@ -21,6 +21,10 @@ its own src/ (PYTHONPATH). Logs: <scratch>/bench_full.log, <scratch>/bench_incre
 Last line: ``full_seconds: <s>`` (the wall time of the full run, also when it failed).
 
 Run: ``.venv/bin/python benchmarks/pipeline.py [--experiment fig6] [--dest /tmp/bench_repo]``.
+
+With ``--baseline REV [--rounds N]`` it also copies commit REV (``git archive``) beside the
+copy and times both trees N times each, alternated (ABBA: the machine's drift falls on both), and
+prints the medians and their ratios (issue 24's targets: full <= 1.35x, incremental <= 1.25x).
 """
 
 from __future__ import annotations
@@ -250,14 +254,102 @@ def failure_tail(log: str, lines: int = 25) -> None:
         print(f"    | {ln}")
 
 
+def edit_epsilons(dest: Path, experiment: str) -> str:
+    """Change the epsilon grid of ``experiment`` in the copy's config.yaml; describe the change."""
+    config_path = dest / "config.yaml"
+    config = yaml.safe_load(config_path.read_text())
+    spec = config["multiuser"]["experiments"][experiment]
+    before = spec["epsilons"]
+    spec["epsilons"] = {"start": 0.05, "stop": 1.0, "step": 0.05}
+    config_path.write_text(yaml.safe_dump(config, sort_keys=False))
+    return f"changed multiuser.experiments.{experiment}.epsilons: {before} -> {spec['epsilons']} (in the copy)"
+
+
+def reset(dest: Path, config_text: str) -> None:
+    """An empty results/ and .snakemake/, and the copy's original config.yaml: the state before a full run."""
+    for name in ("results", ".snakemake"):
+        shutil.rmtree(dest / name, ignore_errors=True)
+    (dest / "config.yaml").write_text(config_text)
+
+
+def make_baseline_copy(rev: str, dest: Path) -> str:
+    """The tree of commit ``rev`` (git archive) in ``dest`` (recreated), with data/raw copied: returns the full hash."""
+    full = subprocess.run(["git", "rev-parse", "--verify", rev + "^{commit}"], cwd=REPO, capture_output=True,
+                          text=True)
+    if full.returncode:
+        sys.exit(f"error: --baseline {rev}: not a commit of this repository")
+    if dest.exists():
+        if not (dest / ".bench_repo").exists():
+            sys.exit(f"{dest} exists and is not a copy made by this script: refusing to delete it")
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    (dest / ".bench_repo").write_text("scratch copy made by benchmarks/pipeline.py\n")
+    archive = subprocess.run(["git", "archive", "--format=tar", full.stdout.strip()], cwd=REPO, capture_output=True,
+                             check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+    if (REPO / "data" / "raw").is_dir():
+        shutil.rmtree(dest / "data" / "raw", ignore_errors=True)
+        shutil.copytree(REPO / "data" / "raw", dest / "data" / "raw", copy_function=shutil.copy2)
+    return full.stdout.strip()
+
+
+#: targets of issue 24 (ratios against the baseline commit, measured in the same run)
+FULL_RATIO_TARGET, INCREMENTAL_RATIO_TARGET = 1.35, 1.25
+
+
+def compare(args, dest: Path) -> int:
+    """Full and incremental runs of this tree and of ``args.baseline``, alternated (ABBA), ``args.rounds`` each."""
+    import statistics
+
+    base = dest.with_name(dest.name + "_base")
+    make_copy(dest)
+    rev = make_baseline_copy(args.baseline, base)
+    print(f"this tree -> {dest}; baseline {rev[:10]} -> {base}; data/raw copied into both")
+    trees = {"this": dest, "baseline": base}
+    configs = {name: (path / "config.yaml").read_text() for name, path in trees.items()}
+    times: dict[tuple[str, str], list[float]] = {}
+    for rnd in range(args.rounds):
+        order = ["this", "baseline"] if rnd % 2 == 0 else ["baseline", "this"]
+        for name in order:
+            path = trees[name]
+            reset(path, configs[name])
+            rc, full, log = snakemake(path, "bench_full.log")
+            if rc:
+                failure_tail(log)
+                sys.exit(f"error: the full run of {name} failed (exit {rc})")
+            edit_epsilons(path, args.experiment)
+            rc, inc, log = snakemake(path, "bench_incremental.log")
+            if rc:
+                failure_tail(log)
+                sys.exit(f"error: the incremental run of {name} failed (exit {rc})")
+            times.setdefault((name, "full"), []).append(full)
+            times.setdefault((name, "incremental"), []).append(inc)
+            print(f"round {rnd + 1} {name:>8}: full {full:6.1f} s, "
+                  f"incremental {inc:5.1f} s")
+    status = 0
+    for kind, target in (("full", FULL_RATIO_TARGET), ("incremental", INCREMENTAL_RATIO_TARGET)):
+        this, old = statistics.median(times[("this", kind)]), statistics.median(times[("baseline", kind)])
+        ratio = this / old
+        met = ratio <= target
+        status |= not met
+        print(f"{kind}: this tree median {this:.1f} s, baseline {rev[:10]} median {old:.1f} s, "
+              f"ratio {ratio:.2f} (target <= {target}: {'met' if met else 'NOT met'})")
+    return status
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--dest", type=Path, default=Path("/tmp/bench_repo"), help="scratch copy (recreated)")
     parser.add_argument("--experiment", default="fig6", help="experiment whose epsilon grid is changed")
+    parser.add_argument("--baseline", metavar="REV",
+                        help="also time commit REV (e.g. 1f2637e) in a second copy, alternated, and print ratios")
+    parser.add_argument("--rounds", type=int, default=3, help="with --baseline: runs of each tree (default 3)")
     args = parser.parse_args()
     dest = args.dest.resolve()
     if dest == REPO or REPO in dest.parents:
         sys.exit("the scratch copy must be outside the repository")
+    if args.baseline:
+        return compare(args, dest)
     count = make_copy(dest)
     print(f"copy: {count} files of {REPO} -> {dest}; {prepare_data(dest)}")
 
@@ -274,13 +366,7 @@ def main() -> int:
         print(f"full_seconds: {full:.1f}")
         return 1
 
-    config_path = dest / "config.yaml"
-    config = yaml.safe_load(config_path.read_text())
-    spec = config["multiuser"]["experiments"][args.experiment]
-    before = spec["epsilons"]
-    spec["epsilons"] = {"start": 0.05, "stop": 1.0, "step": 0.05}
-    config_path.write_text(yaml.safe_dump(config, sort_keys=False))
-    print(f"changed multiuser.experiments.{args.experiment}.epsilons: {before} -> {spec['epsilons']} (in the copy)")
+    print(edit_epsilons(dest, args.experiment))
 
     rc, inc, log = snakemake(dest, "bench_incremental.log")
     jobs = jobs_ran(log)

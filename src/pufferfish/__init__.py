@@ -1,16 +1,31 @@
 """Noise calibration for pufferfish privacy, with an exact audit of every calibrated scale.
 
-Papers reproduced (see README):
+Laplace, Gaussian and Cauchy noise, calibrated by the methods of three papers (see the documentation, docs/):
 
 * N. Ding, S. Lu, W. Yang, Z. Zhang, "Multi-user Pufferfish Privacy" -> :mod:`pufferfish.multiuser`
 * N. Ding, "Approximation of Pufferfish Privacy for Gaussian Priors", IEEE TIFS 19 (2024)
   -> :mod:`pufferfish.gaussian`
+* C. Pierquin, A. Bellet, M. Tommasi, M. Boussard, "Renyi Pufferfish Privacy", ICML 2024
+  -> :mod:`pufferfish.wasserstein`
 
-Subpackages: :mod:`~pufferfish.lattice` (lattice pmfs, sums of users, secrets, transport),
-:mod:`~pufferfish.audit` (one auditor per noise: exact loss, smallest scale),
-:mod:`~pufferfish.multiuser` and :mod:`~pufferfish.gaussian` (one per paper),
-:mod:`~pufferfish.pipeline` (config, data, figures, report); :mod:`~pufferfish.registry`
-holds one record per calibration method.
+Modules and subpackages, from the bottom layer up (a module imports only from layers below it):
+
+1. :mod:`~pufferfish.errors`, :mod:`~pufferfish.checks` (argument checks), :mod:`~pufferfish.grids`
+   (epsilon / delta grids);
+2. prior types: :mod:`~pufferfish.lattice` (lattice pmfs, sums of users, secrets, transport,
+   W_p), :mod:`~pufferfish.mixture` (the GMM prior of paper 004);
+3. :mod:`~pufferfish.audit` (one auditor per noise: exact loss, smallest scale);
+   :mod:`~pufferfish.registry` (one record per calibration method);
+4. shared experiment helpers: :mod:`~pufferfish.settings` (typed settings shared by the
+   experiments), :mod:`~pufferfish.files` (atomic CSV / JSON output, tables read back),
+   :mod:`~pufferfish.plotting` (figure conventions), :mod:`~pufferfish.data_priors` (priors
+   read off a data table: conditioning, encodings);
+5. the papers: :mod:`~pufferfish.multiuser` (paper 000), :mod:`~pufferfish.gaussian`
+   (paper 004), :mod:`~pufferfish.wasserstein` (paper 002), then
+   :mod:`~pufferfish.comparison` (every mechanism on one secret pair); each holds its
+   methods, the typed settings it consumes (``settings``), its experiments and figures;
+6. :mod:`~pufferfish.pipeline`: config.yaml validated and typed (``config``), downloads
+   (``fetch``), the report (``report``), the Snakemake scripts' glue (``cli``).
 
 The names below are imported on first use (``import pufferfish`` itself loads numpy and
 nothing heavier: every workflow job is a new interpreter and pays for what it imports).
@@ -40,5 +55,7 @@ __all__ = [
     "lattice_privacy_loss", "theta_min", "tight", "calibrate",
 ]
 
-__getattr__, __dir__ = attach(__name__, _EXPORTS, ("lattice", "audit", "multiuser", "gaussian", "pipeline", "registry",
-                                                   "errors", "grids"))
+__getattr__, __dir__ = attach(__name__, _EXPORTS, ("errors", "checks", "grids", "lattice", "mixture", "audit", "registry",
+                                                   "settings", "files", "plotting", "data_priors", "multiuser",
+                                                   "gaussian", "wasserstein", "iteration", "sensitivity", "comparison",
+                                                   "pipeline"))

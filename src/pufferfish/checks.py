@@ -15,7 +15,7 @@ import numpy as np
 
 from pufferfish.errors import ArgumentTypeError, InvalidArgumentError
 
-__all__ = ["real", "integer", "instance", "is_real", "is_integer"]
+__all__ = ["real", "integer", "instance", "is_real", "is_integer", "reals", "choice", "function", "search"]
 
 
 def _show(value) -> str:
@@ -90,3 +90,57 @@ def instance(value, cls, *, name: str, hint: str = ""):
         raise ArgumentTypeError(f"{name} = {_show(value)}: must be a {names}, not {type(value).__name__}"
                                 + (f" ({hint})" if hint else ""))
     return value
+
+
+def reals(values, *, name: str, lo: float | None = None, hi: float | None = None, lo_open: bool = False,
+          hi_open: bool = False, empty: bool = False) -> np.ndarray:
+    """``values`` (a real number or an array-like of them) as a float array of the same shape, every
+    entry checked as :func:`real` checks one (``name[k]`` names the entry); an empty array is
+    refused unless ``empty``."""
+    if is_real(values):
+        return np.asarray(real(values, name=name, lo=lo, hi=hi, lo_open=lo_open, hi_open=hi_open))
+    if values is None or isinstance(values, (str, bytes, dict, set, frozenset)):
+        raise ArgumentTypeError(f"{name} = {_show(values)}: must be a number or an array of numbers, "
+                                f"not {type(values).__name__}")
+    array = values if isinstance(values, np.ndarray) else np.asarray(values, dtype=object)
+    if array.size == 0 and not empty:
+        raise InvalidArgumentError(f"{name} = {_show(values)}: must not be empty")
+    if array.dtype.kind not in "iuf" or array.dtype == object:
+        flat = array.ravel()
+        for k, v in enumerate(flat):
+            if not is_real(v):
+                where = f"{name}[{k}]" if array.ndim == 1 else f"{name} (entry {k})"
+                raise ArgumentTypeError(f"{where} = {_show(v)}: must be a real number, not {type(v).__name__}")
+    out = np.asarray(array, dtype=float)
+    ok = np.isfinite(out)
+    if lo is not None:
+        ok &= (out > lo) if lo_open else (out >= lo)
+    if hi is not None:
+        ok &= (out < hi) if hi_open else (out <= hi)
+    bad = np.flatnonzero(~ok.ravel())
+    if bad.size:
+        k = int(bad[0])
+        where = f"{name}[{k}]" if out.ndim == 1 else f"{name} (entry {k})"
+        real(float(out.ravel()[k]), name=where, lo=lo, hi=hi, lo_open=lo_open, hi_open=hi_open)
+    return out
+
+
+def choice(value, options, *, name: str) -> str:
+    """``value`` if it is one of the strings ``options``, else one line naming ``name``."""
+    if not isinstance(value, str):
+        raise ArgumentTypeError(f"{name} = {_show(value)}: must be a string, one of {', '.join(map(str, options))}")
+    if value not in options:
+        raise InvalidArgumentError(f"{name} = {_show(value)}: must be one of {', '.join(map(str, options))}")
+    return value
+
+
+def function(value, *, name: str):
+    """``value`` if it is callable, else an :class:`ArgumentTypeError` naming ``name``."""
+    if not callable(value):
+        raise ArgumentTypeError(f"{name} = {_show(value)}: must be a function, not {type(value).__name__}")
+    return value
+
+
+def search(rtol, max_steps) -> tuple[float, int]:
+    """The relative tolerance (finite, > 0) and step budget (an integer >= 1) of a search for a scale."""
+    return real(rtol, name="rtol", lo=0.0, lo_open=True), integer(max_steps, name="max_steps", lo=1)

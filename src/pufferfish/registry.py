@@ -4,10 +4,10 @@ A :class:`Method` names the function that calibrates (``apply``), the secret pai
 stated for, the noise family it adds, the guarantee it targets, the parameters it needs
 from the config (``delta``, ``alpha``), its plot label and the paper and equation it
 cites. :func:`calibrate`, the config checks (:mod:`pufferfish.pipeline.config`), the plot
-legends and the README's methods table all read these records; a test holds the config
+legends and the methods table of docs/for-researchers.md all read these records; a test holds the config
 schema's method enum against them.
 
-Adding a method is one function and one record in its paper's module (README, "Adding a
+Adding a method is one function and one record in its paper's module (docs/for-researchers.md, "Adding a
 method")::
 
     def my_bound(pair, epsilons, **_):
@@ -109,9 +109,15 @@ def names(*, automatic: bool | None = None) -> list[str]:
 
 def get(name: str) -> Method:
     """The record of ``name``; :class:`NotApplicableError` naming the known ones otherwise."""
+    return _lookup(name, argument="name")
+
+
+def _lookup(name, *, argument: str) -> Method:
     all_methods = methods()
+    if not isinstance(name, str):
+        raise ArgumentTypeError(f"{argument} = {name!r:.60}: must be a method name (a string), not {type(name).__name__}")
     if name not in all_methods:
-        raise NotApplicableError(f"unknown method {name!r} (known: {', '.join(all_methods)})")
+        raise NotApplicableError(f"{argument} = {name!r}: unknown method (known: {', '.join(all_methods)})")
     return all_methods[name]
 
 
@@ -127,7 +133,7 @@ def secret_kind(secret) -> str:
     for cls, kind in ((Reports, "value"), (Absent, "absent"), (Draws, "user")):
         if isinstance(secret, cls):
             return kind
-    raise TypeError(f"secret = {secret!r}: must be Reports, Absent or Draws")
+    raise ArgumentTypeError(f"secret = {secret!r:.60}: must be Reports, Absent or Draws, not {type(secret).__name__}")
 
 
 def check_applicable(method: Method, kinds: Iterable[str], params: Mapping) -> None:
@@ -153,7 +159,7 @@ def calibrate(method: str, pair, *, epsilons, **params) -> np.ndarray:
     """
     from pufferfish.lattice.system import SecretPair
 
-    record = get(method)
+    record = _lookup(method, argument="method")
     if not isinstance(pair, SecretPair):
         raise ArgumentTypeError(f"pair = {pair!r:.60}: must be a SecretPair (SecretPair.of(first, second, rest)), "
                                 f"not {type(pair).__name__}")

@@ -19,7 +19,8 @@ from pufferfish.gaussian.methods import theorem1
 from pufferfish.audit.gaussian_prior import (b_min, delta_achieved, emg_cdf, emg_pdf, emg_sf, epsilon_achieved,
                                        gaussian_noise_max_log_ratio, hockey_stick, log_ratio, prior_epsilon_achieved,
                                        prior_hockey_stick, tail_log_ratios)
-from pufferfish.gaussian.gmm import GMM, corollary2, theorem2
+from pufferfish.gaussian.gmm import corollary2, theorem2
+from pufferfish.mixture import GMM
 
 
 def random_gmm(rng, k):

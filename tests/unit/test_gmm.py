@@ -14,7 +14,8 @@ from scipy.stats import norm
 
 from pufferfish.errors import DataError, InvalidDistributionError, NotApplicableError
 from pufferfish.gaussian.methods import theorem1
-from pufferfish.gaussian.gmm import GMM, corollary2, fit_gmm, theorem2, theorem2_terms, w2_cost, w2_weights
+from pufferfish.mixture import GMM
+from pufferfish.gaussian.gmm import corollary2, fit_gmm, theorem2, theorem2_terms, w2_cost, w2_weights
 
 TAU_03 = 1.0364333894937898   # Q^{-1}(0.15); checked with math.erfc in test_gaussian.py
 
@@ -81,7 +82,7 @@ def test_experiment_with_text_attribute_or_missing_column(tmp_path):
     import pandas as pd
 
     from pufferfish.gaussian.experiments import fit_experiment_gmms
-    from pufferfish.pipeline.settings import GMMExperimentSettings, GMMSettings
+    from pufferfish.gaussian.settings import GMMExperimentSettings, GMMSettings
 
     data = tmp_path / "toy.csv"
     pd.DataFrame({"education": ["Bachelors", "HS-grad", "Masters", "HS-grad"] * 5,

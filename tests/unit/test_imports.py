@@ -29,6 +29,9 @@ def loaded_after(code: str) -> set[str]:
      {"jsonschema", "yaml"}),                                                # what the Snakefile loads
     ("import pufferfish.multiuser.experiments", {"pandas"}),                # no scipy, no matplotlib
     ("import pufferfish.gaussian.experiments", {"scipy", "pandas"}),        # scipy.special only: no stats, no sklearn
+    ("from pufferfish.sensitivity import attribute_coefficients, diffusion_sensitivity, weak_dependence_bound, "
+     "parallel_composition, scales_from_sensitivity", set()),              # closed forms: numpy only
+    ("import pufferfish.sensitivity.experiments", {"pandas"}),              # no matplotlib until a figure is drawn
 ])
 def test_imports_load_only_what_is_used(code, allowed):
     assert loaded_after(code) <= allowed

@@ -7,7 +7,7 @@ import pytest
 
 from pufferfish.errors import DataError, InvalidDistributionError
 from pufferfish.multiuser.experiments import data_user_prior
-from pufferfish.pipeline.priors import condition, empirical_pmf, encode
+from pufferfish.data_priors import condition, empirical_pmf, encode
 
 
 @pytest.fixture

@@ -33,6 +33,26 @@ def test_audit_summary_by_hand():
     assert len(lines) == 1 and "e: bad violates its target in 1 of 1 rows" in lines[0]
 
 
+def test_unclaimed_baseline_failures_are_counted_apart():
+    """A baseline the project does not claim (``claimed`` False) that misses its target is a
+    ``baseline_failures`` count and a NOTE line, not a violation; a claimed row still is one."""
+    table = _audit([
+        ["it", "", "dp_assumption", 1.0, 1e-5, 3.0, np.nan, 2e-5, 3.3, True],
+        ["it", "", "dp_assumption", 2.0, 1e-5, 2.0, np.nan, 5e-6, 2.1, False],
+        ["it", "", "contraction_bound", 1.0, 1e-5, 4.0, np.nan, 1e-6, 3.3, False],
+        ["it", "", "paper_bound", 1.0, 1e-5, 1.0, np.nan, 3e-5, 3.3, True],
+    ]).assign(claimed=[False, False, True, True])
+    out = audit_summary([table]).set_index("method")
+    assert (out.loc["dp_assumption", "violations"], out.loc["dp_assumption", "baseline_failures"]) == (0, 1)
+    assert (out.loc["paper_bound", "violations"], out.loc["paper_bound", "baseline_failures"]) == (1, 0)
+    assert (out.loc["contraction_bound", "violations"], out.loc["contraction_bound", "baseline_failures"]) == (0, 0)
+    assert out.loc["dp_assumption", "max_delta_ratio"] == pytest.approx(2.0)   # 2e-5 / 1e-5, still reported
+    lines = violation_lines(out.reset_index())
+    assert [line.split(":")[0] for line in lines] == ["WARNING", "NOTE"]
+    assert "paper_bound violates its target in 1 of 1 rows" in lines[0]
+    assert "baseline dp_assumption (not claimed by the project) misses its target in 1 of 2 rows" in lines[1]
+
+
 def test_audit_violations_lines_for_captions(tmp_path):
     table = _audit([
         ["e", "", "lemma6", 0.1, np.nan, 8.0, 0.125, np.nan, 10.0, True],
@@ -44,6 +64,8 @@ def test_audit_violations_lines_for_captions(tmp_path):
         "lemma6 at epsilon = 0.1: exact loss 0.125",
         "theorem2 (panel b) at (epsilon, delta) = (1, 0.3): exact delta 0.375",
     ]
+    table.assign(claimed=[False, True, True]).to_csv(tmp_path / "baseline.csv", index=False)
+    assert audit_violations(tmp_path / "baseline.csv")[0] == "lemma6 (baseline, not claimed) at epsilon = 0.1: exact loss 0.125"
     table[table.violation].assign(violation=False).to_csv(tmp_path / "clean.csv", index=False)
     assert audit_violations(tmp_path / "clean.csv") == []
 

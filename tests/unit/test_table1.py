@@ -24,7 +24,7 @@ from scipy import optimize
 
 from pufferfish.errors import ConfigError, DataError
 from pufferfish.lattice.pmf import LatticePMF
-from pufferfish.pipeline.conditionals import (conditional_priors, declared_range, read_conditional_priors,
+from pufferfish.wasserstein.conditionals import (conditional_priors, declared_range, read_conditional_priors,
                                               write_conditional_priors, write_conditionals_figure, write_table1)
 from pufferfish.pipeline.config import validate_config
 from pufferfish.wasserstein.table1 import (TABLE1_COLUMNS, SecretConditional, binding_pair, pair_sensitivity,

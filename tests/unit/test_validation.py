@@ -19,7 +19,8 @@ import pytest
 
 from pufferfish import (Absent, Draws, LatticePMF, Reports, SecretPair, Target, User, calibrate, convolve,
                         lattice_privacy_loss, query_prior, sum_of_users, theta_min, tight)
-from pufferfish.audit.laplace import LaplaceLatticeAuditor, zero_noise_loss
+from pufferfish.audit.laplace import LaplaceLatticeAuditor
+from pufferfish.audit.zero_noise import zero_noise_loss
 from pufferfish.errors import ArgumentTypeError, InvalidArgumentError, InvalidDistributionError, PufferfishError
 from pufferfish.grids import check_deltas, check_epsilons, expand_grid
 from pufferfish.lattice.pmf import MAX_LATTICE_POINTS, PMF_ATOL
@@ -337,7 +338,7 @@ def test_sums_check_their_users():
         sum_of_users(REST[0].pmf)
     with pytest.raises(TypeError, match=r"^users\[0\] = User.*pass user\.pmf"):
         sum_of_users(REST)
-    with pytest.raises(TypeError, match=r"^convolve\(p, q\)\[1\] = \[1\]"):
+    with pytest.raises(TypeError, match=r"^q = \[1\]: must be a LatticePMF"):   # named as the argument (was "convolve(p, q)[1]")
         convolve(REST[0].pmf, [1])
     # a generator is read once: the sum of two point masses at 1 and 2 is the point mass at 3
     assert sum_of_users(LatticePMF.point(k) for k in (1, 2)).lo == 3
@@ -454,9 +455,10 @@ import pandas as pd  # noqa: E402
 import yaml  # noqa: E402
 
 from pufferfish.errors import ConfigError, DataError, OutputError  # noqa: E402
-from pufferfish.pipeline import cli, io  # noqa: E402
+from pufferfish import files  # noqa: E402
+from pufferfish.pipeline import cli  # noqa: E402
 from pufferfish.pipeline.config import check_data, check_duplicate_keys, validate_config  # noqa: E402
-from pufferfish.pipeline.priors import condition  # noqa: E402
+from pufferfish.data_priors import condition  # noqa: E402
 from pufferfish.pipeline.report import (NOT_COMPUTED, file_sha256, provenance,  # noqa: E402
                                         reproduction_table)
 
@@ -695,23 +697,23 @@ def test_an_output_directory_that_is_a_file_is_one_line(tmp_path):
     """Issue case 5: results/plans as a file ended in a traceback."""
     (tmp_path / "plans").write_text("not a directory")
     with pytest.raises(OutputError) as info:
-        io.write_csv(pd.DataFrame({"a": [1]}), tmp_path / "plans" / "x.csv")
+        files.write_csv(pd.DataFrame({"a": [1]}), tmp_path / "plans" / "x.csv")
     assert one_line(info) == f"cannot write {tmp_path / 'plans' / 'x.csv'}: {tmp_path / 'plans'} is a file, not a directory"
     with pytest.raises(OutputError, match="is a file, not a directory"):
-        io.check_output_paths([str(tmp_path / "plans" / "multiuser_{experiment,fig1|fig2}.csv")])
+        files.check_output_paths([str(tmp_path / "plans" / "multiuser_{experiment,fig1|fig2}.csv")])
     with pytest.raises(OutputError, match=r"multiuser_\{experiment\}\.csv: "):
-        io.check_output_paths([str(tmp_path / "plans" / "multiuser_{experiment,fig1|fig2}.csv")])
+        files.check_output_paths([str(tmp_path / "plans" / "multiuser_{experiment,fig1|fig2}.csv")])
     (tmp_path / "out.json").mkdir()
     with pytest.raises(OutputError, match="out.json: it is a directory"):
-        io.check_output_paths([str(tmp_path / "out.json")])
-    io.check_output_paths([str(tmp_path / "new" / "deeper" / "{x}.csv"), str(tmp_path / "fine.csv")])
+        files.check_output_paths([str(tmp_path / "out.json")])
+    files.check_output_paths([str(tmp_path / "new" / "deeper" / "{x}.csv"), str(tmp_path / "fine.csv")])
 
 
 def test_a_full_disk_is_one_line_and_leaves_nothing(tmp_path, monkeypatch):
     """Issue case 5: OSError [Errno 28] from plotting.save_figure ended in a traceback."""
     import matplotlib.pyplot as plt
 
-    from pufferfish.pipeline import plotting
+    from pufferfish import plotting
 
     fig = plt.figure()
 
@@ -763,8 +765,8 @@ def test_a_job_that_fails_says_one_line_and_removes_its_outputs(tmp_path, capsys
     assert not out.exists() and log.read_text().endswith(line.replace("error: ", "ERROR ") + "\n")
 
 
-def test_a_job_that_succeeds_ends_at_once_with_its_outputs_and_log_complete(tmp_path):
-    """cli.run ends a successful job with os._exit (no interpreter teardown): the exit status is 0,
+def test_a_job_that_succeeds_exits_the_normal_way_with_its_outputs_and_log_complete(tmp_path):
+    """cli.run returns after a successful job; the process then exits the normal way: status 0,
     the output is there, the rule's log and the standard streams are flushed, exit handlers ran."""
     import subprocess
     import sys
@@ -779,12 +781,12 @@ def test_a_job_that_succeeds_ends_at_once_with_its_outputs_and_log_complete(tmp_
             open({str(out)!r}, "w").write("x,y\\n1,2\\n")
             logging.getLogger("pufferfish").info("wrote the output")
             print("to stdout", end="")
-        cli.run(main, types.SimpleNamespace(log=[{str(log)!r}], output=[{str(out)!r}]))
-        raise SystemExit("not reached: run ends the process")
+        assert cli.run(main, types.SimpleNamespace(log=[{str(log)!r}], output=[{str(out)!r}])) is None
+        print(" and after", end="")
     """)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == "to stdout" and proc.stderr == ""
+    assert proc.stdout == "to stdout and after" and proc.stderr == ""
     assert out.read_text() == "x,y\n1,2\n"
     assert log.read_text() == "INFO wrote the output\n"
     assert marker.read_text() == "ran"

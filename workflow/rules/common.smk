@@ -1,6 +1,6 @@
-# Loaded first: validate the configuration (one line and exit 1 on a mistake: duplicate keys, the
-# schema and cross-references, what the cached data can tell), then
-# hold the list of final targets that each rules file extends.
+# Loaded first: validate the configuration and type it (one line and exit 1 on a mistake:
+# duplicate keys, the schema, the grids and cross-references, what the cached data can tell),
+# then hold the list of final targets that each rules file extends.
 import re
 import sys
 from pathlib import Path
@@ -8,8 +8,7 @@ from pathlib import Path
 from snakemake.utils import validate
 
 try:
-    from pufferfish.pipeline.config import (check_data, check_duplicate_keys, gmm_experiment_names, load_schema,
-                                            validate_config)
+    from pufferfish.pipeline.config import check_data, check_duplicate_keys, load_schema, load_settings
     from pufferfish.errors import ConfigError
 except ModuleNotFoundError as err:
     sys.stderr.write(
@@ -19,28 +18,21 @@ except ModuleNotFoundError as err:
     sys.exit(1)
 
 SCHEMA = Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml"
+# the validated config as frozen dataclasses (pufferfish.pipeline.config.Settings, built of each
+# experiment's own settings classes). The rules read its structure (which figures and
+# experiments, which users each needs); each job gets its section as a plain mapping param,
+# since Snakemake reruns a job when a param changes but only compares params of builtin types,
+# and turns it into the section's dataclass itself.
 try:
     for _configfile in workflow.configfiles:  # config.yaml and any --configfile: no key twice in a mapping
         check_duplicate_keys(_configfile)
-    validate_config(config, load_schema(SCHEMA))
+    SETTINGS = load_settings(config, load_schema(SCHEMA))  # fills the schema's defaults into config
     check_data(config)  # columns, conditioning values, encodings: on the cached data, before any job
 except ConfigError as err:
     sys.stderr.write(f"{err}\n")
     sys.exit(1)
 # snakemake's own pass (defaults are already filled in; this keeps the schema the contract)
 validate(config, str(SCHEMA))
-
-# the validated config as frozen dataclasses (pufferfish.pipeline.settings). The rules read
-# its structure (which figures and experiments, which users each needs); each job gets its
-# section as a plain mapping param, since Snakemake reruns a job when a param changes but
-# only compares params of builtin types, and turns it into the section's dataclass itself.
-from pufferfish.pipeline.settings import Settings
-
-try:
-    SETTINGS = Settings.from_config(config)
-except ConfigError as err:
-    sys.stderr.write(f"{err}\n")
-    sys.exit(1)
 
 # package functions that rules call when they run (params of figure captions, provenance)
 from pufferfish.multiuser.experiments import read_user_records
@@ -53,7 +45,7 @@ TARGETS = []
 from pufferfish.pipeline.sources import source_digest
 
 CODE = source_digest()  # the whole package (every computing rule)
-FETCH_CODE = source_digest(["pipeline.fetch", "pipeline.io", "pipeline.cli", "errors"])  # downloads only
+FETCH_CODE = source_digest(["pipeline.fetch", "files", "pipeline.cli", "errors"])  # downloads only
 
 
 def once_written(path, read, empty):
@@ -99,20 +91,6 @@ def print_violations(summary_csv):
     """At the end of a successful run, repeat every audit violation as a warning."""
     for line in read_violation_lines(summary_csv):
         sys.stderr.write(f"{line}\n")
-
-
-def release_scheduler_timers():
-    """Let the run end when its work has ended. Snakemake's job-rate limiter (100 jobs per 1 s by
-    default) re-wakes the scheduler with a 1-second ``threading.Timer`` after every scheduling
-    round; the last ones are not daemon threads, so Python waited up to 1 s after the last job
-    (measured: 1.2 s of every run, 3.7 s -> 2.8 s for a trivial workflow). Called by
-    ``onsuccess`` and ``onerror``, when no job is left to schedule: cancelling a pending timer
-    only drops a wake-up nobody needs."""
-    import threading
-
-    for thread in threading.enumerate():
-        if isinstance(thread, threading.Timer):
-            thread.cancel()
 
 
 def data_user_priors(w):

@@ -2,8 +2,8 @@
 # `pierquin.settings`. Per setting, the conditional priors of the released attribute given
 # each secret value (results/priors/pierquin_<setting>.*) and their figure (one job); over all
 # settings, the sensitivities of every secret pair (results/theta/pierquin_table1.csv).
-# The work is in pufferfish.pipeline.conditionals and pufferfish.wasserstein.table1.
-from pufferfish.pipeline.conditionals import read_priors_record, setting_table1_rows
+# The work is in pufferfish.wasserstein.conditionals and pufferfish.wasserstein.table1.
+from pufferfish.wasserstein.conditionals import read_priors_record, setting_table1_rows
 
 PIERQUIN = (config.get("pierquin") or {}).get("settings", {})
 PIERQUIN_CATEGORY = "Renyi pufferfish privacy (paper 002)"

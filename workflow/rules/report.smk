@@ -2,7 +2,7 @@
 # (`snakemake --report results/report.html` renders every figure, table and caption.)
 # Loaded last: every other rule exists, so the outputs can be checked (and listed) here.
 from pufferfish.errors import OutputError
-from pufferfish.pipeline.io import check_output_paths
+from pufferfish.files import check_output_paths
 from pufferfish.pipeline.report import producible
 
 PAPER_VALUES = str(Path(workflow.basedir) / "workflow" / "report" / "paper_values.yaml")
@@ -91,8 +91,3 @@ except OutputError as err:
 
 onsuccess:
     print_violations("results/audit/summary.csv")
-    release_scheduler_timers()
-
-
-onerror:
-    release_scheduler_timers()

@@ -4,7 +4,8 @@ Fig. 2 is the audited one: its rule adds the audit table and the ``audit`` setti
 """
 from pufferfish.gaussian.experiments import run_figure
 from pufferfish.pipeline.cli import run
-from pufferfish.pipeline.settings import AuditSettings, GaussianSettings
+from pufferfish.gaussian.settings import GaussianSettings
+from pufferfish.settings import AuditSettings
 
 
 def main(smk):

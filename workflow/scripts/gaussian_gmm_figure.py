@@ -1,7 +1,8 @@
 """Rule gaussian_gmm_figure: Theorem 2 on the fitted GMMs of one experiment, exact audit, b_min, figures."""
 from pufferfish.gaussian.experiments import run_gmm_experiment
 from pufferfish.pipeline.cli import run
-from pufferfish.pipeline.settings import AuditSettings, GMMExperimentSettings
+from pufferfish.gaussian.settings import GMMExperimentSettings
+from pufferfish.settings import AuditSettings
 
 
 def main(smk):

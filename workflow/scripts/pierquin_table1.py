@@ -1,6 +1,6 @@
 """Rule pierquin_table1: range, W_inf and W_2 of every secret pair, and each setting's maxima (paper 002, Table 1)."""
 from pufferfish.pipeline.cli import run
-from pufferfish.pipeline.conditionals import write_table1
+from pufferfish.wasserstein.conditionals import write_table1
 
 
 def main(smk):

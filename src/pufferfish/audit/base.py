@@ -35,6 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
+from pufferfish.audit.zero_noise import zero_noise_directions, zero_noise_hockey_stick, zero_noise_renyi
 from pufferfish.errors import ConfigError
 
 __all__ = ["GUARANTEES", "NOISES", "noise_std", "Target", "Achieved", "Smallest", "Auditor", "LatticeAuditor", "smallest_by_bisection", "close_bracket"]
@@ -47,6 +48,10 @@ NOISES = ("laplace", "gaussian", "cauchy")
 
 def noise_std(noise: str, scale: float) -> float:
     """The standard deviation of ``noise`` at ``scale``: Laplace(b) sqrt(2) b, Gaussian sigma, Cauchy none (NaN)."""
+    from pufferfish.checks import choice, real
+
+    choice(noise, NOISES, name="noise")
+    scale = real(scale, name="scale", lo=0.0)
     if noise == "laplace":
         return math.sqrt(2.0) * scale
     if noise == "gaussian":
@@ -185,18 +190,28 @@ class LatticeAuditor(Auditor):
     def noise_free(self, target: Target) -> Achieved:
         target = self.check_target(target)
         if target.guarantee == "epsilon_delta":
-            from pufferfish.audit.laplace import zero_noise_hockey_stick
-
             fwd, bwd = zero_noise_hockey_stick(self.p, self.q, epsilon=target.epsilon)
         elif target.guarantee == "renyi":
-            from pufferfish.audit.gaussian_noise import zero_noise_renyi
-
             fwd, bwd = zero_noise_renyi(self.p, self.q, alpha=target.alpha)
         else:
-            from pufferfish.audit.laplace import zero_noise_directions
-
             fwd, bwd = zero_noise_directions(self.p, self.q)
         return Achieved(0.0, target, fwd, bwd)
+
+
+def check_search(value, bound, start, at_zero, rtol, max_steps) -> tuple:
+    """The arguments of a search for the smallest scale (:func:`smallest_by_bisection`), checked:
+    ``value`` a function, ``bound`` and ``start`` finite and > 0, ``rtol`` finite and >= 0 (0:
+    down to neighbouring floats), ``at_zero`` a real number (inf allowed: the priors are apart)
+    or None, ``max_steps`` an integer >= 1."""
+    from pufferfish.checks import function, integer, is_real, real
+
+    function(value, name="value")
+    bound = real(bound, name="bound", lo=0.0, lo_open=True)
+    start = real(start, name="start", lo=0.0, lo_open=True)
+    if at_zero is not None and not (is_real(at_zero) and float(at_zero) == math.inf):
+        at_zero = real(at_zero, name="at_zero")
+    rtol, max_steps = real(rtol, name="rtol", lo=0.0), integer(max_steps, name="max_steps", lo=1)
+    return bound, start, at_zero, rtol, max_steps
 
 
 def smallest_by_bisection(value: Callable[[float], float], bound: float, *, start: float,
@@ -212,6 +227,7 @@ def smallest_by_bisection(value: Callable[[float], float], bound: float, *, star
     do not close the bracket (the smallest accepted scale with a reason when they find no
     rejected one; 0 with a reason when scales below 1e-300 are still accepted).
     """
+    bound, start, at_zero, rtol, max_steps = check_search(value, bound, start, at_zero, rtol, max_steps)
     if at_zero is not None and at_zero <= bound:
         return 0.0, float(at_zero), 0, "no noise needed: the priors meet the target"
     steps = 0
@@ -331,7 +347,15 @@ def close_bracket(value: Callable[[float], float], bound: float, lo: float, hi: 
     reason when ``max_steps`` evaluations in all do not close the bracket. Deterministic:
     the same inputs give the same result, bit for bit.
     """
-    lo, hi = float(lo), float(hi)
+    from pufferfish.checks import function, integer, is_real, real
+
+    function(value, name="value")
+    bound = real(bound, name="bound", lo=0.0, lo_open=True)
+    lo, hi = real(lo, name="lo", lo=0.0, lo_open=True), real(hi, name="hi", lo=0.0, lo_open=True)
+    v_hi, rtol = real(v_hi, name="v_hi"), real(rtol, name="rtol", lo=0.0)
+    max_steps, steps = integer(max_steps, name="max_steps", lo=1), integer(steps, name="steps", lo=0)
+    if v_lo is not None and not (is_real(v_lo) and float(v_lo) == math.inf):   # inf: rejected outright
+        v_lo = real(v_lo, name="v_lo")
     half = 0.5 * math.log1p(rtol) if rtol > 0.0 else 0.0
     t_lo, t_hi = math.log(lo), math.log(hi)
     # the width the projection aims at: L less 0.1 % and the rounding of t = log s, exp t (a

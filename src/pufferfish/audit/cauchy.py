@@ -11,15 +11,19 @@ J = integral q_Y psi(p_Y / q_Y) dy, psi(t) = t^alpha - 1 - alpha (t - 1) >= 0, a
 without cancellation, l = log(p_Y / q_Y) from sum_x (P(x) - Q(x)) k(y - x) where p_Y and q_Y
 are close. Cauchy tails are heavy (p_Y ~ gamma / (pi y^2)) but p_Y / q_Y -> 1 like 1 + O(1/y),
 so the integrand falls like 1/y^4: J is integrated by adaptive Gauss-Kronrod (7-15) over
-the core [lo - 10 gamma, hi + 10 gamma] (panels of width gamma, or for gamma < 1/4 graded
-geometrically around every atom, :func:`_core_edges`; refined until the sum of
+the core [lo - 10 gamma, hi + 10 gamma], lo and hi the end atoms (panels of width gamma, or
+for gamma < 1/4 graded geometrically around every atom, :func:`_core_edges`, cut at the core's
+ends: the mapped tails start there, so every point is integrated once); refined until the sum of
 |K15 - G7| is below 1e-12 J) and over each tail (to 1e-12 of the core's J) after the
 substitution y = edge +- s tan(t),
 t in [0, pi/2), s = gamma + (hi - lo) + 1, which maps the tail onto a finite interval with
 an integrand that tends to 0 (nothing is cut off). Every atom contributes at every y (no
-window, O(n) a point): meant for priors of up to a few thousand atoms. Scales below 1e-9
-times the largest |atom| (centred) are refused: the spikes of width gamma would not be
-resolved in float64 coordinates (the smallest-scale search stops there and says so).
+window, O(n) a point): meant for priors of up to a few thousand atoms. Scales below 1e-8
+times the largest |atom| (centred, at least 1) are refused: the quadrature nodes sit at
+float64 coordinates, rounded by up to 1.1e-16 |atom|, which near the floor is 1e-8 of a spike
+of width gamma (at 1e-9 the rounding noise keeps the error estimate above its 1e-12 target,
+and at 1e-8 the result still agrees with 30-digit quadrature to 1e-10: tests/unit/
+test_audit_oracles.py); the smallest-scale search stops there and says so.
 
 Monotonicity in gamma (why a bracket search is valid). Cauchy is stable: for gamma_2 > gamma_1,
 Cauchy(0, gamma_2) = Cauchy(0, gamma_1) + Cauchy(0, gamma_2 - gamma_1) in law with the terms
@@ -40,6 +44,7 @@ import numpy as np
 from pufferfish.audit.base import Achieved, LatticeAuditor, Smallest, Target
 from pufferfish.audit.gaussian_noise import (_RENYI_RTOL, _Atoms, _check_alpha, _check_pmfs, _check_positive, _gk_log, _log_psi,
                                              smallest_by_galloping, zero_noise_renyi)
+from pufferfish.checks import search
 from pufferfish.errors import ConfigError
 from pufferfish.lattice.distances import wasserstein_p
 from pufferfish.lattice.pmf import LatticePMF
@@ -52,6 +57,8 @@ _BLOCK = 2_000_000
 _CORE = 10.0
 #: initial panels of each mapped tail
 _TAIL_PANELS = 32
+#: the smallest gamma audited, relative to the largest |atom| (centred, at least 1): :func:`_floor`
+_FLOOR = 1e-8
 
 
 class _CauchyPair:
@@ -83,9 +90,11 @@ class _CauchyPair:
 
 
 def _core_edges(x: np.ndarray, gamma: float, lo: float, hi: float) -> np.ndarray:
-    """Panel edges of the core: width gamma where gamma >= 1/4; else the lattice half-points and,
-    around every atom, x +- gamma 2^k up to 1/2 (a geometric grading that resolves a spike of
-    width gamma in O(log 1/gamma) panels)."""
+    """Panel edges partitioning the core [lo, hi] exactly (the mapped tails start at lo and hi, so
+    every point is integrated once): width gamma where gamma >= 1/4; else the lattice half-points
+    and, around every atom, x +- gamma 2^k up to 1/2 (a geometric grading that resolves a spike of
+    width gamma in O(log 1/gamma) panels), with 20 panels between each end atom +- 1/2 and lo / hi
+    when those lie further out (gamma > 1/20), every edge outside [lo, hi] dropped."""
     if gamma >= 0.25:
         count = int(math.ceil((hi - lo) / gamma))
         if count > 2_000_000:
@@ -94,14 +103,15 @@ def _core_edges(x: np.ndarray, gamma: float, lo: float, hi: float) -> np.ndarray
     offsets = gamma * 2.0 ** np.arange(0, math.floor(math.log2(0.5 / gamma)) + 1)
     offsets = np.concatenate((-offsets[::-1], [0.0], offsets, [-0.5, 0.5]))
     edges = (x[:, None] + offsets[None, :]).ravel()
-    tails = np.concatenate((np.linspace(lo, x[0] - 0.5, 21), np.linspace(x[-1] + 0.5, hi, 21)))
-    return np.unique(np.concatenate((edges, tails)))
+    ends = np.concatenate((np.linspace(lo, x[0] - 0.5, 21), np.linspace(x[-1] + 0.5, hi, 21)))
+    edges = np.unique(np.concatenate((edges, ends, [lo, hi])))
+    return edges[(edges >= lo) & (edges <= hi)]
 
 
 def _floor(at: _Atoms) -> float:
-    """The smallest gamma audited: 1e-9 times the largest |atom| (centred, at least 1), so that the
-    spikes x +- gamma around every atom are resolved in float64 coordinates."""
-    return 1e-9 * max(1.0, float(np.max(np.abs(at.x))))
+    """The smallest gamma audited: 1e-8 times the largest |atom| (centred, at least 1), so that the
+    spikes x +- gamma around every atom are resolved in float64 coordinates (module docstring)."""
+    return _FLOOR * max(1.0, float(np.max(np.abs(at.x))))
 
 
 def _renyi_cauchy(at: _Atoms, gamma: float, alpha: float) -> tuple[float, float]:
@@ -157,6 +167,7 @@ class CauchyLatticeAuditor(LatticeAuditor):
 
     def __init__(self, p: LatticePMF, q: LatticePMF, *, rtol: float = 1e-10, max_steps: int = 200):
         _check_pmfs(p, q)
+        rtol, max_steps = search(rtol, max_steps)
         self.p, self.q, self.rtol, self.max_steps = p, q, rtol, max_steps
         self._atoms = _Atoms(p, q)
 

@@ -3,7 +3,7 @@
 Paper 004 (N. Ding, IEEE TIFS 2024) gives *sufficient* scales b for Y = X + Laplace(b)
 (Theorems 1-2, Corollaries 1-2). This module computes what a scale really achieves for a
 secret pair with priors X|s_i, X|s_j that are 1-D Gaussian mixtures
-(:class:`pufferfish.gaussian.gmm.GMM`; a component with standard deviation 0 is a point mass):
+(:class:`pufferfish.mixture.GMM`; a component with standard deviation 0 is a point mass):
 
 * ``delta_achieved(P_i, P_j, epsilon=, b=)``: the smallest delta for which (1) holds,
   max over both directions of the hockey-stick divergence
@@ -12,7 +12,7 @@ secret pair with priors X|s_i, X|s_j that are 1-D Gaussian mixtures
 * ``b_min``: the smallest b with delta_achieved <= delta (or epsilon_achieved <= epsilon).
 
 Density (exponentially modified Gaussian). For X ~ G(mu, sigma^2), sigma > 0, and
-N ~ Laplace(b), with s = sigma/b and t = (y - mu)/sigma,
+N ~ Laplace(b), with s = sigma/b and t = (y - mu)/sigma::
 
     A(y) = E[e^{-(y-X)/b}; X <= y] = exp((mu - y)/b + s^2/2) Phi(t - s),
     B(y) = E[e^{-(X-y)/b}; X >  y] = exp((y - mu)/b + s^2/2) Phi(-t - s),
@@ -95,9 +95,9 @@ import numpy as np
 from scipy.special import log_ndtr, ndtr
 
 from pufferfish.audit.base import Achieved, Auditor, Smallest, Target
-from pufferfish.errors import ConfigError
-from pufferfish.gaussian.methods import check_epsilon
-from pufferfish.gaussian.gmm import GMM
+from pufferfish.checks import real, reals, search
+from pufferfish.errors import ArgumentTypeError, ConfigError
+from pufferfish.mixture import GMM
 
 __all__ = [
     "GaussianPriorAuditor", "as_prior", "emg_logpdf", "emg_pdf", "emg_cdf", "emg_sf", "log_ratio", "tail_log_ratios",
@@ -121,25 +121,29 @@ _MAX_WORK = 200_000
 _SUP_RTOL = 1e-9
 
 
-def as_prior(prior) -> GMM:
+def as_prior(prior, *, name: str = "prior") -> GMM:
     """A :class:`GMM`, or ``(mean, std)`` for one Gaussian (std 0: point mass)."""
     if isinstance(prior, GMM):
         return prior
-    try:
-        mean, std = prior
-    except (TypeError, ValueError):
-        raise ConfigError(f"prior = {prior!r}: must be a GMM or (mean, std)") from None
-    return GMM.gaussian(float(mean), float(std))
+    if isinstance(prior, (str, bytes)) or not hasattr(prior, "__len__") or len(prior) != 2:
+        raise ArgumentTypeError(f"{name} = {prior!r:.60}: must be a GMM or (mean, std), not {type(prior).__name__}")
+    mean, std = prior
+    return GMM.gaussian(real(mean, name=f"{name} mean"), real(std, name=f"{name} std", lo=0.0))
+
+
+def _check_y(y) -> np.ndarray:
+    """Points of the real line: finite real numbers (a number or an array of them)."""
+    return reals(y, name="y")
+
+
+def _check_epsilon(epsilon) -> float:
+    """epsilon: a real number (not a bool or string), finite and > 0."""
+    return real(epsilon, name="epsilon", lo=0.0, lo_open=True)
 
 
 def _check_b(b) -> float:
-    try:
-        value = float(b)
-    except (TypeError, ValueError):
-        raise ConfigError(f"b = {b!r}: a Laplace scale must be a number") from None
-    if not (math.isfinite(value) and value > 0):
-        raise ConfigError(f"b = {value!r}: a Laplace scale must be finite and > 0")
-    return value
+    """A Laplace scale: finite and > 0."""
+    return real(b, name="b", lo=0.0, lo_open=True)
 
 
 def _lse(x: np.ndarray) -> np.ndarray:
@@ -304,14 +308,14 @@ class _Pair:
         self.points = 0
 
     def __call__(self, y) -> np.ndarray:
-        y = np.atleast_1d(np.asarray(y, dtype=float))
+        y = np.atleast_1d(_check_y(y))
         self.points += y.size
         lpi, qi = self.fi.values(y)
         lpj, qj = self.fj.values(y)
         return np.stack([lpi, lpj, qi, qj], axis=1)
 
     def r(self, y) -> np.ndarray:
-        y = np.atleast_1d(np.asarray(y, dtype=float))
+        y = np.atleast_1d(_check_y(y))
         self.points += y.size
         return self.fi.values(y)[0] - self.fj.values(y)[0]
 
@@ -330,7 +334,7 @@ class _Pair:
 def emg_logpdf(y, prior, b) -> np.ndarray:
     """log density of Y = X + Laplace(b) at ``y``, X ~ ``prior`` (a mixture; see module docstring)."""
     prior, b = as_prior(prior), _check_b(b)
-    return _Emg(prior, b).logpdf(np.atleast_1d(np.asarray(y, dtype=float)))
+    return _Emg(prior, b).logpdf(np.atleast_1d(_check_y(y)))
 
 
 def emg_pdf(y, prior, b) -> np.ndarray:
@@ -341,13 +345,13 @@ def emg_pdf(y, prior, b) -> np.ndarray:
 def emg_cdf(y, prior, b) -> np.ndarray:
     """Pr(Y <= y) for Y = X + Laplace(b), closed form (normal CDFs)."""
     prior, b = as_prior(prior), _check_b(b)
-    return _Emg(prior, b).cdf_sf(np.atleast_1d(np.asarray(y, dtype=float)))[0]
+    return _Emg(prior, b).cdf_sf(np.atleast_1d(_check_y(y)))[0]
 
 
 def emg_sf(y, prior, b) -> np.ndarray:
     """Pr(Y > y) for Y = X + Laplace(b), closed form (accurate in the right tail)."""
     prior, b = as_prior(prior), _check_b(b)
-    return _Emg(prior, b).cdf_sf(np.atleast_1d(np.asarray(y, dtype=float)))[1]
+    return _Emg(prior, b).cdf_sf(np.atleast_1d(_check_y(y)))[1]
 
 
 def _mass(lo: np.ndarray, hi: np.ndarray, fam) -> np.ndarray:
@@ -367,6 +371,7 @@ def _mass(lo: np.ndarray, hi: np.ndarray, fam) -> np.ndarray:
 
 def log_ratio(y, prior_i, prior_j, *, b) -> np.ndarray:
     """r(y) = log p_i(y) - log p_j(y) for Y = X + Laplace(b)."""
+    prior_i, prior_j = as_prior(prior_i, name="prior_i"), as_prior(prior_j, name="prior_j")
     return emg_logpdf(y, prior_i, b) - emg_logpdf(y, prior_j, b)
 
 
@@ -377,7 +382,7 @@ def _log_mgf(prior: GMM, theta: float) -> float:
 
 def tail_log_ratios(prior_i, prior_j, *, b) -> tuple[float, float]:
     """(lim_{y->-inf} r(y), lim_{y->+inf} r(y)) = (log M_i(-1/b)/M_j(-1/b), log M_i(1/b)/M_j(1/b)), fact (d)."""
-    pi, pj, b = as_prior(prior_i), as_prior(prior_j), _check_b(b)
+    pi, pj, b = as_prior(prior_i, name="prior_i"), as_prior(prior_j, name="prior_j"), _check_b(b)
     return (_log_mgf(pi, -1.0 / b) - _log_mgf(pj, -1.0 / b), _log_mgf(pi, 1.0 / b) - _log_mgf(pj, 1.0 / b))
 
 
@@ -612,8 +617,8 @@ def hockey_stick(prior_i, prior_j, *, epsilon: float, b: float) -> HockeyStick:
     See the module docstring for the method (roots of r = +-eps on a certified grid,
     closed-form CDFs, error bound).
     """
-    pi, pj, b = as_prior(prior_i), as_prior(prior_j), _check_b(b)
-    eps = float(check_epsilon(epsilon))
+    pi, pj, b = as_prior(prior_i, name="prior_i"), as_prior(prior_j, name="prior_j"), _check_b(b)
+    eps = real(epsilon, name="epsilon", lo=0.0, lo_open=True)
     lo, hi = _mass_window(pi, pj, b)
     atoms = np.concatenate([pi.means[pi.stds == 0], pj.means[pj.stds == 0]])
     y = _grid(lo, hi, b, atoms)
@@ -630,8 +635,8 @@ def prior_hockey_stick(prior_i, prior_j, *, epsilon: float) -> HockeyStick:
     certified-root engine as :func:`hockey_stick`, on the Gaussian densities (class
     ``_Gauss`` gives the curvature bounds).
     """
-    pi, pj = as_prior(prior_i), as_prior(prior_j)
-    eps = float(check_epsilon(epsilon))
+    pi, pj = as_prior(prior_i, name="prior_i"), as_prior(prior_j, name="prior_j")
+    eps = real(epsilon, name="epsilon", lo=0.0, lo_open=True)
     scale = math.exp(eps)
     fwd = bwd = 0.0
     atoms = np.unique(np.concatenate([pi.means[pi.stds == 0], pj.means[pj.stds == 0]]))
@@ -668,7 +673,7 @@ def prior_epsilon_achieved(prior_i, prior_j) -> float:
     priors) the value is the max of |log f_i/f_j| at the atoms and on a grid of step
     sigma_min/64 over the mass window, and the tail limits.
     """
-    pi, pj = as_prior(prior_i), as_prior(prior_j)
+    pi, pj = as_prior(prior_i, name="prior_i"), as_prior(prior_j, name="prior_j")
 
     def atoms(p):
         out = {}
@@ -725,7 +730,7 @@ def epsilon_achieved(prior_i, prior_j, *, b: float, window: tuple[float, float] 
     step b/2, intervals refined while the envelope (c) could exceed the best value by
     more than 1e-9 (relative), then the best nodes polished with a bounded Brent search.
     """
-    pi, pj, b = as_prior(prior_i), as_prior(prior_j), _check_b(b)
+    pi, pj, b = as_prior(prior_i, name="prior_i"), as_prior(prior_j, name="prior_j"), _check_b(b)
     ev = _Pair(_Emg(pi, b), _Emg(pj, b))
     if window is None:
         lo, hi = _limit_window(pi, pj, b)
@@ -786,6 +791,9 @@ def gaussian_noise_max_log_ratio(mu_i: float, sd_i: float, mu_j: float, sd_j: fl
     it is finite only when the two variances are equal (then |mu_i - mu_j| grows linearly:
     inf unless the means are equal too): returns inf otherwise.
     """
+    mu_i, mu_j = real(mu_i, name="mu_i"), real(mu_j, name="mu_j")
+    sd_i, sd_j = real(sd_i, name="sd_i", lo=0.0), real(sd_j, name="sd_j", lo=0.0)
+    noise_sd = real(noise_sd, name="noise_sd", lo=0.0, lo_open=True)
     vi, vj = sd_i ** 2 + noise_sd ** 2, sd_j ** 2 + noise_sd ** 2
 
     def r(y):
@@ -849,20 +857,19 @@ def b_min(prior_i, prior_j, *, epsilon: float, delta: float, rtol: float = 1e-10
     (:func:`prior_hockey_stick`, or :func:`prior_epsilon_achieved` for delta = 0), b_min = 0
     ("no noise needed"). Otherwise start at ``b_start`` (e.g. the theorem's scale) or a
     scale from the priors' spread; double until accepted / halve until rejected; then
-    shrink the bracket in log b with Brent's method (scipy's brentq: :func:`pufferfish.brent.brentq`) until
+    shrink the bracket in log b with Brent's method (:func:`scipy.optimize.brentq`) until
     b_accepted / b_rejected - 1 <= ``rtol``, the final bracket being checked by two
     evaluations (plain bisection takes over if the check fails). The result ``b`` is the
     accepted end. At most ``max_steps`` evaluations: if the target cannot be bracketed in
     time, b = inf with the reason. Never hangs.
     """
-    from pufferfish.brent import brentq
-    pi, pj = as_prior(prior_i), as_prior(prior_j)
-    eps = float(check_epsilon(epsilon))
-    dl = float(delta)
-    if not (0.0 <= dl < 1.0):
-        raise ConfigError(f"delta = {dl!r}: must be in [0, 1) (0 for pure epsilon)")
-    if not (0 < rtol < 1):
-        raise ConfigError(f"rtol = {rtol!r}: must be in (0, 1)")
+    from scipy.optimize import brentq
+
+    pi, pj = as_prior(prior_i, name="prior_i"), as_prior(prior_j, name="prior_j")
+    eps = real(epsilon, name="epsilon", lo=0.0, lo_open=True)
+    dl = real(delta, name="delta", lo=0.0, hi=1.0, hi_open=True)   # 0 for pure epsilon
+    rtol, max_steps = search(rtol, max_steps)
+    rtol = real(rtol, name="rtol", hi=1.0, hi_open=True)
     steps = 0
 
     def loss(bv: float) -> float:
@@ -951,8 +958,8 @@ class GaussianPriorAuditor(Auditor):
     guarantees = ("epsilon_delta",)
 
     def __init__(self, prior_i, prior_j, *, rtol: float = 1e-10, max_steps: int = 200):
-        self.prior_i, self.prior_j = as_prior(prior_i), as_prior(prior_j)
-        self.rtol, self.max_steps = rtol, max_steps
+        self.prior_i, self.prior_j = as_prior(prior_i, name="prior_i"), as_prior(prior_j, name="prior_j")
+        self.rtol, self.max_steps = search(rtol, max_steps)
 
     def achieved(self, scale: float, target: Target) -> Achieved:
         target = self.check_target(target)

@@ -50,7 +50,7 @@ difference is beta_L e^{-(L-y)/theta} / 2 theta (integral beta_L / 2 if positive
 it a_R e^{-(y-R)/theta} / 2 theta. Every term is a product of scan values with relative
 error about 1e-15, so delta has absolute error about 1e-15 (1 + e^eps): exact to floating
 point. The noise-free limit theta -> 0 is sum_x [P(x) - e^eps Q(x)]_+
-(:func:`zero_noise_hockey_stick`), an upper bound for every theta by data processing.
+(:func:`~pufferfish.audit.zero_noise.zero_noise_hockey_stick`), an upper bound for every theta by data processing.
 
 Monotonicity in theta (why bisection is valid). For theta_2 > theta_1 the Laplace
 characteristic functions satisfy 1/(1 + theta_2^2 t^2) = 1/(1 + theta_1^2 t^2) * c(t) with
@@ -82,7 +82,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from pufferfish.audit.base import Achieved, LatticeAuditor, Smallest, Target, smallest_by_bisection
-from pufferfish.checks import instance, integer, real
+from pufferfish.audit.zero_noise import zero_noise_hockey_stick, zero_noise_loss
+from pufferfish.checks import instance, integer, real, reals, search
 from pufferfish.errors import InvalidArgumentError
 from pufferfish.grids import check_epsilons
 from pufferfish.registry import Method, register
@@ -91,7 +92,7 @@ from pufferfish.lattice.transport import plan_span
 
 __all__ = [
     "LaplaceLatticeAuditor", "PrivacyLoss", "lattice_privacy_loss", "log_density_at_lattice", "theta_min", "tight",
-    "zero_noise_loss", "zero_noise_directions", "TightResult", "mgf_tail_loss", "laplace_hockey_stick", "zero_noise_hockey_stick",
+    "TightResult", "mgf_tail_loss", "laplace_hockey_stick",
     "MIN_RTOL",
 ]
 
@@ -249,8 +250,10 @@ def _log_kernel_sums(logp: np.ndarray, rate: float) -> np.ndarray:
 
 def log_density_at_lattice(pmf_values: np.ndarray, theta: float) -> np.ndarray:
     """log p_Y(k) at k = 0..n-1 for Y = X + Laplace(theta), X with masses ``pmf_values`` at 0..n-1."""
+    pmf_values = reals(pmf_values, name="pmf_values", lo=0.0)
+    theta = _check_theta(theta)
     with np.errstate(divide="ignore"):
-        logp = np.log(np.asarray(pmf_values, dtype=float))
+        logp = np.log(np.atleast_1d(pmf_values))
     return _log_kernel_sums(logp[None, :], 1.0 / theta)[0] - math.log(2.0 * theta)
 
 
@@ -323,23 +326,11 @@ def laplace_hockey_stick(p: LatticePMF, q: LatticePMF, *, epsilon: float, scale:
     direction. Closed form per unit interval (module docstring, "Hockey stick"); absolute
     error about 1e-15 (1 + e^eps). ``epsilon`` >= 0 (0 gives the total variation distance).
     """
+    _check_pair(p, q)
     eps = _check_epsilon(epsilon)
-    theta = _check_theta(scale)
+    theta = real(scale, name="scale", lo=0.0, lo_open=True)
     aud = _auditor(p, q)
     return aud.hockey(eps, theta)
-
-
-def zero_noise_hockey_stick(p: LatticePMF, q: LatticePMF, *, epsilon: float) -> tuple[float, float]:
-    """The noise-free limit: (sum_x [P(x) - e^eps Q(x)]_+, sum_x [Q(x) - e^eps P(x)]_+).
-
-    The hockey-stick divergences of the priors themselves; every noise scale does at least
-    as well (data processing), and as the scale tends to 0 the audit tends to this value.
-    """
-    eps = _check_epsilon(epsilon)
-    lo, hi = min(p.lo, q.lo), max(p.hi, q.hi)
-    a, b = p.pmf_on(lo, hi), q.pmf_on(lo, hi)
-    c = math.exp(eps)
-    return (math.fsum(np.maximum(a - c * b, 0.0).tolist()), math.fsum(np.maximum(b - c * a, 0.0).tolist()))
 
 
 def _check_theta(theta: float) -> float:
@@ -421,29 +412,6 @@ def lattice_privacy_loss(p: LatticePMF, q: LatticePMF, theta: float) -> PrivacyL
     theta = _check_theta(theta)
     _check_pair(p, q)
     return _auditor(p, q).loss(theta)
-
-
-def zero_noise_directions(p: LatticePMF, q: LatticePMF) -> tuple[float, float]:
-    """(max_x log P(x)/Q(x), max_x log Q(x)/P(x)) over the union of the supports (inf where one
-    prior charges an atom the other does not): the two directions of :func:`zero_noise_loss`."""
-    lo, hi = min(p.lo, q.lo), max(p.hi, q.hi)
-    a, b = p.pmf_on(lo, hi), q.pmf_on(lo, hi)
-    both = (a > 0) & (b > 0)
-    gap = np.log(a[both]) - np.log(b[both])
-    fwd = math.inf if np.any((a > 0) & (b == 0)) else float(max(np.max(gap, initial=0.0), 0.0))
-    bwd = math.inf if np.any((b > 0) & (a == 0)) else float(max(np.max(-gap, initial=0.0), 0.0))
-    return fwd, bwd
-
-
-def zero_noise_loss(p: LatticePMF, q: LatticePMF) -> float:
-    """lim_{theta -> 0} L(theta) = max over lattice points of |log P_i(x) / P_j(x)| (inf if supports differ)."""
-    _check_pair(p, q)
-    lo, hi = min(p.lo, q.lo), max(p.hi, q.hi)
-    a, b = p.pmf_on(lo, hi), q.pmf_on(lo, hi)
-    if np.any((a > 0) != (b > 0)):
-        return math.inf
-    mask = a > 0
-    return float(np.max(np.abs(np.log(a[mask]) - np.log(b[mask]))))
 
 
 def mgf_tail_loss(a: LatticePMF, b: LatticePMF, theta: float) -> tuple[float, float]:
@@ -634,7 +602,7 @@ class LaplaceLatticeAuditor(LatticeAuditor):
     ``smallest_scale`` is :func:`theta_min`. (epsilon, delta): ``achieved`` is
     :func:`laplace_hockey_stick` (forward = H_{e^eps}(P_Y|s_i || P_Y|s_j), backward the
     other way), ``smallest_scale`` the smallest theta whose larger direction is <= delta:
-    0 when the priors already meet it (:func:`zero_noise_hockey_stick`), else doubling or
+    0 when the priors already meet it (:func:`~pufferfish.audit.zero_noise.zero_noise_hockey_stick`), else doubling or
     halving and safeguarded interpolation on log theta
     (:func:`~pufferfish.audit.base.smallest_by_bisection`; valid because delta
     does not increase with theta, module docstring), started at W_inf / epsilon, which
@@ -647,6 +615,7 @@ class LaplaceLatticeAuditor(LatticeAuditor):
 
     def __init__(self, p: LatticePMF, q: LatticePMF, *, rtol: float = 1e-12, max_steps: int = 200):
         _check_pair(p, q)
+        rtol, max_steps = search(rtol, max_steps)
         self.p, self.q, self.rtol, self.max_steps = p, q, rtol, max_steps
 
     def achieved(self, scale: float, target: Target) -> Achieved:

@@ -97,7 +97,9 @@ def compare_pair(name: str, pair, *, epsilons, delta: float, alpha: float,
     :data:`CAUCHY_METHODS` (in that order; default all), e.g. one noise family's.
     """
     from pufferfish.audit import Target
+    from pufferfish.checks import instance
 
+    instance(name, str, name="name")
     eps = check_epsilons(epsilons)
     every = LAPLACE_METHODS + GAUSSIAN_METHODS + CAUCHY_METHODS
     if methods is not None:
@@ -137,6 +139,12 @@ def compare_pair(name: str, pair, *, epsilons, delta: float, alpha: float,
 
 def compare_pairs(pairs: Mapping[str, object], *, epsilons, delta: float, alpha: float) -> pd.DataFrame:
     """:func:`compare_pair` for every named pair, concatenated in the given order."""
+    from pufferfish.checks import instance
+
+    instance(pairs, Mapping, name="pairs")
+    if not pairs:
+        from pufferfish.errors import InvalidArgumentError
+        raise InvalidArgumentError("pairs = {}: must name at least one pair")
     return pd.concat([compare_pair(n, p, epsilons=epsilons, delta=delta, alpha=alpha) for n, p in pairs.items()],
                      ignore_index=True)
 

@@ -66,7 +66,7 @@ def resolve_pair(pair: str, config: Mapping, *, data_users: Mapping[str, str] = 
 
     kind, name, panel = parse_pair(pair, config)
     if kind == TABLE1:
-        from pufferfish.pipeline.conditionals import read_conditional_priors
+        from pufferfish.wasserstein.conditionals import read_conditional_priors
         from pufferfish.wasserstein.table1 import binding_pair, setting_sensitivities
 
         priors = read_conditional_priors(table1_priors)
@@ -96,12 +96,12 @@ def write_pair(*, pair: str, config: Mapping, data_users: Mapping[str, str], tab
     with ``png``, its figure (:func:`write_figure`: PNG, PDF and the numbers plotted), drawn
     from the rows as written."""
     from pufferfish.comparison.compare import compare_pair, winner_lines
-    from pufferfish.grids import expand_grid
-    from pufferfish.pipeline.io import write_csv
+    from pufferfish.files import write_csv
+    from pufferfish.settings import epsilon_grid
 
-    spec = config["comparison"]
+    spec = config["comparison"]  # its epsilons, delta and alpha: the job does not get the list of pairs
     secret_pair, text = resolve_pair(pair, config, data_users=data_users, table1_priors=table1_priors)
-    epsilons = expand_grid(spec["epsilons"], name="comparison.epsilons")
+    epsilons = epsilon_grid(spec["epsilons"], "comparison.epsilons")
     frame = compare_pair(pair, secret_pair, epsilons=epsilons, delta=float(spec["delta"]), alpha=float(spec["alpha"]))
     bad = frame[~frame.meets_target]
     for row in bad.itertuples(index=False):
@@ -119,7 +119,7 @@ def write_pair(*, pair: str, config: Mapping, data_users: Mapping[str, str], tab
 def write_figure(*, rows_csv, png, pdf, csv) -> None:
     """The figure of one pair from its audited rows (end of step ``comparison_pair``)."""
     from pufferfish.comparison.plots import plot_pair
-    from pufferfish.pipeline.io import read_table
+    from pufferfish.files import read_table
 
     frame = read_table(rows_csv)
     plot_pair(frame, title=str(frame["description"].iloc[0]), png=png, pdf=pdf, csv=csv)
@@ -129,7 +129,7 @@ def write_table(frames: Sequence[str], out_csv) -> pd.DataFrame:
     """Step ``comparison_table``: the per-pair rows, in config order, as one table (:data:`COLUMNS`)."""
     from pufferfish.comparison.compare import COLUMNS
 
-    from pufferfish.pipeline.io import read_table, write_csv
+    from pufferfish.files import read_table, write_csv
 
     table = pd.concat([read_table(path)[COLUMNS] for path in frames], ignore_index=True)
     write_csv(table, out_csv)
@@ -139,7 +139,7 @@ def write_table(frames: Sequence[str], out_csv) -> pd.DataFrame:
 def pair_caption(csv) -> str:
     """Caption text of one pair's figure: the least noise per epsilon, and the audit's verdict."""
     from pufferfish.comparison.compare import as_flags, winner_lines
-    from pufferfish.pipeline.io import read_table
+    from pufferfish.files import read_table
 
     frame = read_table(csv)
     frame["meets_target"] = as_flags(frame["meets_target"])

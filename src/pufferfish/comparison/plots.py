@@ -42,7 +42,7 @@ _TIGHT_VARIANTS = {
 
 
 def _draw(ax, frame: pd.DataFrame, methods, column: str) -> list:
-    from pufferfish.pipeline.plotting import TIGHT_STYLE, series_style
+    from pufferfish.plotting import TIGHT_STYLE, series_style
 
     zeros = []
     k = 0
@@ -80,8 +80,8 @@ def plot_pair(frame: pd.DataFrame, *, title: str, png, pdf, csv) -> None:
     """The two panels of one pair (module docstring); the rows plotted go to ``csv``."""
     import matplotlib.pyplot as plt
 
-    from pufferfish.pipeline.io import write_csv
-    from pufferfish.pipeline.plotting import log_axis, save_figure, setup_style
+    from pufferfish.files import write_csv
+    from pufferfish.plotting import log_axis, save_figure, setup_style
 
     setup_style()
     fig, (left, right) = plt.subplots(1, 2, figsize=(11.5, 5.6), gridspec_kw={"width_ratios": [1.45, 1]})

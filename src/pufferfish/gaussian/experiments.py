@@ -4,7 +4,7 @@ N. Ding, "Approximation of Pufferfish Privacy for Gaussian Priors", IEEE TIFS 19
 Each ``run_*`` function is one Snakemake job: it calibrates with the paper's method,
 audits every scale exactly (:mod:`pufferfish.audit.gaussian_prior`), adds the tight scale b_min,
 writes the CSVs and draws the figure (:mod:`pufferfish.gaussian.plots`). Each takes its
-section of the config as a frozen dataclass of :mod:`pufferfish.pipeline.settings`.
+section of the config as a frozen dataclass of :mod:`pufferfish.gaussian.settings`.
 
 * Fig. 1  :func:`run_fig1`  two Gaussian priors, Laplace vs Gaussian noise of equal variance.
 * Fig. 2  :func:`run_fig2`  eq. (11) against the number of users K.
@@ -39,12 +39,14 @@ from pufferfish.errors import DataError
 from pufferfish.gaussian.methods import corollary1_identical, tau_lambertw, tau_star
 from pufferfish.audit.gaussian_prior import (b_min, epsilon_achieved, gaussian_noise_max_log_ratio, hockey_stick,
                              prior_epsilon_achieved)
-from pufferfish.gaussian.gmm import GMM, fit_gmm, theorem2, theorem2_terms, w2_weights
+from pufferfish.gaussian.gmm import fit_gmm, theorem2, theorem2_terms, w2_weights
+from pufferfish.mixture import GMM
 from pufferfish.grids import check_deltas, check_epsilons
-from pufferfish.pipeline.io import write_csv, write_json
-from pufferfish.pipeline.priors import condition
-from pufferfish.pipeline.settings import (AuditSettings, Fig1Settings, Fig2Settings, Fig5Settings,
-                                          GMMExperimentSettings, GMMSettings)
+from pufferfish.files import write_csv, write_json
+from pufferfish.data_priors import condition
+from pufferfish.gaussian.settings import (Fig1Settings, Fig2Settings, Fig5Settings, GMMExperimentSettings,
+                                          GMMSettings)
+from pufferfish.settings import AuditSettings
 
 __all__ = [
     "FIG1_COLUMNS", "FIG2_COLUMNS", "GMM_THETA_COLUMNS", "FIG5_COLUMNS", "AUDIT_COLUMNS", "STREAMS",
@@ -214,7 +216,7 @@ def fit_experiment_gmms(experiment: GMMExperimentSettings, *, gmm: GMMSettings, 
     """Fit one GMM per secret of a GMM experiment (config ``gaussian.<name>``: fig3, fig4, ...) and write the JSON.
 
     The attribute values of the rows satisfying each secret's ``given`` come from
-    :func:`pufferfish.pipeline.priors.condition`, which drops (and counts) rows with the attribute
+    :func:`pufferfish.data_priors.condition`, which drops (and counts) rows with the attribute
     or a conditioning column missing, or with the attribute in ``missing_values``.
     The JSON holds, per secret, the weights, means and standard deviations (sorted by
     mean), the rows used and dropped; the W2 weights w* of the pair; the dataset sha256.
@@ -303,7 +305,7 @@ def run_gmm_experiment(experiment: GMMExperimentSettings, *, audit: AuditSetting
     """Figs. 3-4: Theorem 2 (eq. 13) on the fitted GMMs, its exact audit, b_min, privatized samples.
 
     Rows: ``theorem2`` at every (epsilon, delta) of
-    :meth:`~pufferfish.pipeline.settings.GMMExperimentSettings.privacy_grid`, audited both
+    :meth:`~pufferfish.gaussian.settings.GMMExperimentSettings.privacy_grid`, audited both
     directions, and ``tight`` (b = b_min, the smallest scale with delta_achieved <= delta).
     The figure has the paper's six panels: per secret, the data with its GMM, then
     Y = X + Laplace(b) with b = theorem2 at each of the figure's (epsilon, delta).
@@ -382,7 +384,7 @@ def run_fig5(settings: Fig5Settings, *, theta_csv, png, pdf, csv) -> pd.DataFram
     """Fig. 5: tau*(delta) = Q^{-1}(delta/2) (eq. 20) and the Lambert-W bound sqrt(W0(2/(pi delta^2))) (eq. 23)."""
     from pufferfish.gaussian.plots import plot_fig5
 
-    deltas = check_deltas(settings.deltas, name="gaussian.fig5.deltas")
+    deltas = np.asarray(settings.deltas, dtype=float)  # checked when the settings were built
     frame = pd.DataFrame({"delta": deltas, "tau_q": np.atleast_1d(tau_star(deltas)),
                           "tau_lambertw": np.atleast_1d(tau_lambertw(deltas))}, columns=FIG5_COLUMNS)
     write_csv(frame, theta_csv)

@@ -2,7 +2,7 @@
 
 N. Ding, "Approximation of Pufferfish Privacy for Gaussian Priors", IEEE TIFS 19 (2024),
 Section IV. The adversary's prior for secret s_i is a one-dimensional Gaussian mixture
-sum_m alpha_im g(x; mu_im, sigma_im^2) (:class:`GMM`; ``stds`` are standard deviations).
+sum_m alpha_im g(x; mu_im, sigma_im^2) (:class:`pufferfish.mixture.GMM`; ``stds`` are standard deviations).
 
 * :func:`fit_gmm` fits it with scikit-learn's ``GaussianMixture`` (EM, k-means init).
 * :func:`w2_weights` solves the linear program below eq. (12) for w*.
@@ -11,94 +11,32 @@ sum_m alpha_im g(x; mu_im, sigma_im^2) (:class:`GMM`; ``stds`` are standard devi
 
 from __future__ import annotations
 
-import math
 import warnings
-from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from pufferfish.errors import ConfigError, DataError, InvalidDistributionError, NotApplicableError
+from pufferfish.checks import instance, integer, is_real, real, reals
+from pufferfish.errors import ArgumentTypeError, ConfigError, DataError, InvalidDistributionError, NotApplicableError
 from pufferfish.gaussian.methods import check_epsilon, tau_star
+from pufferfish.mixture import GMM
 
-__all__ = ["GMM", "fit_gmm", "numeric_values", "w2_cost", "w2_weights", "theorem2_terms", "theorem2",
+__all__ = ["fit_gmm", "numeric_values", "w2_cost", "w2_weights", "theorem2_terms", "theorem2",
            "corollary2"]
 
 
-def _frozen(values) -> np.ndarray:
-    out = np.array(values, dtype=float)
-    out.setflags(write=False)
-    return out
-
-
-@dataclass(frozen=True, eq=False)
-class GMM:
-    """A one-dimensional Gaussian mixture: ``weights`` (sum 1), ``means``, ``stds`` (>= 0).
-
-    Components are sorted by mean. A standard deviation of 0 is a point mass. ``n`` is the
-    number of rows the mixture was fitted on (0 when given directly), ``converged`` whether
-    EM converged, ``log_likelihood`` the mean log-likelihood per row of the fit.
-    """
-
-    weights: np.ndarray
-    means: np.ndarray
-    stds: np.ndarray
-    n: int = 0
-    converged: bool = True
-    log_likelihood: float = math.nan
-    label: str = field(default="")
-
-    def __post_init__(self):
-        w, m, s = (np.atleast_1d(np.asarray(v, dtype=float)) for v in (self.weights, self.means, self.stds))
-        name = self.label or "GMM"
-        if not (w.ndim == m.ndim == s.ndim == 1 and w.size == m.size == s.size and w.size >= 1):
-            raise InvalidDistributionError(f"{name}: weights, means and stds must be lists of the same length >= 1")
-        if not (np.all(np.isfinite(w)) and np.all(np.isfinite(m)) and np.all(np.isfinite(s))):
-            raise InvalidDistributionError(f"{name}: weights, means and stds must be finite")
-        if np.any(w < 0):
-            raise InvalidDistributionError(f"{name}: weight {w[w < 0][0]!r} is negative")
-        if np.any(s < 0):
-            raise InvalidDistributionError(f"{name}: standard deviation {s[s < 0][0]!r} is negative")
-        total = w.sum()
-        if not abs(total - 1.0) <= 1e-9:
-            raise InvalidDistributionError(f"{name}: weights sum to {total!r}, not 1")
-        order = np.argsort(m, kind="stable")
-        object.__setattr__(self, "weights", _frozen(w[order] / total))
-        object.__setattr__(self, "means", _frozen(m[order]))
-        object.__setattr__(self, "stds", _frozen(s[order]))
-
-    @classmethod
-    def gaussian(cls, mean: float, std: float, *, label: str = "") -> "GMM":
-        """A single Gaussian G(mean, std^2) (a point mass when std = 0)."""
-        return cls([1.0], [mean], [std], label=label)
-
-    @property
-    def components(self) -> int:
-        """Number of components D."""
-        return int(self.weights.size)
-
-    def mean(self) -> float:
-        """E[X]."""
-        return float(self.weights @ self.means)
-
-    def pdf(self, x) -> np.ndarray:
-        """Density of X at ``x`` (components with std 0 are skipped: they are atoms)."""
-        x = np.asarray(x, dtype=float)[..., None]
-        s = np.where(self.stds > 0, self.stds, 1.0)
-        z = (x - self.means) / s
-        dens = np.exp(-0.5 * z ** 2) / (s * math.sqrt(2.0 * math.pi))
-        return np.sum(np.where(self.stds > 0, self.weights * dens, 0.0), axis=-1)
-
-    def record(self) -> dict:
-        """JSON-friendly parameters."""
-        return {"weights": self.weights.tolist(), "means": self.means.tolist(), "stds": self.stds.tolist(),
-                "rows": int(self.n), "converged": bool(self.converged),
-                "mean_log_likelihood": None if math.isnan(self.log_likelihood) else float(self.log_likelihood)}
+def _gmms(gmm_i, gmm_j) -> None:
+    instance(gmm_i, GMM, name="gmm_i")
+    instance(gmm_j, GMM, name="gmm_j")
 
 
 def numeric_values(values, *, name: str = "values") -> np.ndarray:
     """``values`` as a 1-D float array; a non-numeric or non-finite entry is a one-line DataError."""
+    if values is None or isinstance(values, (str, bytes)):
+        raise ArgumentTypeError(f"{name} = {values!r}: must be a column of numbers, not {type(values).__name__}")
     series = pd.Series(np.asarray(values, dtype=object).ravel() if not isinstance(values, pd.Series) else values)
+    if series.empty:
+        raise DataError(f"{name}: no values (a GMM needs at least one number)")
     numbers = pd.to_numeric(series, errors="coerce")
     bad = series[numbers.isna() | ~np.isfinite(numbers.astype(float))]
     if len(bad):
@@ -121,8 +59,9 @@ def fit_gmm(values, *, components: int, random_state: int, n_init: int = 10, max
     from sklearn.mixture import GaussianMixture
 
     name = label or "secret"
-    if not (isinstance(components, (int, np.integer)) and components >= 1):
-        raise ConfigError(f"gmm.components = {components!r}: must be an integer >= 1")
+    components = integer(components, name="components", lo=1)
+    random_state = integer(random_state, name="random_state", lo=0)
+    n_init, max_iter = integer(n_init, name="n_init", lo=1), integer(max_iter, name="max_iter", lo=1)
     x = numeric_values(values, name=name)
     if x.size < components:
         raise DataError(f"{name}: {x.size} row(s) is fewer than the {components} GMM components")
@@ -145,6 +84,7 @@ def w2_cost(gmm_i: GMM, gmm_j: GMM) -> np.ndarray:
 
     Footnote 5 of the paper (Delon & Desolneux [33, Sec. 2.4.1]).
     """
+    _gmms(gmm_i, gmm_j)
     return (gmm_i.means[:, None] - gmm_j.means[None, :]) ** 2 + (gmm_i.stds[:, None] - gmm_j.stds[None, :]) ** 2
 
 
@@ -158,6 +98,7 @@ def w2_weights(gmm_i: GMM, gmm_j: GMM) -> np.ndarray:
     only uses the two marginal constraints of w, so any optimal choice is valid.
     """
     from scipy.optimize import linprog
+    _gmms(gmm_i, gmm_j)
     a, b = gmm_i.weights, gmm_j.weights
     di, dj = a.size, b.size
     cost = w2_cost(gmm_i, gmm_j)
@@ -175,7 +116,8 @@ def theorem2_terms(gmm_i: GMM, gmm_j: GMM, weights: np.ndarray | None = None) ->
 
     Eq. (13) is b = (first + tau*(delta) second) / epsilon.
     """
-    w = w2_weights(gmm_i, gmm_j) if weights is None else np.asarray(weights, dtype=float)
+    _gmms(gmm_i, gmm_j)
+    w = w2_weights(gmm_i, gmm_j) if weights is None else reals(weights, name="weights", lo=0.0)
     dmu = np.abs(gmm_i.means[:, None] - gmm_j.means[None, :])
     dsd = np.abs(gmm_i.stds[:, None] - gmm_j.stds[None, :])
     return float(np.sum(w * dmu)), float(np.sum(w * dsd))
@@ -189,6 +131,7 @@ def theorem2(gmm_i: GMM, gmm_j: GMM, *, epsilon, delta):
     kept, so the result does not depend on the order of the pair even when the optimum
     is not unique. Vectorized over ``epsilon``.
     """
+    _gmms(gmm_i, gmm_j)
     eps = check_epsilon(epsilon)
     tau = tau_star(delta)
     best = 0.0
@@ -206,7 +149,9 @@ def corollary2(gmm_i: GMM, gmm_j: GMM, *, epsilon, rtol: float = 1e-9):
     standard deviations sigma_m (GMM-UBM mean adaptation), component m of one paired with
     component m of the other (both sorted by mean); otherwise :class:`NotApplicableError`.
     """
+    _gmms(gmm_i, gmm_j)
     eps = check_epsilon(epsilon)
+    rtol = real(rtol, name="rtol", lo=0.0, lo_open=True)
     if gmm_i.components != gmm_j.components:
         raise NotApplicableError(f"corollary2: the mixtures have {gmm_i.components} and {gmm_j.components} components")
     if not np.allclose(gmm_i.weights, gmm_j.weights, rtol=rtol, atol=0.0):

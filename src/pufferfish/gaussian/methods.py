@@ -21,7 +21,8 @@ import math
 
 import numpy as np
 
-from pufferfish.errors import ConfigError
+from pufferfish.checks import reals
+from pufferfish.errors import ConfigError, InvalidArgumentError
 
 __all__ = [
     "tau_star", "tau_lambertw", "theorem1", "remark1", "corollary1a", "corollary1b",
@@ -33,36 +34,21 @@ __all__ = [
 
 def check_epsilon(epsilon, *, name: str = "epsilon") -> np.ndarray:
     """``epsilon`` as a float array (0-d for a scalar); every value must be finite and > 0."""
-    values = np.asarray(epsilon, dtype=float)
-    for value in map(float, np.atleast_1d(values).ravel()):
-        if not (math.isfinite(value) and value > 0):
-            raise ConfigError(f"{name} = {value!r}: must be finite and > 0")
-    return values
+    return reals(epsilon, name=name, lo=0.0, lo_open=True)
 
 
 def check_delta(delta, *, name: str = "delta") -> np.ndarray:
     """``delta`` as a float array (0-d for a scalar); every value must lie in the open interval (0, 1)."""
-    values = np.asarray(delta, dtype=float)
-    for value in map(float, np.atleast_1d(values).ravel()):
-        if not (0.0 < value < 1.0):
-            raise ConfigError(f"{name} = {value!r}: must be in (0, 1)")
-    return values
+    return reals(delta, name=name, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
 
 
 def _check_real(value, *, name: str) -> np.ndarray:
-    values = np.asarray(value, dtype=float)
-    for v in map(float, np.atleast_1d(values).ravel()):
-        if not math.isfinite(v):
-            raise ConfigError(f"{name} = {v!r}: must be finite")
-    return values
+    return reals(value, name=name)
 
 
 def _check_std(value, *, name: str) -> np.ndarray:
-    values = _check_real(value, name=name)
-    for v in map(float, np.atleast_1d(values).ravel()):
-        if v < 0:
-            raise ConfigError(f"{name} = {v!r}: a standard deviation must be >= 0")
-    return values
+    """A standard deviation (or an array of them): finite and >= 0."""
+    return reals(value, name=name, lo=0.0)
 
 
 def _out(values):
@@ -197,10 +183,9 @@ def corollary1_identical(mu, sigma, K, *, epsilon, delta):
     tau = tau_star(delta)
     m = _check_real(mu, name="mu")
     s = _check_std(sigma, name="sigma")
-    k = np.asarray(K)
+    k = reals(K, name="K", lo=1.0)
     for value in np.atleast_1d(k).ravel():
-        if not (float(value) == int(value) and int(value) >= 1):
-            raise ConfigError(f"K = {value!r}: must be an integer >= 1")
-    k = k.astype(float)
+        if not float(value).is_integer():
+            raise InvalidArgumentError(f"K = {float(value)!r}: must be an integer >= 1")
     gap = 1.0 / (np.sqrt(k) + np.sqrt(k - 1.0))
     return _out((np.abs(m) + gap * s * tau) / eps)

@@ -1,6 +1,6 @@
 """Figures of the Gaussian-priors paper (paper 004): Figs. 1-5 and theta against epsilon.
 
-Every function draws one figure with the pipeline's conventions (:mod:`pufferfish.pipeline.plotting`:
+Every function draws one figure with the pipeline's conventions (:mod:`pufferfish.plotting`:
 Okabe-Ito colours, markers, the tight scale dashed) and writes the numbers plotted as a
 CSV beside the PNG and PDF.
 """
@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 
 from pufferfish.audit.gaussian_prior import emg_pdf
-from pufferfish.gaussian.gmm import GMM
-from pufferfish.pipeline.io import write_csv
-from pufferfish.pipeline.plotting import OKABE_ITO, TIGHT_STYLE, save_figure, series_style, setup_style
+from pufferfish.mixture import GMM
+from pufferfish.files import write_csv
+from pufferfish.plotting import OKABE_ITO, TIGHT_STYLE, save_figure, series_style, setup_style
 
 __all__ = ["plot_fig1", "plot_fig2", "plot_gmm_figure", "plot_theta", "plot_fig5"]
 

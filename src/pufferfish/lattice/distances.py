@@ -24,7 +24,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from pufferfish.errors import ConfigError
+from pufferfish.checks import instance, is_real, real
 from pufferfish.lattice.pmf import LatticePMF, _as_fraction
 from pufferfish.lattice.transport import kantorovich_plan, plan_span
 
@@ -32,9 +32,15 @@ __all__ = ["wasserstein_p", "wasserstein_inf", "near_mass", "delta_near"]
 
 
 def _check_pmfs(p, q) -> None:
-    for name, pmf in (("p", p), ("q", q)):
-        if not isinstance(pmf, LatticePMF):
-            raise TypeError(f"{name} = {pmf!r}: must be a LatticePMF")
+    instance(p, LatticePMF, name="p")
+    instance(q, LatticePMF, name="q")
+
+
+def _real_or_inf(value, *, name: str, lo: float) -> float:
+    """A real number >= ``lo``, +inf included (W_inf, all the mass), NaN and strings refused."""
+    if is_real(value) and float(value) == math.inf:
+        return math.inf
+    return real(value, name=name, lo=lo)
 
 
 def wasserstein_p(p: LatticePMF, q: LatticePMF, order: float = 1.0) -> float:
@@ -43,9 +49,7 @@ def wasserstein_p(p: LatticePMF, q: LatticePMF, order: float = 1.0) -> float:
     Exact fractions are summed when both priors carry them (integer ``order``), else float64.
     """
     _check_pmfs(p, q)
-    order = float(order)
-    if math.isnan(order) or order < 1:
-        raise ConfigError(f"order = {order!r}: W_p needs p >= 1")
+    order = _real_or_inf(order, name="order", lo=1.0)
     if math.isinf(order):
         return float(wasserstein_inf(p, q))
     plan = kantorovich_plan(p, q)
@@ -134,20 +138,12 @@ def _greedy_near(xs: list[int], a: list[int], ys: list[int], b: list[int], dista
 
 def _check_delta(delta) -> Fraction:
     """``delta`` as the decimal it was written as (0.1 is 1/10, as pmf masses are read), in [0, 1)."""
-    if isinstance(delta, (bool, np.bool_)) or not isinstance(delta, (int, float, Fraction, np.integer, np.floating)):
-        raise TypeError(f"delta = {delta!r}: must be a number")
-    if not (math.isfinite(float(delta)) and 0 <= delta < 1):
-        raise ConfigError(f"delta = {delta!r}: must be in [0, 1)")
+    real(delta, name="delta", lo=0.0, hi=1.0, hi_open=True)
     return _as_fraction(delta)
 
 
 def _check_distance(distance) -> float:
-    if isinstance(distance, (bool, np.bool_)) or not isinstance(distance, (int, float, Fraction, np.integer, np.floating)):
-        raise TypeError(f"distance = {distance!r}: must be a number")
-    value = float(distance)
-    if math.isnan(value) or value < 0:
-        raise ConfigError(f"distance = {distance!r}: must be >= 0")
-    return value
+    return _real_or_inf(distance, name="distance", lo=0.0)
 
 
 def near_mass(p: LatticePMF, q: LatticePMF, distance: float) -> float:

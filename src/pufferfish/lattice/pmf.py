@@ -20,7 +20,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from pufferfish.checks import integer, is_integer, is_real, real
+from pufferfish.checks import instance, integer, is_integer, is_real, real
 from pufferfish.errors import ArgumentTypeError, InvalidArgumentError, InvalidDistributionError
 
 __all__ = ["LatticePMF", "PMF_ATOL", "MAX_LATTICE_POINTS", "check_lattice_size", "check_sum_size"]
@@ -37,6 +37,8 @@ def check_lattice_size(points: int, *, name: str, what: str = "") -> int:
 
     ``what`` says where the points come from (e.g. ``"values from 0 to 1000000000"``).
     """
+    instance(name, str, name="name")
+    points = integer(points, name="points", lo=0)
     if points > MAX_LATTICE_POINTS:
         raise InvalidArgumentError(f"{name}: {points} lattice points{f' ({what})' if what else ''}, "
                                    f"at most MAX_LATTICE_POINTS = {MAX_LATTICE_POINTS} allowed")

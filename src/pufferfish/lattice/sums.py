@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from pufferfish.checks import choice, instance, integer
 from pufferfish.errors import ArgumentTypeError, InvalidArgumentError, InvalidDistributionError
 from pufferfish.lattice.pmf import MAX_LATTICE_POINTS, PMF_ATOL, LatticePMF, check_lattice_size, check_sum_size
 
@@ -54,6 +55,9 @@ def convolve(p: LatticePMF, q: LatticePMF, *, method: str = "auto") -> LatticePM
     tilted above). Exact fractions are propagated while ``len(p) * len(q)`` is below
     :data:`EXACT_MAX_WORK`.
     """
+    instance(p, LatticePMF, name="p")
+    instance(q, LatticePMF, name="q")
+    choice(method, _METHODS, name="method")
     check_sum_size([p, q], name="convolve(p, q)")  # the whole hull is allocated
     work = p.probs.size * q.probs.size
     if method == "auto":
@@ -68,7 +72,7 @@ def convolve(p: LatticePMF, q: LatticePMF, *, method: str = "auto") -> LatticePM
     elif method == "tilted":
         offset, probs = _tilted_sum(*_stack_rows([p.probs, q.probs], np.array([p.offset, q.offset])))
     else:
-        raise ValueError(f"unknown convolution method {method!r}")
+        raise InvalidArgumentError(f"method = {method!r}: must be one of {', '.join(_METHODS)}")
     exact = None
     if p.exact is not None and q.exact is not None and work <= EXACT_MAX_WORK:
         exact = _exact_convolve(p.exact, q.exact)
@@ -171,8 +175,7 @@ def sum_of_users(users, *, method: str = "auto") -> LatticePMF:
     masses within about 1e10 of the floor (below ~1e-290) can be off by more; direct
     convolution of a resolved sum R~ with a short user (a query prior) is exact for R~.
     """
-    if method not in _METHODS:
-        raise ValueError(f"unknown convolution method {method!r}")
+    choice(method, _METHODS, name="method")
     if isinstance(users, np.ndarray):
         rows = _check_rows(users)
         _check_size(rows.shape[0], rows.shape[0] * (rows.shape[1] - 1) + 1, _row_variance(rows), rows.shape[1] - 1,
@@ -181,10 +184,7 @@ def sum_of_users(users, *, method: str = "auto") -> LatticePMF:
             return _sum_of_rows(rows, method)
         users = [LatticePMF(0, row) for row in rows]
     singles, groups = _split(users)
-    counts = Counter(map(id, singles))                  # a prior shared by many users is measured once
-    items = list({id(u): (u, counts[id(u)]) for u in singles}.values()) + groups
-    _check_size(sum(c for _, c in items), sum(c * (u.probs.size - 1) for u, c in items) + 1,
-                sum(c * _variance(u) for u, c in items), max((u.probs.size - 1 for u, _ in items), default=0), method)
+    _check_list_size(singles, groups, method)
     total = len(singles) + sum(count for _, count in groups)
     if total == 0:
         return LatticePMF.point(0)
@@ -209,6 +209,11 @@ def sum_of_users(users, *, method: str = "auto") -> LatticePMF:
                 nxt.append(layer[-1])
             layer = nxt
         return layer[0]
+    if method != "fft":
+        common = _as_rows(users)
+        if common is not None:                         # the array form: one engine, one law for both inputs
+            base, rows = common
+            return _sum_of_rows(rows, method).shift(len(users) * base)
     sizes = np.fromiter((u.probs.size for u in users), dtype=np.int64, count=len(users))
     wide = sizes > max(8, 4 * int(np.median(sizes)))
     if wide.any() and (~wide).sum() >= 2:
@@ -232,8 +237,9 @@ def tail_mass_bound(users, lo: int, hi: int) -> float:
     K'(l) = hi + 1 (resp. lo - 1), the minimizer. It bounds the mass a resolved sum leaves
     outside its hull [lo, hi]. Costs about 20 evaluations of K (milliseconds for 10^6 users).
     """
+    lo, hi = integer(lo, name="lo"), integer(hi, name="hi")
     if lo > hi:
-        raise ValueError(f"tail_mass_bound: lo = {lo} > hi = {hi}")
+        raise InvalidArgumentError(f"lo = {lo}: must be <= hi = {hi}")
     law, base, jlo, jhi = _law_of(users)
     total = 0.0
     for edge, sign in ((hi + 1 - base, 1.0), (lo - 1 - base, -1.0)):
@@ -320,6 +326,55 @@ def _check_size(count: int, hull: int, variance: float, span: int, method: str) 
         what = "the width of their sum the tilted engine resolves" if points < hull else "the hull of their sum"
     if points > MAX_LATTICE_POINTS:
         check_lattice_size(points, name="users", what=what)
+
+
+#: users of a list with at most this many lattice points are measured together, as rows of one array
+_NARROW = 64
+
+
+def _check_list_size(singles: list[LatticePMF], groups: list[tuple[LatticePMF, int]], method: str) -> None:
+    """:func:`_check_size` for a list: the users converted once, not a numpy call per user.
+
+    The narrow users (at most :data:`_NARROW` points) are stacked by size into 2-D arrays whose
+    variances come from :func:`_row_variance`, as for users given as an array (a variance does not
+    depend on the offset); the wide ones (each object once) and the groups are measured from their atoms
+    (:func:`_variance`).
+    """
+    sizes = np.fromiter((u.probs.size for u in singles), dtype=np.int64, count=len(singles))
+    variance = 0.0
+    for size in np.unique(sizes[sizes <= _NARROW]):
+        pick = np.flatnonzero(sizes == size)
+        variance += _row_variance(np.concatenate([singles[k].probs for k in pick]).reshape(pick.size, int(size)))
+    wide = Counter(id(singles[k]) for k in np.flatnonzero(sizes > _NARROW))   # a shared prior measured once
+    if wide:
+        variance += sum(c * _variance(u) for u, c in {id(u): (u, wide[id(u)]) for u in singles
+                                                       if id(u) in wide}.values())
+    variance += sum(c * _variance(u) for u, c in groups)
+    count = len(singles) + sum(c for _, c in groups)
+    hull = int((sizes - 1).sum()) + sum(c * (u.probs.size - 1) for u, c in groups) + 1
+    span = max(int(sizes.max()) - 1 if sizes.size else 0, max((u.probs.size - 1 for u, _ in groups), default=0))
+    _check_size(count, hull, variance, span, method)
+
+
+def _as_rows(users: Sequence[LatticePMF]) -> tuple[int, np.ndarray] | None:
+    """(base, rows): the users as a 2-D array on base + 0 .. m - 1, when m <= :data:`_NARROW`; else None.
+
+    The conversion at the boundary that makes a list of users cost what the same users as an
+    array cost: users sharing (offset, size) are copied into the array together.
+    """
+    offs = np.fromiter((u.offset for u in users), dtype=np.int64, count=len(users))
+    sizes = np.fromiter((u.probs.size for u in users), dtype=np.int64, count=len(users))
+    base = int(offs.min())
+    width = int((offs + sizes).max()) - base
+    if width > _NARROW:
+        return None
+    rows = np.zeros((len(users), width))
+    key = (offs - base) * (_NARROW + 1) + sizes
+    for k in np.unique(key):
+        pick = np.flatnonzero(key == k)
+        start, size = int(offs[pick[0]]) - base, int(sizes[pick[0]])
+        rows[pick, start:start + size] = np.concatenate([users[j].probs for j in pick]).reshape(pick.size, size)
+    return base, rows
 
 
 def _split(users) -> tuple[list[LatticePMF], list[tuple[LatticePMF, int]]]:

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from pufferfish.checks import instance, integer, real
+from pufferfish.checks import choice, instance, integer, real
 from pufferfish.errors import ArgumentTypeError, InvalidArgumentError, InvalidDistributionError
 from pufferfish.lattice.pmf import LatticePMF, check_lattice_size
 from pufferfish.lattice.sums import sum_of_users
@@ -150,6 +150,7 @@ def query_prior(secret: Secret, rest: Sequence[User] | LatticePMF, *, method: st
     already known (then the presence weight is 1).
     """
     _check_secret(secret, name="secret")
+    choice(method, ("auto", "direct", "fft", "tilted"), name="method")
     if isinstance(rest, LatticePMF):
         rest_sum, weight = rest, 1.0
     else:

@@ -30,6 +30,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from pufferfish.checks import instance, real
 from pufferfish.lattice.pmf import LatticePMF
 
 __all__ = ["TransportPlan", "kantorovich_plan", "delta_star", "plan_span", "FLOAT_TIE_TOL"]
@@ -73,6 +74,17 @@ def _exact_masses(p: LatticePMF, q: LatticePMF):
     return None
 
 
+_NO_TOL = object()
+
+
+def _check_pair(p, q, tol=_NO_TOL) -> None:
+    """Two :class:`LatticePMF` (and a tie tolerance: finite and >= 0), else one line naming the argument."""
+    instance(p, LatticePMF, name="p")
+    instance(q, LatticePMF, name="q")
+    if tol is not _NO_TOL:
+        real(tol, name="tol", lo=0.0)
+
+
 def kantorovich_plan(p: LatticePMF, q: LatticePMF, *, tol: float = FLOAT_TIE_TOL) -> TransportPlan:
     """The monotone Kantorovich optimal transport plan pi* of eq. (6) between ``p`` and ``q``.
 
@@ -83,6 +95,7 @@ def kantorovich_plan(p: LatticePMF, q: LatticePMF, *, tol: float = FLOAT_TIE_TOL
     cuts within ``tol`` of each other (relative, module docstring) are one cut, so that
     rounding does not create spurious entries.
     """
+    _check_pair(p, q, tol)
     exact = _exact_masses(p, q)
     xs, xps, masses, exact_out = [], [], [], []
     if exact is not None:
@@ -194,6 +207,7 @@ def delta_star(p: LatticePMF, q: LatticePMF, *, tol: float = FLOAT_TIE_TOL) -> t
     so that rounding does not create spurious plan entries; Delta* is resolved down to
     the smallest masses the float64 priors hold.
     """
+    _check_pair(p, q, tol)
     lo, hi = _hull(p, q)
     xs = np.arange(lo, hi + 1)
     exact = _exact_masses(p, q)
@@ -253,4 +267,5 @@ def _float_order(fi, si, fj, sj, tol) -> tuple[np.ndarray, np.ndarray]:
 
 def plan_span(p: LatticePMF, q: LatticePMF) -> int:
     """sup over supp(pi*) of |x - x'| for the monotone plan, via Lemma 7 (sup Delta*)."""
+    _check_pair(p, q)
     return int(np.max(delta_star(p, q)[1]))

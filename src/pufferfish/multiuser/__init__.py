@@ -1,16 +1,19 @@
 """Paper 000, "Multi-user Pufferfish Privacy" (Ding, Lu, Yang, Zhang): its calibration methods
-(:mod:`.methods`), the experiments declared in config (:mod:`.experiments`) and figures (:mod:`.plots`).
+(:mod:`.methods`), the typed settings of its experiments (:mod:`.settings`), the experiments
+declared in config (:mod:`.experiments`) and figures (:mod:`.plots`).
 Names are imported on first use."""
 
 from pufferfish._lazy import attach
 
 _EXPORTS = {
-    **dict.fromkeys(["METHODS", "bernoulli_eq15", "kantorovich", "lemma5", "lemma6", "lemma6_best_grouping", "lemma6_psi",
-                     "theorem1", "theorem2", "theorem3_brent", "theorem3_max", "theorem4"], "pufferfish.multiuser.methods"),
+    **dict.fromkeys(["METHODS", "BRENT_RTOL", "LEMMA6_GROUPINGS", "bernoulli_eq15", "kantorovich", "lemma5", "lemma6",
+                     "lemma6_best_grouping", "lemma6_psi", "theorem1", "theorem2", "theorem3_brent", "theorem3_max",
+                     "theorem4"], "pufferfish.multiuser.methods"),
     **dict.fromkeys(["calibrate"], "pufferfish.registry"),
+    **dict.fromkeys(["LatticeUserSettings", "DataUserSettings", "Secret", "Panel", "ExperimentSettings",
+                     "users_from_config", "MultiuserSettings"], "pufferfish.multiuser.settings"),
 }
 
-__all__ = ["METHODS", "bernoulli_eq15", "calibrate", "kantorovich", "lemma5", "lemma6", "lemma6_best_grouping",
-           "lemma6_psi", "theorem1", "theorem2", "theorem3_brent", "theorem3_max", "theorem4"]
+__all__ = list(_EXPORTS)
 
-__getattr__, __dir__ = attach(__name__, _EXPORTS, ("methods", "experiments", "plots"))
+__getattr__, __dir__ = attach(__name__, _EXPORTS, ("methods", "settings", "experiments", "plots"))

@@ -20,12 +20,13 @@ from pufferfish.audit import Target, lattice_auditor
 from pufferfish.audit.base import noise_std
 from pufferfish.audit.laplace import lattice_privacy_loss, theta_min
 from pufferfish.errors import ConfigError, NotApplicableError
-from pufferfish.grids import check_epsilons, expand_grid
 from pufferfish.lattice.pmf import LatticePMF
 from pufferfish.registry import calibrate
-from pufferfish.pipeline.priors import condition, describe_encoding, empirical_pmf, encode
+from pufferfish.data_priors import condition, describe_encoding, empirical_pmf, encode
 from pufferfish.lattice.system import Absent, Draws, Reports, SecretPair, User
 from pufferfish.lattice.transport import delta_star, kantorovich_plan
+from pufferfish.multiuser.settings import ExperimentSettings, users_from_config
+from pufferfish.settings import AuditSettings
 
 __all__ = [
     "data_user_prior", "build_users", "secret_from_spec", "experiment_pairs", "run_experiment",
@@ -94,10 +95,8 @@ def read_user_prior(path, *, name: str, record: Mapping | None = None) -> Lattic
 # ------------------------------------------------------------------------------ config -> model
 def build_users(mu_config: Mapping, data_pmfs: Mapping[str, LatticePMF]) -> dict[str, User]:
     """Every user of the validated ``multiuser`` config (``users`` and ``data_users``, read as
-    :func:`pufferfish.pipeline.settings.users_from_config`: the presence zeta is the schema's
+    :func:`pufferfish.multiuser.settings.users_from_config`: the presence zeta is the schema's
     default where config leaves it out): lattice users and data-derived users."""
-    from pufferfish.pipeline.settings import users_from_config
-
     lattice, data = users_from_config({"users": mu_config.get("users", {}), "data_users": mu_config.get("data_users", {})})
     users = {}
     for name, spec in lattice.items():
@@ -172,10 +171,7 @@ def run_experiment(name: str, spec: Mapping, users: Mapping[str, User], *, audit
     achieved value exceeds its bound (epsilon or delta) * (1 + audit.rtol) is a violation: it
     is logged as a warning and flagged in the audit table, never silently dropped.
     """
-    epsilons = check_epsilons(expand_grid(spec["epsilons"], name=f"multiuser.experiments.{name}.epsilons"),
-                              name=f"multiuser.experiments.{name}.epsilons")
-    from pufferfish.pipeline.settings import AuditSettings
-
+    epsilons = np.asarray(ExperimentSettings.from_config(name, spec).epsilons)
     settings = audit if isinstance(audit, AuditSettings) else AuditSettings.from_config(audit)
     rtol, brtol, steps = settings.rtol, settings.bisection_rtol, settings.bisection_max_steps
     params = {key: spec[key] for key in ("delta", "alpha") if spec.get(key) is not None}
@@ -321,7 +317,7 @@ def write_data_user(*, name: str, spec: Mapping, data_csv, data_json, out_csv, o
     """Step ``multiuser_data_user``: the prior of one data-derived user, with its provenance."""
     import json
 
-    from pufferfish.pipeline.io import write_csv, write_json
+    from pufferfish.files import write_csv, write_json
     frame = pd.read_csv(data_csv)
     pmf, record = data_user_prior(frame, spec, name=name)
     with open(data_json, encoding="utf-8") as handle:
@@ -353,7 +349,7 @@ def config_user_prior(spec: Mapping, *, name: str) -> tuple[LatticePMF, dict]:
 
 def write_config_user(*, name: str, spec: Mapping, out_csv, out_json) -> dict:
     """Step ``multiuser_config_users``: the prior of one config lattice user (``value,probability``)."""
-    from pufferfish.pipeline.io import write_csv, write_json
+    from pufferfish.files import write_csv, write_json
     pmf, record = config_user_prior(spec, name=name)
     write_csv(pd.DataFrame({"value": record["values"], "probability": record["probabilities"]}), out_csv)
     write_json(record, out_json)
@@ -371,7 +367,7 @@ def write_experiment(*, name: str, spec: Mapping, multiuser: Mapping, audit: Map
     plotted), drawn from the tables as written. One job does all of it, so the users are read
     and the libraries imported once per experiment.
     """
-    from pufferfish.pipeline.io import write_csv
+    from pufferfish.files import write_csv
     users = build_users(multiuser, _load_data_users(data_users))
     result = run_experiment(name, spec, users, audit=audit)
     write_csv(result.priors, out_priors)
@@ -418,7 +414,7 @@ def write_figure(*, name: str, spec: Mapping, theta_csv, priors_csv, plan_csv=No
     import json
     import textwrap
 
-    from pufferfish.pipeline.io import read_table
+    from pufferfish.files import read_table
     from pufferfish.multiuser.plots import plot_plan, plot_theta
     records = {}
     for path in user_records:

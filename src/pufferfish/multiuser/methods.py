@@ -25,7 +25,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from pufferfish.errors import ConfigError, NotApplicableError
+from pufferfish.checks import choice, instance, reals
+from pufferfish.errors import InvalidArgumentError, NotApplicableError
 from pufferfish.grids import check_epsilons
 from pufferfish.registry import Method, pair_of, register
 from pufferfish.lattice.pmf import LatticePMF
@@ -37,7 +38,7 @@ __all__ = [
     "lemma6_best_grouping", "kantorovich", "lemma6_psi", "LEMMA6_GROUPINGS", "bernoulli_eq15", "METHODS", "BRENT_RTOL",
 ]
 
-#: relative tolerance of Brent's method (pufferfish.brent.brentq) for eq. (13) (4 * machine epsilon)
+#: relative tolerance of Brent's method (scipy.optimize.brentq) for eq. (13) (4 * machine epsilon)
 BRENT_RTOL = 4 * np.finfo(float).eps
 
 
@@ -45,59 +46,106 @@ def _eps(epsilons) -> np.ndarray:
     return check_epsilons(epsilons)
 
 
+def _pmfs(**pmfs) -> None:
+    """Every argument a :class:`LatticePMF`, else an ArgumentTypeError naming it."""
+    for name, pmf in pmfs.items():
+        instance(pmf, LatticePMF, name=name)
+
+
+def _over(numerator: float, eps: np.ndarray) -> np.ndarray:
+    """``numerator / eps``, refusing an epsilon whose scale overflows float64."""
+    _finite_scales(numerator, eps)
+    return numerator / eps
+
+
+def _finite_scales(numerator: float, eps: np.ndarray) -> None:
+    """Refuse an epsilon so small that ``numerator / epsilon`` (a Laplace scale) overflows float64."""
+    with np.errstate(over="ignore", divide="ignore"):
+        bad = np.flatnonzero(~np.isfinite(numerator / eps))
+    if bad.size:
+        k = int(bad[0])
+        raise InvalidArgumentError(f"epsilons[{k}] = {float(eps[k])!r}: theta = {numerator:g} / epsilon "
+                                   "overflows float64")
+
+
 def theorem1(a, b, *, epsilons) -> np.ndarray:
     """Theorem 1, eq. (10): theta = max_i |a_i - b_i| / epsilon for secrets (s_{a_i}, s_{b_i}).
 
     ``a`` and ``b`` are the two reported values (or arrays of them, one per user/prior).
     """
-    gap = float(np.max(np.abs(np.asarray(a, dtype=float) - np.asarray(b, dtype=float))))
-    return gap / _eps(epsilons)
+    a, b = reals(a, name="a"), reals(b, name="b")
+    eps = _eps(epsilons)
+    if a.shape != b.shape and a.ndim and b.ndim:
+        raise InvalidArgumentError(f"a, b: {a.size} and {b.size} values, must be as many (one per user)")
+    gap = float(np.max(np.abs(a - b)))
+    return _over(gap, eps)
 
 
 def theorem2(a, *, epsilons) -> np.ndarray:
     """Theorem 2, eq. (12): theta = max_i |a_i| / epsilon for secrets (s_{a_i}, s_{perp_i})."""
-    return float(np.max(np.abs(np.asarray(a, dtype=float)))) / _eps(epsilons)
+    a = reals(a, name="a")
+    return _over(float(np.max(np.abs(a))), _eps(epsilons))
 
 
 def theorem3_max(pmf: LatticePMF, *, epsilons) -> np.ndarray:
     """Theorem 3, eq. (14): theta = max_{t in supp(P_i)} |t| / epsilon for (s_{P_i}, s_{perp_i})."""
-    return float(np.max(np.abs(pmf.support))) / _eps(epsilons)
+    _pmfs(pmf=pmf)
+    return _over(float(np.max(np.abs(pmf.support))), _eps(epsilons))
 
 
 def theorem3_brent(pmf: LatticePMF, *, epsilons) -> np.ndarray:
     """Theorem 3, eq. (13): the theta solving E_{D_i ~ P_i}[exp(|D_i| / theta)] = exp(epsilon).
 
-    g(theta) = log E[exp(|D|/theta)] - epsilon (a log-sum-exp, so large 1/theta cannot
-    overflow) is decreasing in theta. With M = max|t| and p_M = Pr(|D| = M) the root lies
-    in the bracket [M / (epsilon - log p_M), M / epsilon]: at the right end
-    E[exp(|D| eps / M)] <= exp(eps), at the left end E[...] >= p_M exp(eps - log p_M) =
-    exp(eps). Brent's method (``scipy.optimize.brentq``, as :func:`pufferfish.brent.brentq`
-    computes it bit for bit) solves it with xtol = 1e-15 * M / epsilon and
-    rtol = 4 * machine epsilon (:data:`BRENT_RTOL`). If |D| = M almost surely the root is
-    M / epsilon (both ends coincide up to rounding: answered without a bracket). D = 0 almost
-    surely needs no noise (theta = 0). For Bernoulli(p) the root is eq. (15) (:func:`bernoulli_eq15`).
+    Written as h(1/theta) = epsilon with h(u) = log E[exp(|D| u)], computed as
+    log1p(E[expm1(|D| u)]) (the masses divided by their sum, so E[1] = 1 exactly): every
+    term is positive and known to a few ulps, so h has a few ulps of relative error for
+    every epsilon, down to 1e-300 (the printed form, a log of a sum near 1, loses all
+    digits below eps ~ 1e-16 and about 1e-16 / eps of them above). Where |D| u would
+    overflow expm1 (|D| u > 700), h is the log-sum-exp of log P(t) + |t| u instead.
+    h is increasing in u, so g(theta) = h(1/theta) - epsilon is decreasing in theta. With
+    M = max|t|, p_M = Pr(|D| = M) and E|D| the root lies in
+    [max(E|D| / eps, M / (eps - log p_M)), M / eps]: h(u) <= M u (right end), h(u) >= u E|D|
+    (Jensen) and h(u) >= log p_M + M u (left end). Brent's method (``scipy.optimize.brentq``)
+    solves it to a relative tolerance of 4 machine epsilons (:data:`BRENT_RTOL`, also as
+    xtol relative to the left end). If the left end already meets (13) as computed (at tiny
+    epsilon the root is E|D| / eps to float precision) it is the answer; if |D| = M almost
+    surely the root is M / epsilon (the ends coincide up to rounding). D = 0 almost surely needs no noise
+    (theta = 0). For Bernoulli(p) the root is eq. (15) (:func:`bernoulli_eq15`). An epsilon
+    so small that M / epsilon overflows float64 is refused.
     """
+    from scipy.optimize import brentq
     from scipy.special import logsumexp
 
-    from pufferfish.brent import brentq
+    instance(pmf, LatticePMF, name="pmf")
     eps = _eps(epsilons)
-    abs_t = np.abs(pmf.support).astype(float)
-    logp = np.log(pmf.probs[pmf.probs > 0])
+    keep = pmf.probs > 0
+    abs_t = np.abs(pmf.values[keep]).astype(float)
+    probs = pmf.probs[keep] / float(np.sum(pmf.probs[keep]))
+    logp = np.log(probs)
     big = float(abs_t.max())
     if big == 0.0:
         return np.zeros_like(eps)
+    _finite_scales(big, eps)
     log_pm = float(logsumexp(logp[abs_t == big]))
+    mean_abs = float(np.dot(probs, abs_t))
+
+    def h(u: float) -> float:                   # log E[exp(|D| u)], relative error of a few ulps
+        if u * big <= 700.0:
+            return float(np.log1p(np.dot(probs, np.expm1(abs_t * u))))
+        return float(logsumexp(logp + abs_t * u))
+
     out = np.empty_like(eps)
     for k, e in enumerate(eps):
         def g(theta, e=e):
-            return float(logsumexp(logp + abs_t / theta)) - e
-        lo, hi = big / (e - log_pm), big / e
-        # no sign change: |D| = M almost surely (e.g. D = -M or M), lo = hi up to rounding and
-        # the bound (14) is exact
-        if not g(lo) > 0.0 > g(hi):
+            return h(1.0 / theta) - e
+        hi = big / e
+        lo = min(hi, max(mean_abs / e, big / (e - log_pm)))
+        if not g(lo) > 0.0:     # lo meets (13) (as computed), no smaller theta can: E|D| / eps at tiny eps
+            out[k] = lo
+        elif not g(hi) < 0.0:   # |D| = M almost surely: lo = hi up to rounding and the bound (14) is exact
             out[k] = hi
-            continue
-        out[k] = brentq(g, lo, hi, xtol=1e-15 * hi, rtol=BRENT_RTOL, maxiter=500)
+        else:
+            out[k] = brentq(g, lo, hi, xtol=BRENT_RTOL * lo, rtol=BRENT_RTOL, maxiter=500)
     return out
 
 
@@ -127,10 +175,13 @@ def theorem4(p: LatticePMF, q: LatticePMF, *, epsilons) -> np.ndarray:
 
     The other users do not enter: W_inf(R + P, R + Q) <= W_inf(P, Q) for any independent R.
     """
-    return float(np.max(delta_star(p, q)[1])) / _eps(epsilons)
+    _pmfs(p=p, q=q)
+    eps = _eps(epsilons)
+    return _over(float(np.max(delta_star(p, q)[1])), eps)
 
 
 def _require_bernoulli(p: LatticePMF, q: LatticePMF, method: str) -> tuple[Fraction, Fraction]:
+    _pmfs(p=p, q=q)
     for name, pmf in (("P_i", p), ("Q_i", q)):
         if not pmf.is_binary():
             raise NotApplicableError(f"{method} needs Bernoulli users, but {name} has support "
@@ -145,7 +196,7 @@ def _require_bernoulli(p: LatticePMF, q: LatticePMF, method: str) -> tuple[Fract
 def lemma5(p: LatticePMF, q: LatticePMF, *, epsilons) -> np.ndarray:
     """Lemma 5, eq. (18): theta = 1 / epsilon when P_i and Q_i are Bernoulli."""
     _require_bernoulli(p, q, "lemma5")
-    return 1.0 / _eps(epsilons)
+    return _over(1.0, _eps(epsilons))
 
 
 #: the two ways of grouping the entries of pi* in Lemma 6's relaxed condition (20), and the paper's choice
@@ -187,8 +238,8 @@ def lemma6_psi(p: LatticePMF, q: LatticePMF, rest_sum: LatticePMF, *,
     [min f(D_-i), max f(D_-i) + 1], which holds every group. Returns ``(x, psi)``; the tests
     check every value against :func:`pufferfish.lattice.transport.kantorovich_plan`.
     """
-    if grouping not in LEMMA6_GROUPINGS:
-        raise ConfigError(f"grouping = {grouping!r}: must be one of {', '.join(LEMMA6_GROUPINGS)}")
+    choice(grouping, LEMMA6_GROUPINGS, name="grouping")
+    _pmfs(p=p, q=q, rest_sum=rest_sum)
     pp, qq = _require_bernoulli(p, q, "lemma6")
     if grouping == "printed":
         grouping = "columns" if pp < qq else "rows"
@@ -212,6 +263,7 @@ def lemma6_psi(p: LatticePMF, q: LatticePMF, rest_sum: LatticePMF, *,
 def _eq21(psi_min: float, eps: np.ndarray) -> np.ndarray:
     """Eq. (21) at the smallest psi: 1 / log(e^eps + (e^eps - 1) psi_min), written as
     1 / (eps + log1p((1 - e^-eps) psi_min)) for accuracy at small epsilon."""
+    _finite_scales(1.0, eps)   # theta <= 1 / eps
     return 1.0 / (eps + np.log1p(-np.expm1(-eps) * psi_min))
 
 
@@ -226,6 +278,7 @@ def lemma6(p: LatticePMF, q: LatticePMF, rest_sum: LatticePMF, *, epsilons) -> n
     other users, and exchanging the two secrets leaves it unchanged.
     P_i = Q_i needs no noise (theta = 0). :func:`lemma6_best_grouping` is never larger.
     """
+    _pmfs(p=p, q=q, rest_sum=rest_sum)
     eps = _eps(epsilons)
     pp, qq = _require_bernoulli(p, q, "lemma6")
     if pp == qq:
@@ -269,6 +322,7 @@ def lemma6_best_grouping(p: LatticePMF, q: LatticePMF, rest_sum: LatticePMF, *, 
     max(min(p, q), 1 - max(p, q)) / |p - q|: it is never above :func:`lemma6`, and equal to it
     exactly when p + q >= 1, e.g. Fig. 8's p = 0.2, q = 0.9.
     """
+    _pmfs(p=p, q=q, rest_sum=rest_sum)
     eps = _eps(epsilons)
     pp, qq = _require_bernoulli(p, q, "lemma6_best_grouping")
     if pp == qq:
@@ -283,7 +337,8 @@ def kantorovich(prior_i: LatticePMF, prior_j: LatticePMF, *, epsilons) -> np.nda
     ``prior_i`` and ``prior_j`` are the two full query priors P_{X|S}(.|s_i), P_{X|S}(.|s_j);
     the span of the monotone plan pi* is computed by Lemma 7 (sup Delta*).
     """
-    return float(plan_span(prior_i, prior_j)) / _eps(epsilons)
+    _pmfs(prior_i=prior_i, prior_j=prior_j)
+    return _over(float(plan_span(prior_i, prior_j)), _eps(epsilons))
 
 
 def _drawn(pair, method: str) -> tuple[LatticePMF, LatticePMF]:

@@ -8,8 +8,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from pufferfish.pipeline.io import write_csv
-from pufferfish.pipeline.plotting import OKABE_ITO, TIGHT_STYLE, save_figure, series_style, setup_style
+from pufferfish.files import write_csv
+from pufferfish.plotting import OKABE_ITO, TIGHT_STYLE, save_figure, series_style, setup_style
 
 __all__ = ["method_label", "plot_theta", "plot_plan"]
 

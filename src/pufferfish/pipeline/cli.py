@@ -4,7 +4,7 @@ Every workflow script is ``run(main)``: the user's mistakes (:class:`PufferfishE
 and the system's refusals (``OSError``: an output directory that is a file, a full disk,
 no permission) end as one line on stderr (and in the rule's log) naming the path and the
 cause, exit status 1 and no output files; anything else is a bug and keeps its traceback.
-A job that succeeds ends its process at once (:func:`end_job`).
+A job that succeeds returns, and its process exits the normal way.
 
 ``python -m pufferfish.pipeline.cli release-stale-lock`` (run by ``make reproduce``)
 removes the lock a Snakemake killed by SIGKILL leaves behind, but only when no Snakemake
@@ -13,20 +13,18 @@ process runs in the directory (:func:`release_stale_lock`).
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import logging
 import os
 import shutil
 import sys
 from collections.abc import Callable
-from typing import NoReturn
 from pathlib import Path
 
 from pufferfish.errors import PufferfishError
-from pufferfish.pipeline.io import os_cause, remove_quietly
+from pufferfish.files import os_cause, remove_quietly
 
-__all__ = ["run", "end_job", "setup_logging", "fail", "error_line", "release_stale_lock", "snakemake_processes", "main"]
+__all__ = ["run", "setup_logging", "fail", "error_line", "release_stale_lock", "snakemake_processes", "main"]
 
 
 def setup_logging(log_path: str | None) -> logging.Logger:
@@ -48,9 +46,9 @@ def setup_logging(log_path: str | None) -> logging.Logger:
     return logger
 
 
-def run(main: Callable, smk) -> NoReturn:
-    """Call ``main(smk)`` for a Snakemake job ``smk`` (the ``snakemake`` object of a script), then
-    end the process (:func:`end_job`; on a user's mistake, :func:`fail`)."""
+def run(main: Callable, smk) -> None:
+    """Call ``main(smk)`` for a Snakemake job ``smk`` (the ``snakemake`` object of a script); on a
+    user's mistake end the process with :func:`fail`."""
     log_path = smk.log[0] if len(smk.log) else None
     outputs = [str(o) for o in smk.output]
     try:
@@ -61,24 +59,6 @@ def run(main: Callable, smk) -> NoReturn:
         main(smk)
     except (PufferfishError, OSError) as err:
         fail(err, outputs=outputs, log_path=log_path)
-    end_job()
-
-
-def end_job() -> NoReturn:
-    """End a job's process that has done its work, without the interpreter's teardown.
-
-    When ``main`` returns, the job has written and closed every output (atomically, through
-    :func:`~pufferfish.pipeline.io.atomic_path`). What is left is Python's finalization:
-    freeing every module numpy, pandas, scipy and matplotlib loaded, 0.1-0.17 s per job
-    (measured), several seconds of a workflow of short jobs that all load them. So: run the
-    exit handlers (logging's flush and close of the rule's log among them), flush the
-    standard streams, and leave with status 0 (``os._exit``).
-    """
-    atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):
-            stream.flush()
-    os._exit(0)
 
 
 def error_line(err: BaseException) -> str:

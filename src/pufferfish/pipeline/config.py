@@ -1,8 +1,19 @@
-"""Validation of ``config.yaml``: the JSON schema, then the cross-references.
+"""config.yaml, validated and typed: the JSON schema, the typed settings, the cross-references.
 
-:func:`validate_config` is what the Snakefile calls when the workflow loads. A mistake
-becomes a :class:`~pufferfish.errors.ConfigError` whose message is one line of the form
-``experiments.fig4.epsilons[0] = -0.1: must be > 0``.
+One layer, each check once:
+
+1. the JSON schema (``config.schema.yaml``, package data) checks every key, type and range
+   and fills in the defaults (every default lives there);
+2. :meth:`Settings.from_config` turns the validated mapping into the typed settings each
+   experiment defines (:mod:`pufferfish.settings` for the shared ones,
+   ``pufferfish.<paper>.settings`` for each paper's), expanding and checking the grids;
+3. the cross-references no schema can state (users named by experiments, methods that
+   apply to a secret pair, sizes the computation can honour) are checked here.
+
+:func:`load_settings` is what the workflow calls when it loads (:func:`validate_config` when
+only the filled-in mapping is wanted); :func:`check_data` then checks what the cached data
+can tell. A mistake becomes a :class:`~pufferfish.errors.ConfigError` whose message is one
+line of the form ``config: multiuser.experiments.fig4.epsilons[0] = -0.1: must be > 0``.
 """
 
 from __future__ import annotations
@@ -12,18 +23,25 @@ import json
 import math
 from collections import defaultdict
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, ClassVar
 
 import jsonschema
 import numpy as np
 import yaml
 
 from pufferfish import registry
+from pufferfish.comparison.settings import ComparisonSettings
 from pufferfish.errors import ConfigError
-from pufferfish.grids import MAX_GRID, check_deltas, check_epsilons, expand_grid
+from pufferfish.gaussian.settings import GAUSSIAN_FIXED_KEYS, GaussianSettings, gmm_experiment_names
+from pufferfish.grids import MAX_GRID
+from pufferfish.multiuser.settings import MultiuserSettings
+from pufferfish.settings import AuditSettings, DatasetSettings, read_section
+from pufferfish.wasserstein.settings import PierquinSetting
 
-__all__ = ["load_schema", "validate_config", "format_path", "SCHEMA_PATH", "gmm_experiment_names",
-           "GAUSSIAN_FIXED_KEYS", "check_duplicate_keys", "check_data", "cached_dataset", "known_columns"]
+__all__ = ["load_schema", "validate_config", "load_settings", "Settings", "format_path", "SCHEMA_PATH",
+           "check_duplicate_keys", "check_data", "cached_dataset", "known_columns"]
 
 #: the schema, package data (``workflow/schemas/config.schema.yaml`` is a symlink to it)
 SCHEMA_PATH = Path(__file__).with_name("config.schema.yaml")
@@ -161,13 +179,6 @@ def _check_keys_and_numbers(node, path=()) -> None:
         raise ConfigError(f"config: {format_path(path)} = {node}: must be finite")
 
 
-def _check_grid(spec, where: str, check) -> None:
-    try:
-        check(expand_grid(spec, name=where), name=where)
-    except ConfigError as err:
-        raise ConfigError(f"config: {err}") from None
-
-
 def _check_method_params(exp_name: str, exp: Mapping) -> None:
     """Every listed method has the parameters its registry record ``needs`` (``delta``, ``alpha``)
     and values it is stated for (``refuses``), e.g.
@@ -215,7 +226,6 @@ def _check_references(config: Mapping) -> None:
     known = set(users) | set(data_users)
     for exp_name, exp in mu.get("experiments", {}).items():
         where = f"config: multiuser.experiments.{exp_name}"
-        _check_grid(exp["epsilons"], f"multiuser.experiments.{exp_name}.epsilons", check_epsilons)
         for k, user in enumerate(exp.get("rest", [])):
             if user not in known:
                 raise ConfigError(f"{where}.rest[{k}] = {user!r}: unknown user (not in multiuser.users or data_users)")
@@ -254,9 +264,6 @@ def _check_references(config: Mapping) -> None:
         spec = gauss[fig]
         if spec["dataset"] not in datasets:
             raise ConfigError(f"config: gaussian.{fig}.dataset = {spec['dataset']!r}: not a key of datasets")
-        _check_grid(spec["epsilons"], f"gaussian.{fig}.epsilons", check_epsilons)
-    if "fig5" in gauss:
-        _check_grid(gauss["fig5"]["deltas"], "gaussian.fig5.deltas", check_deltas)
     if "fig2" in gauss:
         start, stop = gauss["fig2"]["K"]["start"], gauss["fig2"]["K"]["stop"]
         if stop < start:
@@ -268,10 +275,6 @@ def _check_references(config: Mapping) -> None:
         lo, hi = gauss["fig1"]["window"]
         if not lo < hi:
             raise ConfigError(f"config: gaussian.fig1.window = [{lo}, {hi}]: must be increasing")
-
-
-#: keys of the ``gaussian`` section that are not GMM experiments
-GAUSSIAN_FIXED_KEYS = ("fig1", "fig2", "fig5", "gmm")
 
 
 def _check_gaussian_keys(gaussian) -> None:
@@ -288,11 +291,6 @@ def _check_gaussian_keys(gaussian) -> None:
                               f"(results/figures/gaussian/<name>_theta.* are the b tables' figures)")
 
 
-def gmm_experiment_names(gaussian: Mapping) -> list[str]:
-    """The GMM experiments of paper 004 in config ``gaussian`` (fig3, fig4 and any added key), sorted."""
-    return sorted(k for k in gaussian if k not in GAUSSIAN_FIXED_KEYS)
-
-
 def _check_pierquin(config: Mapping) -> None:
     """Cross-references of ``pierquin.settings`` (paper 002's Table 1): datasets, DP range, output names.
 
@@ -301,7 +299,7 @@ def _check_pierquin(config: Mapping) -> None:
     released attribute is not the secret column; and ``results/priors/pierquin_<setting>.*``
     is not also a user's prior (``results/priors/<user>.*``).
     """
-    from pufferfish.pipeline.conditionals import SECTION, declared_range
+    from pufferfish.wasserstein.conditionals import SECTION, declared_range
 
     settings = (config.get("pierquin") or {}).get("settings", {})
     datasets = config.get("datasets", {})
@@ -323,7 +321,7 @@ def _check_pierquin(config: Mapping) -> None:
 
 def _check_comparison(config: Mapping) -> None:
     """Cross-references of ``comparison``: every pair names an experiment (and panel) or a
-    Table 1 setting; the epsilon grid; alpha = 2 (the only order DAGWM is stated at)."""
+    Table 1 setting; alpha = 2 (the only order DAGWM is stated at)."""
     spec = config.get("comparison")
     if not spec:
         return
@@ -336,17 +334,49 @@ def _check_comparison(config: Mapping) -> None:
             raise ConfigError(f"config: comparison.pairs: {pair!r} and {seen[slug(pair)]!r} share the output name "
                               f"{slug(pair)}")
         seen[slug(pair)] = pair
-    _check_grid(spec["epsilons"], "comparison.epsilons", check_epsilons)
     if float(spec["alpha"]) != 2.0:
         raise ConfigError(f"config: comparison.alpha = {spec['alpha']}: must be 2 (dagwm_cauchy, paper 002 Cor. 4.1, "
                           "is stated at alpha = 2)")
 
 
-def validate_config(config: dict, schema: Mapping | None = None) -> dict:
-    """Check ``config`` against the schema and its cross-references; fill the defaults.
+@dataclass(frozen=True)
+class Settings:
+    """config.yaml, validated: the ``seed`` of every random draw and one object per section."""
 
-    Returns the same dict with defaults filled in. Raises :class:`ConfigError` with a
-    one-line message naming the offending key and value.
+    schema_path: ClassVar[str] = ""
+    seed: int
+    datasets: dict[str, DatasetSettings]
+    multiuser: MultiuserSettings
+    gaussian: GaussianSettings
+    pierquin: dict[str, PierquinSetting]
+    comparison: ComparisonSettings | None
+    audit: AuditSettings
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> Settings:
+        """The settings of a configuration that the schema has validated (defaults filled in)."""
+        s = read_section(config, "", required=("seed", "datasets", "multiuser", "gaussian", "audit"),
+                         optional=("pierquin", "comparison"))
+        pierquin = read_section(s.get("pierquin") or {}, "pierquin", required=(), optional=("settings",))
+        return cls(seed=int(s["seed"]),
+                   datasets={k: DatasetSettings.from_config(k, v) for k, v in s["datasets"].items()},
+                   multiuser=MultiuserSettings.from_config(s["multiuser"]),
+                   gaussian=GaussianSettings.from_config(s["gaussian"]),
+                   pierquin={k: PierquinSetting.from_config(k, v) for k, v in (pierquin.get("settings") or {}).items()},
+                   comparison=None if not s.get("comparison") else ComparisonSettings.from_config(s["comparison"]),
+                   audit=AuditSettings.from_config(s["audit"]))
+
+    @classmethod
+    def load(cls, config: Mapping[str, Any]) -> Settings:
+        """The settings of a copy of ``config``, validated (:func:`load_settings`; ``config`` is left as it is)."""
+        return load_settings(copy.deepcopy(dict(config)))
+
+
+def load_settings(config: dict, schema: Mapping | None = None) -> Settings:
+    """Validate ``config`` and return it typed: the schema (filling its defaults into ``config``),
+    then :meth:`Settings.from_config` (the grids), then the cross-references.
+
+    Raises :class:`ConfigError` with a one-line message naming the offending key and value.
     """
     schema = load_schema() if schema is None else schema
     if not isinstance(config, Mapping):
@@ -355,10 +385,17 @@ def validate_config(config: dict, schema: Mapping | None = None) -> dict:
     _check_gaussian_keys(config.get("gaussian"))
     _raise_schema_error(config, schema)
     _fill_defaults(config, schema)
+    settings = Settings.from_config(config)
     _check_references(config)
     _check_pierquin(config)
     _check_comparison(config)
     _check_limits(config)
+    return settings
+
+
+def validate_config(config: dict, schema: Mapping | None = None) -> dict:
+    """Check ``config`` as :func:`load_settings` does; return the same dict with the defaults filled in."""
+    load_settings(config, schema)
     return config
 
 
@@ -551,7 +588,7 @@ def check_data(config: Mapping, raw_dir: str | Path = "data/raw") -> None:
       (codes cover the values, indicator values occur, numeric values are integers) and
       each GMM secret has enough numeric rows for ``gaussian.gmm.components``: the same
       functions the jobs run (:func:`pufferfish.multiuser.experiments.data_user_prior`,
-      :func:`pufferfish.pipeline.priors.condition`, :func:`pufferfish.gaussian.gmm.numeric_values`).
+      :func:`pufferfish.data_priors.condition`, :func:`pufferfish.gaussian.gmm.numeric_values`).
 
     A mistake is a :class:`ConfigError` naming the config key. Where the data are not cached
     yet, the jobs make the same checks when they run.
@@ -610,7 +647,7 @@ def _cached_frame(name: str, raw_dir, frames: dict, *, low_memory: bool, usecols
 
 def _check_request_on_frame(req: Mapping, frame, config: Mapping) -> None:
     from pufferfish.errors import DataError, PufferfishError
-    from pufferfish.pipeline.priors import condition
+    from pufferfish.data_priors import condition
 
     where = req["where"]
     try:
@@ -620,7 +657,7 @@ def _check_request_on_frame(req: Mapping, frame, config: Mapping) -> None:
             data_user_prior(frame, req["spec"], name=req["name"])
             return
         if req["kind"] == "pierquin":
-            from pufferfish.pipeline.conditionals import conditional_priors
+            from pufferfish.wasserstein.conditionals import conditional_priors
 
             conditional_priors(frame, req["spec"], setting=req["name"])
             return

@@ -41,7 +41,7 @@ errors (``ConnectionError('Error connecting to server')``) name neither dataset 
 and there is no way to point it at a mirror. This module makes the same two requests
 (the API query, then ``data_url``) with :func:`urllib.request.urlopen` and a timeout.
 
-Every file is written atomically (:mod:`pufferfish.pipeline.io`), and only after every check has
+Every file is written atomically (:mod:`pufferfish.files`), and only after every check has
 passed: a dataset that fails a check leaves nothing behind. The errors a user can fix
 are :class:`~pufferfish.errors.DownloadError` (the bytes could not be obtained or failed
 their checksum), :class:`~pufferfish.errors.DataError` (the table does not match its
@@ -70,7 +70,7 @@ import pandas as pd
 from ucimlrepo.fetch import API_BASE_URL, DATASET_FILE_BASE_URL
 
 from pufferfish.errors import ConfigError, DataError, DownloadError
-from pufferfish.pipeline.io import atomic_path, remove_quietly, write_csv, write_json
+from pufferfish.files import atomic_path, remove_quietly, write_csv, write_json
 
 __all__ = [
     "MIRROR_ENV", "UCI_SITE", "DEFAULT_TIMEOUT", "NETWORK", "Provenance",

@@ -35,7 +35,7 @@ __all__ = ["audit_summary", "SUMMARY_COLUMNS", "reproduction_table", "REPRODUCTI
 log = logging.getLogger("pufferfish")
 
 SUMMARY_COLUMNS = ["experiment", "panel", "method", "rows", "max_epsilon_ratio", "max_delta_ratio",
-                   "min_scale_ratio", "max_scale_ratio", "violations", "max_renyi_ratio"]
+                   "min_scale_ratio", "max_scale_ratio", "violations", "max_renyi_ratio", "baseline_failures"]
 REPRODUCTION_COLUMNS = ["source", "item", "paper_value", "our_value", "status", "note"]
 #: packages whose versions the provenance records
 PACKAGES = ["pufferfish-calibration", "snakemake", "numpy", "scipy", "pandas", "scikit-learn", "matplotlib",
@@ -56,6 +56,15 @@ def _ratio(num: pd.Series, den: pd.Series) -> pd.Series:
 def _flags(column: pd.Series) -> pd.Series:
     """The ``violation`` column as booleans, whether pandas read it as bool or as text."""
     return column.astype(str).str.lower().isin(["true", "1"])
+
+
+def _claimed(data: pd.DataFrame) -> pd.Series:
+    """The ``claimed`` column as booleans: False only where a table says so (a baseline shown on
+    purpose to fail, e.g. the iteration's ``dp_assumption``); rows of tables without it are claimed."""
+    if "claimed" not in data.columns:
+        import pandas as pd
+        return pd.Series(True, index=data.index)
+    return ~data["claimed"].astype(str).str.lower().isin(["false", "0"])
 
 
 def _column(data: pd.DataFrame, name: str) -> pd.Series:
@@ -84,8 +93,12 @@ def audit_summary(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
     ``max_renyi_ratio`` = max renyi_achieved / epsilon over Renyi rows (D_alpha <= epsilon);
     ``min_scale_ratio`` / ``max_scale_ratio`` = min / max of scale / scale_min (the smallest
     scale of the same noise and guarantee: theta_min, b_min, sigma_min, gamma_min; 1 for the
-    tight methods); ``violations`` = rows flagged by the audit. Each row is compared with its
-    own guarantee only (a ratio of another guarantee is empty).
+    tight methods); ``violations`` = rows flagged by the audit among the rows whose scale the
+    project or the paper claims attains its target; ``baseline_failures`` = flagged rows of a
+    baseline shown on purpose to fail (column ``claimed`` False: the iteration's
+    ``dp_assumption``, a closed form audited on the data's own conditionals), which are not the
+    project's violations but are counted, never hidden. Each row is compared with its own
+    guarantee only (a ratio of another guarantee is empty).
     """
     import numpy as np
     import pandas as pd
@@ -97,25 +110,41 @@ def audit_summary(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
     data["renyi_ratio"] = np.where(guarantee == "renyi", _ratio(_column(data, "renyi_achieved"), data["epsilon"]),
                                    np.nan)
     data["scale_ratio"] = _ratio(data["scale"], data["scale_min"])
-    data["violation"] = _flags(data["violation"])
+    flagged, claimed = _flags(data["violation"]), _claimed(data)
+    data["violation"] = flagged & claimed
+    data["baseline_failure"] = flagged & ~claimed
     grouped = data.groupby(["experiment", "panel", "method"], sort=False)
     out = grouped.agg(rows=("method", "size"), max_epsilon_ratio=("epsilon_ratio", "max"),
                       max_delta_ratio=("delta_ratio", "max"), min_scale_ratio=("scale_ratio", "min"),
                       max_scale_ratio=("scale_ratio", "max"), violations=("violation", "sum"),
-                      max_renyi_ratio=("renyi_ratio", "max")).reset_index()
+                      max_renyi_ratio=("renyi_ratio", "max"),
+                      baseline_failures=("baseline_failure", "sum")).reset_index()
     out["violations"] = out["violations"].astype(int)
+    out["baseline_failures"] = out["baseline_failures"].astype(int)
     return out[SUMMARY_COLUMNS]
 
 
 def violation_lines(summary: pd.DataFrame) -> list[str]:
-    """One warning line per (experiment, panel, method) with violations."""
+    """One ``WARNING`` line per (experiment, panel, method) with violations, then one ``NOTE`` line
+    per baseline that fails as shown on purpose (``baseline_failures``, see :func:`audit_summary`)."""
+    def ratio(row) -> float:
+        ratios = [row.get(c, math.nan) for c in ("max_delta_ratio", "max_renyi_ratio", "max_epsilon_ratio")]
+        return max((r for r in ratios if r == r), default=math.nan)  # skip NaN (r != r)
+
+    def where(row) -> str:
+        return f"{row['experiment']}" + (f" [{row['panel']}]" if row["panel"] == row["panel"] and row["panel"] else "")
+
     lines = []
     for row in summary[summary.violations > 0].to_dict("records"):
-        where = f"{row['experiment']}" + (f" [{row['panel']}]" if row["panel"] else "")
-        ratios = [row.get(c, math.nan) for c in ("max_delta_ratio", "max_renyi_ratio", "max_epsilon_ratio")]
-        ratio = max((r for r in ratios if r == r), default=math.nan)  # skip NaN (r != r)
-        lines.append(f"WARNING: {where}: {row['method']} violates its target in {row['violations']} of {row['rows']} "
-                     f"rows (achieved/target up to {ratio:.6g}); see results/audit/{row['experiment']}.csv")
+        lines.append(f"WARNING: {where(row)}: {row['method']} violates its target in {row['violations']} of "
+                     f"{row['rows']} rows (achieved/target up to {ratio(row):.6g}); "
+                     f"see results/audit/{row['experiment']}.csv")
+    failures = summary["baseline_failures"] if "baseline_failures" in summary.columns else None
+    if failures is not None:
+        for row in summary[failures.fillna(0) > 0].to_dict("records"):
+            lines.append(f"NOTE: {where(row)}: baseline {row['method']} (not claimed by the project) misses its "
+                         f"target in {int(row['baseline_failures'])} of {row['rows']} rows, as the audit shows; "
+                         f"see results/audit/{row['experiment']}.csv")
     return lines
 
 
@@ -316,7 +345,7 @@ def read_violation_lines(summary_csv: str | Path) -> list[str]:
     """:func:`violation_lines` of a written summary (nothing if it does not exist)."""
     if not Path(summary_csv).exists():
         return []
-    from pufferfish.pipeline.io import read_table
+    from pufferfish.files import read_table
     return violation_lines(read_table(summary_csv))
 
 
@@ -326,12 +355,13 @@ def audit_violations(audit_csv: str | Path) -> list[str]:
     Each line names the method, the panel (if any), the target (epsilon; epsilon and delta;
     or alpha and epsilon) and what the scale achieves, e.g. ``lemma6 at epsilon = 0.1: exact loss 0.12``.
     """
-    from pufferfish.pipeline.io import read_table
+    from pufferfish.files import read_table
     table = read_table(audit_csv)
     lines = []
-    table = table.assign(guarantee=_guarantees(table))
+    table = table.assign(guarantee=_guarantees(table), claimed=_claimed(table))
     for row in table[_flags(table["violation"])].to_dict("records"):
         where = f" (panel {row['panel']})" if row["panel"] else ""
+        where += "" if row["claimed"] else " (baseline, not claimed)"
         if row["guarantee"] == "epsilon_delta":
             target = (f"(epsilon, delta) = ({_fmt(row['epsilon'])}, {_fmt(row['delta'])}): "
                       f"exact delta {_fmt(row['delta_achieved'])}")
@@ -346,11 +376,14 @@ def audit_violations(audit_csv: str | Path) -> list[str]:
 
 def write_audit_summary(tables: Sequence[str | Path], out: str | Path) -> pd.DataFrame:
     """Step ``audit_summary``."""
-    from pufferfish.pipeline.io import read_table, write_csv
+    from pufferfish.files import read_table, write_csv
     frames = [read_table(t) for t in tables]
     summary = audit_summary(frames)
     for line in violation_lines(summary):
-        log.warning(line.removeprefix("WARNING: "))
+        if line.startswith("NOTE: "):
+            log.info(line.removeprefix("NOTE: "))
+        else:
+            log.warning(line.removeprefix("WARNING: "))
     write_csv(summary, out)
     return summary
 
@@ -358,7 +391,7 @@ def write_audit_summary(tables: Sequence[str | Path], out: str | Path) -> pd.Dat
 def write_reproduction(values_yaml: str | Path, out: str | Path, root: str | Path = ".",
                        produced: Sequence[str] | None = None) -> pd.DataFrame:
     """Step ``reproduction`` (``produced``: the files this config makes, see :func:`reproduction_table`)."""
-    from pufferfish.pipeline.io import write_csv
+    from pufferfish.files import write_csv
     table = reproduction_table(load_paper_values(values_yaml), root, produced)
     log.info("reproduction: %d items, %d match, %d differ, %d not computed", len(table),
              int((table.status == "match").sum()), int((table.status == "differs").sum()),
@@ -370,7 +403,7 @@ def write_reproduction(values_yaml: str | Path, out: str | Path, root: str | Pat
 def write_provenance(*, config: Mapping, dataset_records: Sequence[str | Path], repo: str | Path,
                      out: str | Path, outputs: Sequence[str | Path] = ()) -> dict:
     """Step ``provenance``: written (atomically) after every output it lists."""
-    from pufferfish.pipeline.io import write_json
+    from pufferfish.files import write_json
     record = provenance(config=config, dataset_records=dataset_records, repo=repo, outputs=outputs)
     write_json(record, out)
     return record

@@ -7,20 +7,20 @@ Paper 002 is C. Pierquin, A. Bellet, M. Tommasi, M. Boussard, "Renyi Pufferfish 
 P = P_{X|S}(.|s_i), Q = P_{X|S}(.|s_j) of a secret pair and returns the noise scale for every
 epsilon of a grid:
 
-========================  =========  ===================  ============================================
-method                    noise      guarantee            scale
-========================  =========  ===================  ============================================
-``gwm_laplace``           Laplace    epsilon-PP           b = W_inf / eps (Cor. 3.1; Song et al. 2017)
-``gawm_laplace``          Laplace    (epsilon, delta)-PP  b = Delta_delta / eps (Thm 4.3, Def. 4.2)
-``gwm_gaussian_rdp``      Gaussian   (epsilon, delta)-PP  (alpha, alpha W_inf^2 / 2 sigma^2)-RPP (Cor. 3.1),
-                                                          converted (Mironov 2017, Prop. 3), best alpha
-``gwm_gaussian_analytic`` Gaussian   (epsilon, delta)-PP  the exact curve of one shift W_inf (Balle and
-                                                          Wang 2018, Thm 8)
-``dagwm_cauchy``          Cauchy     (2, epsilon)-RPP     gamma = W_2 / sqrt(2 (e^eps - 1)) (Cor. 4.1)
-``tight_laplace_delta``   Laplace    (epsilon, delta)-PP  smallest b the exact audit accepts
-``tight_gaussian``        Gaussian   (epsilon, delta)-PP  smallest sigma the exact audit accepts
-``tight_cauchy``          Cauchy     (alpha, epsilon)-RPP smallest gamma the exact audit accepts
-========================  =========  ===================  ============================================
+==========================  =========  ===================  ============================================
+method                      noise      guarantee            scale
+==========================  =========  ===================  ============================================
+``gwm_laplace``             Laplace    epsilon-PP           b = W_inf / eps (Cor. 3.1; Song et al. 2017)
+``gawm_laplace``            Laplace    (epsilon, delta)-PP  b = Delta_delta / eps (Thm 4.3, Def. 4.2)
+``gwm_gaussian_rdp``        Gaussian   (epsilon, delta)-PP  (alpha, alpha W_inf^2 / 2 sigma^2)-RPP (Cor. 3.1),
+                                                            converted (Mironov 2017, Prop. 3), best alpha
+``gwm_gaussian_analytic``   Gaussian   (epsilon, delta)-PP  the exact curve of one shift W_inf (Balle and
+                                                            Wang 2018, Thm 8)
+``dagwm_cauchy``            Cauchy     (2, epsilon)-RPP     gamma = W_2 / sqrt(2 (e^eps - 1)) (Cor. 4.1)
+``tight_laplace_delta``     Laplace    (epsilon, delta)-PP  smallest b the exact audit accepts
+``tight_gaussian``          Gaussian   (epsilon, delta)-PP  smallest sigma the exact audit accepts
+``tight_cauchy``            Cauchy     (alpha, eps)-RPP     smallest gamma the exact audit accepts
+==========================  =========  ===================  ============================================
 
 Laplace(b) has density exp(-|z|/b) / (2b) (the theta of paper 000), Gaussian N(0, sigma^2),
 Cauchy(0, gamma) density gamma / (pi (gamma^2 + z^2)).
@@ -45,7 +45,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from pufferfish.errors import ConfigError, NotApplicableError
+from pufferfish.checks import instance, real, reals
+from pufferfish.errors import NotApplicableError
 from pufferfish.grids import check_epsilons
 from pufferfish.lattice.distances import wasserstein_inf, wasserstein_p
 from pufferfish.lattice.pmf import LatticePMF
@@ -55,6 +56,7 @@ __all__ = [
     "gwm_laplace", "gawm_laplace", "gwm_gaussian_rdp", "gwm_gaussian_analytic", "dagwm_cauchy",
     "tight_laplace_delta", "tight_gaussian", "tight_cauchy",
     "gaussian_rdp_sigma", "gaussian_rdp_sigma_at", "gaussian_rdp_alpha", "balle_wang_delta",
+    "gwm_laplace_scale", "dagwm_cauchy_scale",
     "analytic_gaussian_sigma", "METHODS", "CAUCHY_ALPHA",
 ]
 
@@ -66,36 +68,24 @@ ANALYTIC_RTOL = 1e-14
 
 # ------------------------------------------------------------------------------ checks
 def _check_pmfs(p, q) -> None:
-    for name, pmf in (("p", p), ("q", q)):
-        if not isinstance(pmf, LatticePMF):
-            raise TypeError(f"{name} = {pmf!r}: must be a LatticePMF")
+    instance(p, LatticePMF, name="p")
+    instance(q, LatticePMF, name="q")
 
 
 def _check_delta(delta) -> float:
-    try:
-        value = float(delta)
-    except (TypeError, ValueError):
-        raise ConfigError(f"delta = {delta!r}: must be a number in (0, 1)") from None
-    if not 0.0 < value < 1.0:
-        raise ConfigError(f"delta = {delta!r}: must be in (0, 1)")
-    return value
+    return real(delta, name="delta", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
 
 
 def _check_alpha(alpha) -> float:
-    try:
-        value = float(alpha)
-    except (TypeError, ValueError):
-        raise ConfigError(f"alpha = {alpha!r}: must be a number > 1") from None
-    if not (math.isfinite(value) and value > 1.0):
-        raise ConfigError(f"alpha = {alpha!r}: must be finite and > 1")
-    return value
+    return real(alpha, name="alpha", lo=1.0, lo_open=True)
+
+
+def _check_epsilon(epsilon) -> float:
+    return real(epsilon, name="epsilon", lo=0.0, lo_open=True)
 
 
 def _check_distance(name: str, value) -> float:
-    value = float(value)
-    if not (math.isfinite(value) and value >= 0):
-        raise ConfigError(f"{name} = {value!r}: must be finite and >= 0")
-    return value
+    return real(value, name=name, lo=0.0)
 
 
 # ------------------------------------------------------------------------------ Laplace
@@ -110,7 +100,14 @@ def gwm_laplace(p: LatticePMF, q: LatticePMF, *, epsilons) -> np.ndarray:
     paper 000's ``kantorovich`` (eq. 5).
     """
     _check_pmfs(p, q)
-    return float(wasserstein_inf(p, q)) / check_epsilons(epsilons)
+    return gwm_laplace_scale(float(wasserstein_inf(p, q)), epsilons=epsilons)
+
+
+def gwm_laplace_scale(w: float, *, epsilons) -> np.ndarray:
+    """b = w / epsilon for every epsilon: the GWM Laplace scale of a sensitivity ``w`` = W_inf
+    (paper 002, Cor. 3.1), however ``w`` was obtained (:func:`gwm_laplace` on two lattice
+    priors, or a closed form of :mod:`pufferfish.sensitivity`)."""
+    return _check_distance("w", w) / check_epsilons(epsilons)
 
 
 def gawm_laplace(p: LatticePMF, q: LatticePMF, *, epsilons, delta) -> np.ndarray:
@@ -146,8 +143,8 @@ def gaussian_rdp_sigma_at(w: float, epsilon: float, delta: float, alpha) -> np.n
     epsilon for sigma: sigma^2 = alpha w^2 / (2 (epsilon - log(1/delta)/(alpha - 1))), finite
     only for alpha > 1 + log(1/delta)/epsilon (inf below).
     """
-    w, epsilon, delta = _check_distance("w", w), float(epsilon), _check_delta(delta)
-    alpha = np.asarray(alpha, dtype=float)
+    w, epsilon, delta = _check_distance("w", w), _check_epsilon(epsilon), _check_delta(delta)
+    alpha = reals(alpha, name="alpha", lo=1.0, lo_open=True)
     with np.errstate(divide="ignore", invalid="ignore"):
         room = epsilon - math.log(1.0 / delta) / (alpha - 1.0)
         out = np.where((alpha > 1.0) & (room > 0), w * np.sqrt(alpha / (2.0 * room)), np.inf)
@@ -162,7 +159,7 @@ def gaussian_rdp_alpha(epsilon: float, delta: float) -> float:
     f'(a) has the sign of epsilon a^2 - 2 L a - L, whose one root above L / epsilon is the
     a above (f falls before it, rises after it: the minimum).
     """
-    epsilon, delta = float(epsilon), _check_delta(delta)
+    epsilon, delta = _check_epsilon(epsilon), _check_delta(delta)
     log_inv = -math.log(delta)
     return 1.0 + (log_inv + math.sqrt(log_inv * (log_inv + epsilon))) / epsilon
 
@@ -175,7 +172,7 @@ def gaussian_rdp_sigma(w: float, epsilon: float, delta: float) -> float:
     (L + s)(L + s + epsilon) = s (2 s + 2 L + epsilon) (use s^2 = L^2 + epsilon L), so
     f(a*) = (2 L + epsilon + 2 s) / epsilon^2 = (sqrt(L) + sqrt(L + epsilon))^2 / epsilon^2.
     """
-    w, epsilon, delta = _check_distance("w", w), float(epsilon), _check_delta(delta)
+    w, epsilon, delta = _check_distance("w", w), _check_epsilon(epsilon), _check_delta(delta)
     log_inv = -math.log(delta)
     return w * (math.sqrt(log_inv) + math.sqrt(log_inv + epsilon)) / (math.sqrt(2.0) * epsilon)
 
@@ -208,9 +205,8 @@ def balle_wang_delta(w: float, sigma: float, epsilon: float) -> float:
     """
     from scipy.special import log_ndtr, ndtr
 
-    w, sigma, epsilon = float(w), float(sigma), float(epsilon)
-    if not (math.isfinite(sigma) and sigma > 0):
-        raise ConfigError(f"sigma = {sigma!r}: a Gaussian scale must be finite and > 0")
+    w, epsilon = _check_distance("w", w), real(epsilon, name="epsilon", lo=0.0)
+    sigma = real(sigma, name="sigma", lo=0.0, lo_open=True)
     if w == 0:
         return 0.0
     a = w / (2.0 * sigma) - epsilon * sigma / w
@@ -224,13 +220,11 @@ def analytic_gaussian_sigma(w: float, epsilon: float, delta: float) -> float:
     delta(sigma) falls from 1 (sigma -> 0) to 0 (sigma -> inf) and is strictly decreasing,
     so the root is unique. The bracket starts from the RDP scale (:func:`gaussian_rdp_sigma`,
     sound, hence delta(sigma_rdp) <= delta) and is halved until delta(lo) > delta;
-    Brent's method (:func:`pufferfish.brent.brentq`, scipy's brentq bit for bit) solves on log sigma to :data:`ANALYTIC_RTOL`. The result is then
+    Brent's method (:func:`scipy.optimize.brentq`) solves on log sigma to :data:`ANALYTIC_RTOL`. The result is then
     the accepted end: delta(sigma) <= delta always holds (nudged up by 1e-15 relative steps
     if rounding put it a hair below the root).
     """
-    w, epsilon, delta = _check_distance("w", w), float(epsilon), _check_delta(delta)
-    if not (math.isfinite(epsilon) and epsilon > 0):
-        raise ConfigError(f"epsilon = {epsilon!r}: must be finite and > 0")
+    w, epsilon, delta = _check_distance("w", w), _check_epsilon(epsilon), _check_delta(delta)
     if w == 0:
         return 0.0
 
@@ -243,7 +237,7 @@ def analytic_gaussian_sigma(w: float, epsilon: float, delta: float) -> float:
     lo = hi - math.log(2.0)
     while excess(lo) <= 0:
         lo -= math.log(2.0)
-    from pufferfish.brent import brentq
+    from scipy.optimize import brentq
 
     root = brentq(excess, lo, hi, xtol=1e-300, rtol=ANALYTIC_RTOL, maxiter=500)
     sigma = math.exp(root)
@@ -284,8 +278,15 @@ def dagwm_cauchy(p: LatticePMF, q: LatticePMF, *, epsilons, alpha=CAUCHY_ALPHA) 
     if _check_alpha(alpha) != CAUCHY_ALPHA:
         raise NotApplicableError(f"dagwm_cauchy is stated for alpha = 2 (paper 002, Cor. 4.1 at alpha = 2), "
                                  f"not alpha = {alpha!r}")
-    w2 = float(wasserstein_p(p, q, 2))
-    return w2 / np.sqrt(2.0 * np.expm1(check_epsilons(epsilons)))
+    return dagwm_cauchy_scale(float(wasserstein_p(p, q, 2)), epsilons=epsilons)
+
+
+def dagwm_cauchy_scale(w2: float, *, epsilons) -> np.ndarray:
+    """gamma = w2 / sqrt(2 (e^eps - 1)) for every epsilon: the DAGWM Cauchy scale of a W_2
+    sensitivity ``w2`` at alpha = 2 (paper 002, Cor. 4.1; proof at :func:`dagwm_cauchy`),
+    however ``w2`` was obtained (two lattice priors, or a closed form of
+    :mod:`pufferfish.sensitivity`)."""
+    return _check_distance("w2", w2) / np.sqrt(2.0 * np.expm1(check_epsilons(epsilons)))
 
 
 def _cauchy_alpha_refused(params: Mapping) -> str:

@@ -17,7 +17,7 @@ secret pairs of a setting:
 
 Both distances are computed exactly on the integer lattice from the monotone coupling
 (:mod:`pufferfish.lattice.distances`), which is optimal for every W_p in one dimension.
-The pipeline reads the conditionals off the data (:mod:`pufferfish.pipeline.conditionals`);
+The pipeline reads the conditionals off the data (:mod:`pufferfish.wasserstein.conditionals`);
 everything here takes them as :class:`SecretConditional` and knows no dataset.
 """
 

@@ -23,7 +23,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import LogFormatterSciNotation  # noqa: E402
 
-from pufferfish.pipeline.io import atomic_path  # noqa: E402
+from pufferfish.files import atomic_path  # noqa: E402
 
 __all__ = ["OKABE_ITO", "series_style", "setup_style", "save_figure", "TIGHT_STYLE", "log_axis", "superscript"]
 

@@ -15,7 +15,7 @@ record. A setting of config ``pierquin.settings`` declares them by name, without
   needs one of them (the range of the data would understate DP's sensitivity).
 
 :func:`conditional_priors` reads Pr(X | S = s) for each secret value s off the table
-(:func:`pufferfish.pipeline.priors.condition`, ``encode``, ``empirical_pmf``): exact
+(:func:`pufferfish.data_priors.condition`, ``encode``, ``empirical_pmf``): exact
 fractions count / rows. Rows missing X or S are dropped and counted once. The rule
 helpers write them to ``results/priors/pierquin_<setting>.csv`` (``secret,value,probability``)
 and ``.json`` (the counts, from which :func:`read_conditional_priors` rebuilds the exact
@@ -35,8 +35,8 @@ import pandas as pd
 
 from pufferfish.errors import ConfigError, DataError
 from pufferfish.lattice.pmf import LatticePMF
-from pufferfish.pipeline.io import write_csv, write_json
-from pufferfish.pipeline.priors import condition, describe_encoding, empirical_pmf, encode
+from pufferfish.files import write_csv, write_json
+from pufferfish.data_priors import condition, describe_encoding, empirical_pmf, encode
 from pufferfish.wasserstein.table1 import (PairSensitivity, SecretConditional, binding_pair, setting_sensitivities,
                                            table1_frame)
 
@@ -284,7 +284,7 @@ def plot_conditionals(priors: ConditionalPriors, *, title: str, attribute_label:
     import matplotlib.pyplot as plt
 
     from pufferfish.lattice.transport import kantorovich_plan
-    from pufferfish.pipeline.plotting import (
+    from pufferfish.plotting import (
         OKABE_ITO,
         save_figure,
         series_style,

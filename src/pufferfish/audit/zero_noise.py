@@ -1,0 +1,85 @@
+"""The noise-free limit of an audit on two lattice priors: the divergences of the priors themselves.
+
+As the scale of any additive noise (Laplace, Gaussian, Cauchy) tends to 0, the shifted noises
+separate the atoms of the lattice, so every audit tends to the divergence of the two priors
+P and Q: max_x |log P(x)/Q(x)| (pure epsilon), sum_x [P(x) - e^eps Q(x)]_+ (hockey stick),
+D_alpha(P || Q) (Renyi). By data processing each is also an upper bound on the audit of every
+noise scale: when it already meets a target, no noise is needed.
+
+These depend on no noise family, so they sit below :mod:`pufferfish.audit.base` (whose
+``LatticeAuditor.noise_free`` returns them) and the per-noise modules.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from pufferfish.checks import instance, real
+from pufferfish.lattice.pmf import LatticePMF, check_lattice_size
+
+__all__ = ["zero_noise_directions", "zero_noise_loss", "zero_noise_hockey_stick", "zero_noise_renyi"]
+
+
+def _on_hull(p: LatticePMF, q: LatticePMF) -> tuple[np.ndarray, np.ndarray]:
+    """The masses of ``p`` and ``q`` on their common hull (two lattice pmfs, checked)."""
+    instance(p, LatticePMF, name="p")
+    instance(q, LatticePMF, name="q")
+    lo, hi = min(p.lo, q.lo), max(p.hi, q.hi)
+    check_lattice_size(hi - lo + 1, name="p, q", what=f"their common hull from {lo} to {hi}")
+    return p.pmf_on(lo, hi), q.pmf_on(lo, hi)
+
+
+def zero_noise_directions(p: LatticePMF, q: LatticePMF) -> tuple[float, float]:
+    """(max_x log P(x)/Q(x), max_x log Q(x)/P(x)) over the union of the supports (inf where one
+    prior charges an atom the other does not): the two directions of :func:`zero_noise_loss`."""
+    a, b = _on_hull(p, q)
+    both = (a > 0) & (b > 0)
+    gap = np.log(a[both]) - np.log(b[both])
+    fwd = math.inf if np.any((a > 0) & (b == 0)) else float(max(np.max(gap, initial=0.0), 0.0))
+    bwd = math.inf if np.any((b > 0) & (a == 0)) else float(max(np.max(-gap, initial=0.0), 0.0))
+    return fwd, bwd
+
+
+def zero_noise_loss(p: LatticePMF, q: LatticePMF) -> float:
+    """lim_{theta -> 0} L(theta) = max over lattice points of |log P_i(x) / P_j(x)| (inf if supports differ)."""
+    a, b = _on_hull(p, q)
+    if np.any((a > 0) != (b > 0)):
+        return math.inf
+    mask = a > 0
+    return float(np.max(np.abs(np.log(a[mask]) - np.log(b[mask]))))
+
+
+def zero_noise_hockey_stick(p: LatticePMF, q: LatticePMF, *, epsilon: float) -> tuple[float, float]:
+    """The noise-free limit: (sum_x [P(x) - e^eps Q(x)]_+, sum_x [Q(x) - e^eps P(x)]_+).
+
+    The hockey-stick divergences of the priors themselves; every noise scale does at least
+    as well (data processing), and as the scale tends to 0 the audit tends to this value.
+    ``epsilon`` >= 0 (0 gives the total variation distance).
+    """
+    eps = real(epsilon, name="epsilon", lo=0.0)
+    a, b = _on_hull(p, q)
+    c = math.exp(eps)
+    return (math.fsum(np.maximum(a - c * b, 0.0).tolist()), math.fsum(np.maximum(b - c * a, 0.0).tolist()))
+
+
+def zero_noise_renyi(p: LatticePMF, q: LatticePMF, *, alpha: float) -> tuple[float, float]:
+    """The noise-free limit: (D_alpha(P || Q), D_alpha(Q || P)) of the priors themselves (inf where a
+    support is not inside the other's); an upper bound on the audit of every noise scale (data processing).
+
+    D_alpha(P || Q) = log sum_x P(x)^alpha Q(x)^(1 - alpha) / (alpha - 1), alpha > 1 (paper 002, Def. 3.1),
+    the sum taken as a log-sum-exp.
+    """
+    alpha = real(alpha, name="alpha", lo=1.0, lo_open=True)
+    a, b = _on_hull(p, q)
+
+    def one(u, v):
+        if np.any((u > 0) & (v == 0)):
+            return math.inf
+        m = u > 0
+        terms = alpha * np.log(u[m]) + (1 - alpha) * np.log(v[m])  # finite: u, v > 0 on m
+        top = float(np.max(terms))
+        return max(0.0, (top + math.log(float(np.sum(np.exp(terms - top))))) / (alpha - 1.0))
+
+    return one(a, b), one(b, a)

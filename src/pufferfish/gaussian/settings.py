@@ -1,0 +1,244 @@
+"""Typed settings of paper 004's figures and GMM experiments (config ``gaussian``).
+
+Figs. 1, 2 and 5 have fixed keys (:data:`PAPER_FIGURES`); ``gmm`` holds the mixture fits'
+settings; every other key is a GMM experiment (Figs. 3, 4 and any added one,
+:func:`gmm_experiment_names`). Built by :mod:`pufferfish.pipeline.config` from the validated
+config; a job builds the section it receives (:mod:`pufferfish.settings`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import ClassVar
+
+from pufferfish.errors import ConfigError
+from pufferfish.grids import check_deltas
+from pufferfish.settings import delta_grid, epsilon_grid, floats, read_section
+
+__all__ = ["GaussianPrior", "Fig1Settings", "IntRange", "Fig2Settings", "Fig5Settings", "GMMSettings",
+           "ConditionalSecret", "PrivacyPair", "GMMExperimentSettings", "GaussianSettings", "PAPER_FIGURES",
+           "GAUSSIAN_FIXED_KEYS", "gmm_experiment_names"]
+
+#: the figures of paper 004 with a fixed key in config ``gaussian``
+PAPER_FIGURES = ("fig1", "fig2", "fig5")
+#: keys of the ``gaussian`` section that are not GMM experiments
+GAUSSIAN_FIXED_KEYS = ("fig1", "fig2", "fig5", "gmm")
+
+
+def gmm_experiment_names(gaussian: Mapping) -> list[str]:
+    """The GMM experiments of paper 004 in config ``gaussian`` (fig3, fig4 and any added key), sorted."""
+    return sorted(k for k in gaussian if k not in GAUSSIAN_FIXED_KEYS)
+
+
+@dataclass(frozen=True)
+class GaussianPrior:
+    """A Gaussian prior G(``mean``, ``std``^2)."""
+
+    schema_path: ClassVar[str] = "/$defs/gaussian_prior"
+    mean: float
+    std: float
+
+    @classmethod
+    def from_config(cls, section: Mapping, *, where: str) -> GaussianPrior:
+        s = read_section(section, where, required=("mean", "std"))
+        return cls(float(s["mean"]), float(s["std"]))
+
+
+@dataclass(frozen=True)
+class Fig1Settings:
+    """Fig. 1 of paper 004: two Gaussian priors, Laplace noise of scale ``laplace_b``, the plotted ``window``."""
+
+    schema_path: ClassVar[str] = "/properties/gaussian/properties/fig1"
+    priors: tuple[GaussianPrior, GaussianPrior]
+    laplace_b: float
+    window: tuple[float, float]
+
+    @classmethod
+    def from_config(cls, section: Mapping, *, where: str = "gaussian.fig1") -> Fig1Settings:
+        s = read_section(section, where, required=("priors", "laplace_b", "window"))
+        priors = tuple(GaussianPrior.from_config(p, where=f"{where}.priors[{k}]") for k, p in enumerate(s["priors"]))
+        return cls(priors, float(s["laplace_b"]), floats(s["window"], f"{where}.window"))  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class IntRange:
+    """The integers ``start``, ..., ``stop`` (both included)."""
+
+    schema_path: ClassVar[str] = "/properties/gaussian/properties/fig2/properties/K"
+    start: int
+    stop: int
+
+    @classmethod
+    def from_config(cls, section: Mapping, *, where: str) -> IntRange:
+        s = read_section(section, where, required=("start", "stop"))
+        return cls(int(s["start"]), int(s["stop"]))
+
+    def values(self) -> tuple[int, ...]:
+        return tuple(range(self.start, self.stop + 1))
+
+
+@dataclass(frozen=True)
+class Fig2Settings:
+    """Fig. 2 of paper 004: Corollary 1, eq. (11), for K identical users G(``mu``, sigma^2) over
+    ``K`` and each ``sigma2``, at (``epsilon``, ``delta``)."""
+
+    schema_path: ClassVar[str] = "/properties/gaussian/properties/fig2"
+    mu: float
+    sigma2: tuple[float, ...]
+    K: IntRange
+    epsilon: float
+    delta: float
+
+    @classmethod
+    def from_config(cls, section: Mapping, *, where: str = "gaussian.fig2") -> Fig2Settings:
+        s = read_section(section, where, required=("mu", "sigma2", "K", "epsilon", "delta"))
+        return cls(float(s["mu"]), floats(s["sigma2"], f"{where}.sigma2"),
+                   IntRange.from_config(s["K"], where=f"{where}.K"), float(s["epsilon"]), float(s["delta"]))
+
+
+@dataclass(frozen=True)
+class Fig5Settings:
+    """Fig. 5 of paper 004: tau*(delta) over the ``deltas`` grid."""
+
+    schema_path: ClassVar[str] = "/properties/gaussian/properties/fig5"
+    deltas: tuple[float, ...]
+
+    @classmethod
+    def from_config(cls, section: Mapping, *, where: str = "gaussian.fig5") -> Fig5Settings:
+        s = read_section(section, where, required=("deltas",))
+        return cls(delta_grid(s["deltas"], f"{where}.deltas"))
+
+
+@dataclass(frozen=True)
+class GMMSettings:
+    """Config ``gaussian.gmm``: mixture components, EM restarts and iterations of every GMM fit."""
+
+    schema_path: ClassVar[str] = "/properties/gaussian/properties/gmm"
+    components: int
+    n_init: int
+    max_iter: int
+
+    @classmethod
+    def from_config(cls, section: Mapping, *, where: str = "gaussian.gmm") -> GMMSettings:
+        s = read_section(section, where, required=("components", "n_init", "max_iter"))
+        return cls(int(s["components"]), int(s["n_init"]), int(s["max_iter"]))
+
+
+@dataclass(frozen=True)
+class ConditionalSecret:
+    """A secret of a GMM experiment: the rows with ``given`` (column -> value), shown as ``label``."""
+
+    schema_path: ClassVar[str] = "/$defs/gmm_experiment/properties/secrets/items"
+    label: str
+    given: dict
+
+    @classmethod
+    def from_config(cls, section: Mapping, *, where: str) -> ConditionalSecret:
+        s = read_section(section, where, required=("label", "given"))
+        return cls(str(s["label"]), dict(s["given"]))
+
+
+@dataclass(frozen=True)
+class PrivacyPair:
+    """An (``epsilon``, ``delta``) target."""
+
+    schema_path: ClassVar[str] = "/$defs/privacy_pair"
+    epsilon: float
+    delta: float
+
+    @classmethod
+    def from_config(cls, section: Mapping, *, where: str) -> PrivacyPair:
+        s = read_section(section, where, required=("epsilon", "delta"))
+        return cls(float(s["epsilon"]), float(s["delta"]))
+
+
+@dataclass(frozen=True)
+class GMMExperimentSettings:
+    """A GMM experiment of paper 004 (Figs. 3-4 and any other key of config ``gaussian``).
+
+    A numeric ``attribute`` of ``dataset`` given each of two ``secrets`` is fitted by a GMM;
+    Theorem 2 (eq. 13) is audited at every (epsilon, delta) of ``privacy`` and over the
+    ``epsilons`` grid. ``missing_values`` are codes of a missing attribute (dropped), ``unit``
+    labels the axes and ``note`` is added to the caption.
+    """
+
+    schema_path: ClassVar[str] = "/$defs/gmm_experiment"
+    name: str
+    dataset: str
+    attribute: str
+    note: str
+    unit: str
+    missing_values: tuple
+    secrets: tuple[ConditionalSecret, ConditionalSecret]
+    privacy: tuple[PrivacyPair, ...]
+    epsilons: tuple[float, ...]
+
+    @classmethod
+    def from_config(cls, name: str, section: Mapping) -> GMMExperimentSettings:
+        where = f"gaussian.{name}"
+        s = read_section(section, where, required=("dataset", "attribute", "note", "unit", "missing_values", "secrets",
+                                                   "privacy", "epsilons"))
+        secrets = tuple(ConditionalSecret.from_config(x, where=f"{where}.secrets[{k}]")
+                        for k, x in enumerate(s["secrets"]))
+        privacy = tuple(PrivacyPair.from_config(p, where=f"{where}.privacy[{k}]") for k, p in enumerate(s["privacy"]))
+        return cls(name=name, dataset=str(s["dataset"]), attribute=str(s["attribute"]), note=str(s["note"]),
+                   unit=str(s["unit"]), missing_values=tuple(s["missing_values"]), secrets=secrets,  # type: ignore[arg-type]
+                   privacy=privacy, epsilons=epsilon_grid(s["epsilons"], f"{where}.epsilons"))
+
+    def privacy_grid(self) -> list[tuple[float, float]]:
+        """(epsilon, delta): the figure's pairs, then every epsilon of the grid at each of their
+        deltas; sorted by decreasing delta, then increasing epsilon."""
+        pairs = [(p.epsilon, p.delta) for p in self.privacy]
+        deltas = list(dict.fromkeys(d for _, d in pairs))
+        check_deltas(deltas, name=f"gaussian.{self.name}.privacy.delta")
+        out = list(pairs)
+        for d in deltas:
+            for e in self.epsilons:
+                if (e, d) not in out:
+                    out.append((e, d))
+        return sorted(out, key=lambda p: (-p[1], p[0]))
+
+
+@dataclass(frozen=True)
+class GaussianSettings:
+    """Config ``gaussian`` (paper 004): Figs. 1, 2 and 5 (None when absent), the mixture
+    settings ``gmm``, and the GMM ``experiments`` (every other key: fig3, fig4, ...)."""
+
+    schema_path: ClassVar[str] = "/properties/gaussian"
+    fig1: Fig1Settings | None
+    fig2: Fig2Settings | None
+    fig5: Fig5Settings | None
+    gmm: GMMSettings
+    experiments: dict[str, GMMExperimentSettings]
+
+    @classmethod
+    def from_config(cls, section: Mapping) -> GaussianSettings:
+        # any key but the fixed ones is a GMM experiment: only ``gmm`` (a schema default) is required
+        read_section(section, "gaussian", required=("gmm",), optional=tuple(section))
+        experiments = {k: GMMExperimentSettings.from_config(k, v) for k, v in section.items()
+                       if k not in GAUSSIAN_FIXED_KEYS}
+        return cls(fig1=Fig1Settings.from_config(section["fig1"]) if "fig1" in section else None,
+                   fig2=Fig2Settings.from_config(section["fig2"]) if "fig2" in section else None,
+                   fig5=Fig5Settings.from_config(section["fig5"]) if "fig5" in section else None,
+                   gmm=GMMSettings.from_config(section["gmm"]), experiments=dict(sorted(experiments.items())))
+
+    def figures(self) -> list[str]:
+        """The figures of :data:`PAPER_FIGURES` present in the config."""
+        return [f for f in PAPER_FIGURES if getattr(self, f) is not None]
+
+    def figure(self, name: str) -> Fig1Settings | Fig2Settings | Fig5Settings:
+        """The settings of figure ``name`` (fig1, fig2 or fig5)."""
+        value = getattr(self, name, None) if name in PAPER_FIGURES else None
+        if value is None:
+            raise ConfigError(f"config: gaussian.{name}: not a figure of the config (have: "
+                              f"{', '.join(self.figures()) or 'none'})")
+        return value
+
+    @staticmethod
+    def figure_from_config(name: str, section: Mapping) -> Fig1Settings | Fig2Settings | Fig5Settings:
+        """The settings of figure ``name`` (fig1, fig2 or fig5) from its section of config ``gaussian``."""
+        classes = {"fig1": Fig1Settings, "fig2": Fig2Settings, "fig5": Fig5Settings}
+        if name not in classes:
+            raise ConfigError(f"config: gaussian.{name}: not one of {', '.join(PAPER_FIGURES)}")
+        return classes[name].from_config(section, where=f"gaussian.{name}")

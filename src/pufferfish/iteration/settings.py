@@ -1,0 +1,156 @@
+"""Typed settings of the iteration experiments (config section ``iteration``), frozen dataclasses.
+
+Each class has ``from_config``, which takes the section as a plain mapping (the validated
+config) and refuses, with one line naming the key, a missing or unknown key and a value of
+the wrong type or range (:mod:`pufferfish.checks`). The experiments
+(:mod:`pufferfish.iteration.experiments`) take these objects, never the raw mapping.
+
+The model of both experiments is noisy gradient descent with the quadratic loss
+l(w, x) = (w - x)^2 / 2 (K = 1, no gradient bound, contraction c = 1 - eta).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import ClassVar
+
+from pufferfish.checks import integer, real
+from pufferfish.errors import ConfigError
+from pufferfish.grids import check_epsilons, expand_grid
+
+__all__ = ["Fig6Settings", "SeriesSettings", "IterationSettings"]
+
+
+def _keys(section, where: str, required: tuple[str, ...], optional: tuple[str, ...] = ()) -> Mapping:
+    if not isinstance(section, Mapping):
+        raise ConfigError(f"config: {where} = {section!r}: must be a mapping")
+    unknown = sorted(set(map(str, section)) - set(required) - set(optional))
+    if unknown:
+        raise ConfigError(f"config: {where}.{unknown[0]}: not a key of this section "
+                          f"(known: {', '.join(required + optional)})")
+    missing = [key for key in required if key not in section]
+    if missing:
+        raise ConfigError(f"config: {where}.{missing[0]}: missing")
+    return section
+
+
+def _list(values, where: str, check) -> tuple:
+    if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__iter__"):
+        raise ConfigError(f"config: {where} = {values!r}: must be a list")
+    out = tuple(check(v, f"{where}[{i}]") for i, v in enumerate(values))
+    if not out:
+        raise ConfigError(f"config: {where}: must not be empty")
+    return out
+
+
+def _eta(value, where: str) -> float:
+    return real(value, name=where, lo=0.0, hi=1.0, lo_open=True)
+
+
+def _positive(value, where: str) -> float:
+    return real(value, name=where, lo=0.0, lo_open=True)
+
+
+def _alpha(value, where: str) -> float:
+    return real(value, name=where, lo=1.0, lo_open=True)
+
+
+@dataclass(frozen=True)
+class Fig6Settings:
+    """Config ``iteration.fig6``: the analogue of paper 002's Fig. 6 (Appendix F.5.4).
+
+    Step size ``eta``, noise ``sigma``, diameter ``diameter`` (D), Renyi order ``alpha``, the
+    1-based ``secret_index`` (the paper: the first record), the numbers of ``steps`` T, the
+    correlations of the ``equal`` family (Sigma_tu = rho, t != u) and of the ``decaying``
+    family (Sigma_tu = rho^|t-u|).
+    """
+
+    schema_path: ClassVar[str] = "/properties/iteration/properties/fig6"
+    eta: float
+    sigma: float
+    diameter: float
+    alpha: float
+    secret_index: int
+    steps: tuple[int, ...]
+    equal: tuple[float, ...]
+    decaying: tuple[float, ...]
+
+    @classmethod
+    def from_config(cls, section: Mapping, *, where: str = "iteration.fig6") -> Fig6Settings:
+        s = _keys(section, where, ("eta", "sigma", "diameter", "alpha", "secret_index", "steps", "equal", "decaying"))
+        secret = integer(s["secret_index"], name=f"{where}.secret_index", lo=1)
+        steps = _list(s["steps"], f"{where}.steps", lambda v, w: integer(v, name=w, lo=secret))
+        return cls(eta=_eta(s["eta"], f"{where}.eta"), sigma=_positive(s["sigma"], f"{where}.sigma"),
+                   diameter=_positive(s["diameter"], f"{where}.diameter"), alpha=_alpha(s["alpha"], f"{where}.alpha"),
+                   secret_index=secret, steps=steps,
+                   equal=_list(s["equal"], f"{where}.equal", lambda v, w: real(v, name=w, lo=0.0, hi=1.0)),
+                   decaying=_list(s["decaying"], f"{where}.decaying",
+                                  lambda v, w: real(v, name=w, lo=0.0, hi=1.0, hi_open=True)))
+
+
+@dataclass(frozen=True)
+class SeriesSettings:
+    """Config ``iteration.series.<name>``: one column of a dataset as the records x_1..x_T.
+
+    ``dataset`` (a key of ``datasets``), ``column`` (numeric), ``order``: ``file`` (the rows
+    as the file has them) or the name of a column to sort by (stable). The prior is the
+    stationary Gaussian of the column's biased sample autocovariance, D = max - min. Step sizes
+    ``etas``, noise ``sigma``, Renyi order ``alpha``; secrets at the first record, the last, and
+    every ``secret_every``-th. Calibration over ``epsilons`` at ``delta``.
+    """
+
+    schema_path: ClassVar[str] = "/$defs/iteration_series"
+    name: str
+    dataset: str
+    column: str
+    order: str
+    etas: tuple[float, ...]
+    sigma: float
+    alpha: float
+    secret_every: int
+    epsilons: tuple[float, ...]
+    delta: float
+
+    @classmethod
+    def from_config(cls, name: str, section: Mapping) -> SeriesSettings:
+        where = f"iteration.series.{name}"
+        s = _keys(section, where, ("dataset", "column", "order", "etas", "sigma", "alpha", "secret_every",
+                                   "epsilons", "delta"))
+        for key in ("dataset", "column", "order"):
+            if not isinstance(s[key], str) or not s[key]:
+                raise ConfigError(f"config: {where}.{key} = {s[key]!r}: must be a non-empty string")
+        try:
+            epsilons = tuple(float(e) for e in check_epsilons(expand_grid(s["epsilons"], name=f"{where}.epsilons"),
+                                                              name=f"{where}.epsilons"))
+        except ConfigError as err:
+            raise ConfigError(f"config: {err}") from None
+        return cls(name=str(name), dataset=s["dataset"], column=s["column"], order=s["order"],
+                   etas=_list(s["etas"], f"{where}.etas", _eta), sigma=_positive(s["sigma"], f"{where}.sigma"),
+                   alpha=_alpha(s["alpha"], f"{where}.alpha"),
+                   secret_every=integer(s["secret_every"], name=f"{where}.secret_every", lo=1),
+                   epsilons=epsilons,
+                   delta=real(s["delta"], name=f"{where}.delta", lo=0.0, hi=1.0, lo_open=True, hi_open=True))
+
+    def secret_indices(self, records: int) -> tuple[int, ...]:
+        """1, every ``secret_every``-th record, and ``records`` (1-based, sorted, distinct)."""
+        records = integer(records, name="records", lo=1)
+        return tuple(sorted({1, records, *range(self.secret_every, records + 1, self.secret_every)}))
+
+
+@dataclass(frozen=True)
+class IterationSettings:
+    """Config ``iteration``: the Fig. 6 analogue and the real-data series (one entry each)."""
+
+    schema_path: ClassVar[str] = "/properties/iteration"
+    fig6: Fig6Settings
+    series: dict
+
+    @classmethod
+    def from_config(cls, section: Mapping, *, where: str = "iteration") -> IterationSettings:
+        s = _keys(section, where, ("fig6", "series"))
+        series = s["series"]
+        if not isinstance(series, Mapping):
+            raise ConfigError(f"config: {where}.series = {series!r}: must be a mapping of series names")
+        return cls(fig6=Fig6Settings.from_config(s["fig6"], where=f"{where}.fig6"),
+                   series={str(k): SeriesSettings.from_config(str(k), v) for k, v in series.items()})

@@ -1,0 +1,209 @@
+"""Privacy of the initial point of a diffusion: the GWM sensitivity by synchronous coupling.
+
+Paper 002 (Pierquin et al., ICML 2024), Proposition 6.3 and its proof in Appendix F.4;
+the formulas are garbled in our text and restated here.
+
+Setting. The secret is the initial point X_0 = x_0 of the Langevin diffusion
+
+    dX_t = -V'(X_t) dt + sqrt(2) dB_t,   V lambda-strongly convex (V'' >= lambda),
+
+anywhere in a set Theta of diameter D. The release is f(X_t1, ..., X_tm) for an
+L-Lipschitz query f (with respect to a norm ||.|| on R^m and on its range).
+
+Synchronous coupling (Appendix F.4). Drive the paths from x_0 and x_0' by the *same*
+Brownian motion. The difference Z = X - X' has no noise: dZ/dt = -(V'(X) - V'(X')), so
+d(Z^2)/dt = -2 Z (V'(X) - V'(X')) <= -2 lambda Z^2 by strong convexity, and Gronwall's
+lemma gives |X_t - X'_t| <= e^(-lambda t) |x_0 - x_0'| <= D e^(-lambda t) on every path.
+Hence, coordinate by coordinate and for any l_p norm (monotone in the absolute values of
+the coordinates), ||f(X) - f(X')|| <= L D ||(e^(-lambda t_1), ..., e^(-lambda t_m))||, a
+coupling of the two laws of the release whose every pair is that close: the GWM
+sensitivity W_inf is at most
+
+    L D ||(e^(-lambda t_1), ..., e^(-lambda t_m))||    (:func:`diffusion_sensitivity`).
+
+Which norm. The GWM argument needs, for each coupled pair, the divergence of the noise
+shifted by the pair's difference to be a function of one norm of that difference:
+independent Laplace noise on each of the m coordinates has log density ratio at most
+||shift||_1 / b, so Laplace needs l_1; isotropic Gaussian noise has D_alpha =
+alpha ||shift||_2^2 / (2 sigma^2) and a hockey-stick divergence that depends on ||shift||_2
+only, so Gaussian needs l_2 (:data:`NOISE_NORMS`). For one release time (m = 1) every norm
+gives L D e^(-lambda t). The project's Cauchy calibration (DAGWM, W_2 at alpha = 2) is
+one-dimensional: use it with m = 1.
+
+Ornstein-Uhlenbeck (V = lambda x^2 / 2) is exact: X_t | x_0 ~ N(e^(-lambda t) x_0,
+(1 - e^(-2 lambda t)) / lambda) (:func:`ou_law`), two Gaussians with the same variance, so
+W_inf between the laws from x_0 and x_0' is e^(-lambda t) |x_0 - x_0'| (translates; W_inf
+>= |difference of the means|): the bound is attained (:func:`ou_w_inf`).
+
+Discrete check (:func:`coupled_distances`). Euler-Maruyama with the same Gaussian
+increments for both paths: X <- X - h V'(X) + sqrt(2 h) xi. The difference evolves by the
+map z -> z - h (V'(x) - V'(x')) = (1 - h V''(c)) z for some c between x and x' (mean value
+theorem), so with lambda <= V'' <= beta it contracts by max |1 - h V''| =
+max(|1 - h lambda|, |1 - h beta|) = 1 - h lambda whenever h <= 2 / (lambda + beta) (then
+h beta - 1 <= 1 - h lambda). Since 1 - h lambda <= e^(-h lambda), after n steps of size h
+(t = n h) the discrete |X_t - X'_t| <= (1 - h lambda)^n D <= D e^(-lambda t): the scheme
+honours the bound pathwise, so a coupled distance above it is an error in the code, not
+a discretisation effect. For V = lambda x^2/2 + log cosh x, V'' = lambda + sech^2 x lies
+in [lambda, lambda + 1]: beta = lambda + 1 and h <= 2 / (2 lambda + 1); for OU beta =
+lambda and h <= 1 / lambda. :func:`euler_step` picks the largest h <= min(``max_step``,
+2 / (lambda + beta)) that divides t into whole steps.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from pufferfish.checks import integer, real
+from pufferfish.errors import ArgumentTypeError, InvalidArgumentError
+
+__all__ = ["POTENTIALS", "NOISE_NORMS", "Potential", "potential", "diffusion_sensitivity", "noise_norm", "ou_law",
+           "ou_w_inf", "euler_step", "coupled_distances"]
+
+#: the norm of the release each noise's calibration needs (module docstring)
+NOISE_NORMS = {"laplace": 1.0, "gaussian": 2.0}
+
+
+@dataclass(frozen=True)
+class Potential:
+    """A lambda-strongly convex potential V on the line, with lambda <= V'' <= ``curvature_max``."""
+
+    name: str
+    rate: float
+    curvature_max: float
+
+    def gradient(self, x: np.ndarray) -> np.ndarray:
+        """V'(x)."""
+        if self.name == "quadratic":
+            return self.rate * x
+        return self.rate * x + np.tanh(x)
+
+    @property
+    def exact(self) -> bool:
+        """Whether the laws of X_t are known in closed form (Ornstein-Uhlenbeck)."""
+        return self.name == "quadratic"
+
+
+#: the potentials of the experiment: OU and a non-quadratic strongly convex one
+POTENTIALS = {
+    "quadratic": "V(x) = λx²/2 (Ornstein-Uhlenbeck); V'' = λ",
+    "logcosh": "V(x) = λx²/2 + log cosh x; λ <= V'' = λ + sech² x <= λ + 1",
+}
+
+
+def potential(name: str, *, rate) -> Potential:
+    """The potential ``name`` (:data:`POTENTIALS`) with strong-convexity constant ``rate`` = lambda > 0."""
+    if not isinstance(name, str):
+        raise ArgumentTypeError(f"potential = {name!r}: must be a string ({', '.join(POTENTIALS)})")
+    if name not in POTENTIALS:
+        raise InvalidArgumentError(f"potential = {name!r}: must be one of {', '.join(POTENTIALS)}")
+    lam = real(rate, name="lambda", lo=0.0, lo_open=True)
+    return Potential(name, lam, lam if name == "quadratic" else lam + 1.0)
+
+
+def _times(times) -> np.ndarray:
+    if isinstance(times, (str, bytes)):
+        raise ArgumentTypeError(f"times = {times!r}: must be a sequence of release times")
+    if not isinstance(times, Sequence | np.ndarray):
+        times = [times]
+    out = np.array([real(t, name=f"times[{k}]", lo=0.0) for k, t in enumerate(times)], dtype=float)
+    if out.size == 0:
+        raise InvalidArgumentError("times = []: at least one release time is needed")
+    return out
+
+
+def noise_norm(noise: str) -> float:
+    """The l_p norm (p = 1 or 2) the calibration of ``noise`` needs for an m-time release (module docstring)."""
+    if noise not in NOISE_NORMS:
+        raise InvalidArgumentError(f"noise = {noise!r}: the m-time release is stated for "
+                                   f"{', '.join(NOISE_NORMS)} (one time: any noise, any norm)")
+    return NOISE_NORMS[noise]
+
+
+def diffusion_sensitivity(*, lipschitz, diameter, rate, times, norm) -> float:
+    """L D ||(e^(-lambda t_1), ..., e^(-lambda t_m))||_norm (paper 002, Prop. 6.3).
+
+    Args:
+        lipschitz: L >= 0, the query's Lipschitz constant in ``norm``.
+        diameter: D >= 0, the diameter of the set Theta of secret initial points.
+        rate: lambda > 0, the strong convexity of V.
+        times: the release times t_1..t_m >= 0.
+        norm: p in {1, 2, inf} (``noise_norm`` says which one a noise needs).
+    """
+    lip = real(lipschitz, name="lipschitz", lo=0.0)
+    diam = real(diameter, name="diameter", lo=0.0)
+    lam = real(rate, name="lambda", lo=0.0, lo_open=True)
+    t = _times(times)
+    if isinstance(norm, (bool, np.bool_)) or not isinstance(norm, (int, float, np.integer, np.floating)):
+        raise ArgumentTypeError(f"norm = {norm!r}: must be 1, 2 or inf")
+    if float(norm) not in (1.0, 2.0, math.inf):
+        raise InvalidArgumentError(f"norm = {norm!r}: must be 1, 2 or inf")
+    return lip * diam * float(np.linalg.norm(np.exp(-lam * t), ord=float(norm)))
+
+
+def ou_law(x0, *, rate, time) -> tuple[float, float]:
+    """(mean, variance) of the Ornstein-Uhlenbeck X_t from x_0: (e^(-lambda t) x_0, (1 - e^(-2 lambda t)) / lambda).
+
+    dX = -lambda X dt + sqrt(2) dB: the mean solves m' = -lambda m and the variance
+    v' = -2 lambda v + 2, v(0) = 0.
+    """
+    x = real(x0, name="x0")
+    lam = real(rate, name="lambda", lo=0.0, lo_open=True)
+    t = real(time, name="time", lo=0.0)
+    return math.exp(-lam * t) * x, -math.expm1(-2.0 * lam * t) / lam
+
+
+def ou_w_inf(x0, x0_prime, *, rate, time) -> float:
+    """W_inf of the two OU laws at ``time`` from ``x0`` and ``x0_prime``: |difference of the means|
+    = e^(-lambda t) |x_0 - x_0'| (same variances: translates; module docstring)."""
+    m1, v1 = ou_law(x0, rate=rate, time=time)
+    m2, v2 = ou_law(x0_prime, rate=rate, time=time)
+    assert v1 == v2  # the variance does not depend on x_0
+    return abs(m1 - m2)
+
+
+def euler_step(pot: Potential, time, *, max_step) -> tuple[float, int]:
+    """(h, n): n whole Euler steps of size h = t / n with h <= min(``max_step``, 2 / (lambda + beta)),
+    n as small as that allows (module docstring: then the discrete difference contracts by
+    1 - h lambda per step). ``time`` = 0 gives (0, 0)."""
+    if not isinstance(pot, Potential):
+        raise ArgumentTypeError(f"potential = {pot!r}: must be a Potential (pufferfish.sensitivity.potential)")
+    t = real(time, name="time", lo=0.0)
+    cap = min(real(max_step, name="max_step", lo=0.0, lo_open=True), 2.0 / (pot.rate + pot.curvature_max))
+    if t == 0:
+        return 0.0, 0
+    n = max(1, math.ceil(t / cap))
+    h = t / n
+    while h > cap:  # t / ceil(t / cap) can exceed cap by rounding
+        n += 1
+        h = t / n
+    return h, n
+
+
+def coupled_distances(pot: Potential, *, start, diameter, time, paths, max_step, seed) -> np.ndarray:
+    """|X_t - X'_t| on ``paths`` synchronously coupled Euler-Maruyama paths from ``start`` and
+    ``start + diameter`` (the same Gaussian increments for both; module docstring).
+
+    ``seed``: an int or a :class:`numpy.random.SeedSequence` (the experiment derives one per
+    potential, lambda and time from the config's seed), so reruns give identical paths.
+    """
+    if not isinstance(pot, Potential):
+        raise ArgumentTypeError(f"potential = {pot!r}: must be a Potential (pufferfish.sensitivity.potential)")
+    x = real(start, name="start")
+    diam = real(diameter, name="diameter", lo=0.0)
+    n_paths = integer(paths, name="paths", lo=1)
+    h, steps = euler_step(pot, time, max_step=max_step)
+    if not isinstance(seed, np.random.SeedSequence):
+        seed = integer(seed, name="seed", lo=0)
+    rng = np.random.default_rng(seed)
+    a = np.full(n_paths, x)
+    b = np.full(n_paths, x + diam)
+    root = math.sqrt(2.0 * h)
+    for _ in range(steps):
+        noise = root * rng.standard_normal(n_paths)
+        a = a - h * pot.gradient(a) + noise
+        b = b - h * pot.gradient(b) + noise
+    return np.abs(b - a)

@@ -1,0 +1,58 @@
+"""Noise scales from a closed-form sensitivity, through the project's existing GWM calibrations.
+
+A closed form of this package gives a number, the GWM sensitivity W_inf (and W_2, which
+it also bounds); the scale is then the one paper 002's Wasserstein mechanisms give for that
+number, computed by the same functions the registry's methods call on two lattice priors
+(:mod:`pufferfish.wasserstein.methods`): nothing is re-derived here. The closed forms are
+not registry methods themselves: a registry method calibrates a :class:`SecretPair` of
+lattice priors, while a closed form takes a covariance or a diffusion's constants, so it
+is a way of obtaining the sensitivity that any of these methods then uses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from pufferfish.checks import real
+from pufferfish.errors import InvalidArgumentError, NotApplicableError
+from pufferfish.grids import check_epsilons
+from pufferfish.wasserstein.methods import CAUCHY_ALPHA, analytic_gaussian_sigma, dagwm_cauchy_scale, gwm_laplace_scale
+
+__all__ = ["GWM_METHODS", "ScaleMethod", "scales_from_sensitivity"]
+
+
+@dataclass(frozen=True)
+class ScaleMethod:
+    """One registry method driven by a sensitivity: its ``name`` (a :mod:`pufferfish.registry` record),
+    and which distance it reads (``"w_inf"`` or ``"w_2"``)."""
+
+    name: str
+    distance: str
+
+
+#: the registry methods fed by a closed form: GWM Laplace (eps-PP), analytic GWM Gaussian
+#: ((eps, delta)-PP) from W_inf, DAGWM Cauchy ((2, eps)-RPP) from W_2
+GWM_METHODS = (ScaleMethod("gwm_laplace", "w_inf"), ScaleMethod("gwm_gaussian_analytic", "w_inf"),
+               ScaleMethod("dagwm_cauchy", "w_2"))
+
+
+def scales_from_sensitivity(method: str, *, w_inf, w_2, epsilons, delta=None, alpha=None) -> np.ndarray:
+    """The scale of registry method ``method`` (one of :data:`GWM_METHODS`) for sensitivities
+    ``w_inf`` / ``w_2``, for every epsilon: gwm_laplace b = W_inf / eps (Cor. 3.1);
+    gwm_gaussian_analytic the Balle-Wang sigma of one shift W_inf at ``delta``; dagwm_cauchy
+    gamma = W_2 / sqrt(2 (e^eps - 1)) at ``alpha`` = 2 (Cor. 4.1)."""
+    eps = check_epsilons(epsilons)
+    w_inf = real(w_inf, name="w_inf", lo=0.0)
+    w_2 = real(w_2, name="w_2", lo=0.0)
+    if method == "gwm_laplace":
+        return gwm_laplace_scale(w_inf, epsilons=eps)
+    if method == "gwm_gaussian_analytic":
+        d = real(delta, name="delta", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+        return np.array([analytic_gaussian_sigma(w_inf, float(e), d) for e in eps])
+    if method == "dagwm_cauchy":
+        if real(alpha, name="alpha", lo=1.0, lo_open=True) != CAUCHY_ALPHA:
+            raise NotApplicableError(f"dagwm_cauchy is stated for alpha = 2 (paper 002, Cor. 4.1), not alpha = {alpha!r}")
+        return dagwm_cauchy_scale(w_2, epsilons=eps)
+    raise InvalidArgumentError(f"method = {method!r}: must be one of {', '.join(m.name for m in GWM_METHODS)}")

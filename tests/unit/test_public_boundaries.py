@@ -1,0 +1,431 @@
+"""Every public name of the package validates its arguments at the boundary (issue 24, section 4).
+
+The walk: every module of ``pufferfish`` (found by :mod:`pkgutil`, so a module added later is
+walked too) and every name in its ``__all__``. Each public object, keyed by where it is
+defined (a re-export is the same entry), is either
+
+* in :data:`CALLS`: a valid example call (every argument given by name, with its kind), which
+  must succeed; then every argument in turn is replaced by each bad value of its kind (NaN,
+  inf, negative, zero, empty, a string, ``None``, a wrong type...), the others kept valid, and
+  the call must raise a :mod:`pufferfish.errors` error that is a ``ValueError`` or
+  ``TypeError``, in one line naming the argument; or
+* in :data:`EXEMPT`, with the reason (constants, result types, errors, job-level code).
+
+A public name in neither table fails :func:`test_every_public_name_is_in_a_table`: a new
+function cannot slip past. An entry whose name no longer exists fails too.
+
+Scope. ``pufferfish.pipeline`` and the job-level modules of the paper packages (experiments,
+plots, ``comparison.experiment``) are exempt by name: their arguments are typed settings built
+from the config after :mod:`pufferfish.pipeline.config` validated it against the schema, and
+output paths (tested by ``test_config.py``, ``test_settings.py`` and the integration runs).
+Every function a user calls with numbers, priors or grids is walked.
+"""
+from __future__ import annotations
+
+import importlib
+import inspect
+import math
+import pkgutil
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+
+import pufferfish
+from pufferfish.errors import PufferfishError
+
+NAN, INF = math.nan, math.inf
+
+# ------------------------------------------------------------------ bad values by kind
+_NOT_NUMBER = ["0.5", None, True, [1.0]]
+BAD = {
+    "real": [NAN, INF, -INF, *_NOT_NUMBER],                     # any finite real
+    "nonneg": [NAN, INF, -1.0, *_NOT_NUMBER],                   # >= 0
+    "pos": [NAN, INF, -1.0, 0.0, *_NOT_NUMBER],                 # > 0
+    "unit": [NAN, INF, -0.5, 1.5, *_NOT_NUMBER],                # in [0, 1]
+    "open_unit": [NAN, INF, -0.5, 0.0, 1.0, *_NOT_NUMBER],      # in (0, 1)
+    "delta0": [NAN, INF, -0.5, 1.0, *_NOT_NUMBER],              # in [0, 1)
+    "alpha": [NAN, INF, -1.0, 0.5, 1.0, *_NOT_NUMBER],          # Renyi order > 1
+    "order": [NAN, -INF, -1.0, 0.5, *_NOT_NUMBER],              # >= 1, inf allowed (W_inf)
+    "nonneg_or_inf": [NAN, -INF, -1.0, *_NOT_NUMBER],           # >= 0, inf allowed
+    "int": [NAN, INF, 1.5, "3", None, True],                    # any integer
+    "count": [NAN, INF, 1.5, -1, 0, "3", None, True],           # integer >= 1
+    "size": [NAN, INF, 1.5, -1, "3", None, True],               # integer >= 0
+    "grid": [[NAN], [INF], [-1.0], [], "0.5", None, [True]],    # non-empty list of reals > 0
+    "open_unit_grid": [[NAN], [INF], [-0.5], [1.0], [], "0.5", None],
+    "reals": [[NAN], [INF], [], "0.5", None, [True]],           # non-empty list of finite reals
+    "real_or_reals": [NAN, INF, "0.5", None, True, [], [NAN], ["0.5"]],  # a finite real or a list of them
+    # vectorised arguments (gaussian.methods): a number or an array of them, each checked
+    "pos_v": [NAN, INF, -1.0, 0.0, "0.5", None, True, [], [NAN], [0.0]],
+    "nonneg_v": [NAN, INF, -1.0, "0.5", None, True, [], [NAN], [-1.0]],
+    "open_unit_v": [NAN, INF, 0.0, 1.0, "0.5", None, True, [], [NAN], [1.0]],
+    "count_v": [NAN, INF, 1.5, 0, "3", None, True, [], [0]],
+    "pmf": ["P", None, 1.0, [0.5, 0.5]],                        # a LatticePMF
+    "pmfs": ["P", None, 1.0, [1.0], [None]],                    # a list of LatticePMF
+    "gmm": ["P", None, [0.5]],                                  # a GMM or a (mean, std) prior
+    "secret": ["P", None, 1.0],
+    "pair": ["P", None, 1.0],
+    "target": ["P", None, 1.0],
+    "str": [None, 1.0, True, ""],                               # a non-empty name
+    "text": [None, 1.0, True],                                  # a string, possibly empty
+    "callable": [None, 1.0, "f"],
+    "frame": [None, 1.0, "frame"],
+    # a data column: numbers as a CSV gives them back ("0.5" is the number 0.5), no NaN, inf or text
+    "data": [[NAN], [INF], [], None, "0.5", ["x"]],
+}
+
+
+@dataclass
+class Call:
+    """A valid call ``func(**args)``; ``kinds[name]`` picks the bad values of each argument."""
+
+    args: dict
+    kinds: dict
+    extra_bad: dict = field(default_factory=dict)   # further bad values of one argument
+    alias: dict = field(default_factory=dict)       # the name a message uses for an argument, if another
+
+    def cases(self):
+        for name, kind in self.kinds.items():
+            for bad in BAD[kind] + self.extra_bad.get(name, []):
+                yield name, bad
+
+
+def _examples():
+    from pufferfish.lattice.pmf import LatticePMF
+    from pufferfish.lattice.sums import sum_of_users
+    from pufferfish.lattice.system import Absent, Draws, Reports, SecretPair
+    from pufferfish.gaussian.gmm import GMM
+    from pufferfish.audit.base import Target
+
+    p = LatticePMF.from_values([0, 1, 2], [0.2, 0.5, 0.3])
+    q = LatticePMF.from_values([1, 2, 3], [0.3, 0.4, 0.3])
+    b2, b9 = LatticePMF.bernoulli(0.2), LatticePMF.bernoulli(0.9)
+    rest = sum_of_users([p, q])
+    gmm_i = GMM(np.array([0.5, 0.5]), np.array([0.0, 1.0]), np.array([1.0, 0.5]))
+    gmm_j = GMM(np.array([1.0]), np.array([0.5]), np.array([1.0]))
+    gmm_k = GMM(np.array([0.5, 0.5]), np.array([0.5, 2.0]), np.array([1.0, 0.5]))   # Corollary 2's form of gmm_i
+    from pufferfish.lattice.system import User
+    pair = SecretPair.of(Draws(b2), Draws(b9), [User(p), User(q)])
+    return dict(p=p, q=q, b2=b2, b9=b9, rest=rest, gmm_i=gmm_i, gmm_j=gmm_j, gmm_k=gmm_k, pair=pair,
+                Target=Target, Draws=Draws)
+
+
+E = _examples()
+P, Q, B2, B9, REST, GI, GJ = E["p"], E["q"], E["b2"], E["b9"], E["rest"], E["gmm_i"], E["gmm_j"]
+PQ = {"p": "pmf", "q": "pmf"}
+
+
+def pq(**more):
+    """Call on the pmfs P, Q plus ``more`` (name -> (value, kind))."""
+    return Call({"p": P, "q": Q, **{k: v for k, (v, _) in more.items()}}, {**PQ, **{k: c for k, (_, c) in more.items()}})
+
+
+def gg(**more):
+    """Call on the GMM priors prior_i, prior_j plus ``more``."""
+    return Call({"prior_i": GI, "prior_j": GJ, **{k: v for k, (v, _) in more.items()}},
+                {"prior_i": "gmm", "prior_j": "gmm", **{k: c for k, (_, c) in more.items()}})
+
+
+def kw(**more):
+    return Call({k: v for k, (v, _) in more.items()}, {k: c for k, (_, c) in more.items()})
+
+
+EPS = ([0.5, 1.0], "grid")
+
+#: public callables, keyed by module.qualname of their definition -> a valid call and kinds
+CALLS = {
+    # ---------------------------------------------------------------- grids
+    "pufferfish.grids.expand_grid": Call({"spec": [0.1, 0.2]}, {"spec": "reals"}, alias={"spec": "grid"}),
+    "pufferfish.grids.check_epsilons": kw(epsilons=EPS),
+    "pufferfish.grids.check_deltas": kw(deltas=([0.1], "open_unit_grid")),
+    # ---------------------------------------------------------------- lattice
+    "pufferfish.lattice.pmf.LatticePMF": kw(offset=(0, "int"), probs=([0.5, 0.5], "reals")),
+    "pufferfish.lattice.pmf.check_lattice_size": kw(points=(10, "size"), name=("probs", "text")),
+    "pufferfish.lattice.pmf.check_sum_size": kw(users=([P, Q], "pmfs")),
+    "pufferfish.lattice.sums.convolve": pq(method=("auto", "str")),
+    "pufferfish.lattice.sums.sum_of_users": kw(users=([P, Q], "pmfs"), method=("auto", "str")),
+    "pufferfish.lattice.sums.tail_mass_bound": kw(users=([P, Q], "pmfs"), lo=(0, "int"), hi=(3, "int")),
+    "pufferfish.lattice.system.User": kw(pmf=(P, "pmf"), presence=(0.5, "unit"), name=("u", "text")),
+    "pufferfish.lattice.system.Reports": kw(value=(3, "int")),
+    "pufferfish.lattice.system.Absent": kw(),
+    "pufferfish.lattice.system.Draws": kw(pmf=(P, "pmf")),
+    "pufferfish.lattice.system.QueryPrior": kw(pmf=(P, "pmf"), weight=(0.5, "unit")),
+    "pufferfish.lattice.system.query_prior": kw(secret=(E["Draws"](P), "secret"), rest=(REST, "pmf"),
+                                                method=("auto", "str")),
+    "pufferfish.lattice.system.SecretPair": kw(first=(E["Draws"](P), "secret"), second=(E["Draws"](Q), "secret"),
+                                               rest_sum=(REST, "pmf"), weight=(1.0, "unit")),
+    "pufferfish.lattice.transport.kantorovich_plan": pq(tol=(1e-12, "nonneg")),
+    "pufferfish.lattice.transport.delta_star": pq(tol=(1e-12, "nonneg")),
+    "pufferfish.lattice.transport.plan_span": pq(),
+    "pufferfish.lattice.distances.wasserstein_p": pq(order=(2.0, "order")),
+    "pufferfish.lattice.distances.wasserstein_inf": pq(),
+    "pufferfish.lattice.distances.near_mass": pq(distance=(1.0, "nonneg_or_inf")),
+    "pufferfish.lattice.distances.delta_near": pq(delta=(0.1, "unit")),
+    # ---------------------------------------------------------------- audit
+    "pufferfish.audit.base.Target": kw(epsilon=(0.5, "pos")),
+    "pufferfish.audit.base.noise_std": kw(noise=("laplace", "str"), scale=(2.0, "nonneg")),
+    "pufferfish.audit.base.smallest_by_bisection": kw(value=(lambda s: 1.0 / s, "callable"), bound=(0.5, "pos"),
+                                                      start=(1.0, "pos"), rtol=(1e-6, "nonneg"), max_steps=(50, "count")),
+    "pufferfish.audit.base.close_bracket": kw(value=(lambda s: 1.0 / s, "callable"), bound=(0.5, "pos"),
+                                              lo=(1.0, "pos"), hi=(4.0, "pos"), v_hi=(0.25, "real"),
+                                              rtol=(1e-6, "nonneg"), max_steps=(50, "count"), steps=(0, "size")),
+    "pufferfish.audit.lattice_auditor": kw(noise=("laplace", "str"), guarantee=("epsilon", "str"), p=(P, "pmf"),
+                                           q=(Q, "pmf")),
+    "pufferfish.audit.laplace.LaplaceLatticeAuditor": pq(rtol=(1e-10, "pos"), max_steps=(50, "count")),
+    "pufferfish.audit.laplace.lattice_privacy_loss": pq(theta=(1.0, "pos")),
+    "pufferfish.audit.laplace.log_density_at_lattice": kw(pmf_values=(np.array([0.5, 0.5]), "reals"),
+                                                          theta=(1.0, "pos")),
+    "pufferfish.audit.laplace.theta_min": pq(epsilon=(0.5, "pos"), rtol=(1e-10, "pos"), max_steps=(50, "count")),
+    "pufferfish.audit.laplace.tight": pq(epsilons=EPS, rtol=(1e-10, "pos"), max_steps=(50, "count")),
+    "pufferfish.audit.zero_noise.zero_noise_loss": pq(),
+    "pufferfish.audit.zero_noise.zero_noise_directions": pq(),
+    "pufferfish.audit.laplace.mgf_tail_loss": kw(a=(P, "pmf"), b=(Q, "pmf"), theta=(1.0, "pos")),
+    "pufferfish.audit.laplace.laplace_hockey_stick": pq(epsilon=(0.5, "nonneg"), scale=(1.0, "pos")),
+    "pufferfish.audit.zero_noise.zero_noise_hockey_stick": pq(epsilon=(0.5, "nonneg")),
+    "pufferfish.audit.gaussian_noise.GaussianLatticeAuditor": pq(rtol=(1e-10, "pos"), max_steps=(50, "count")),
+    "pufferfish.audit.gaussian_noise.gaussian_hockey_stick": pq(epsilon=(0.5, "nonneg"), sigma=(1.0, "pos")),
+    "pufferfish.audit.gaussian_noise.gaussian_renyi": pq(alpha=(2.0, "alpha"), sigma=(1.0, "pos")),
+    "pufferfish.audit.zero_noise.zero_noise_renyi": pq(alpha=(2.0, "alpha")),
+    "pufferfish.audit.gaussian_noise.smallest_by_galloping": kw(
+        value=(lambda s: 1.0 / s, "callable"), bound=(0.5, "pos"), start=(1.0, "pos"), rtol=(1e-6, "nonneg"),
+        max_steps=(50, "count"), floor=(1e-300, "pos")),
+    "pufferfish.audit.cauchy.CauchyLatticeAuditor": pq(rtol=(1e-10, "pos"), max_steps=(50, "count")),
+    "pufferfish.audit.cauchy.cauchy_renyi": pq(alpha=(2.0, "alpha"), gamma=(1.0, "pos")),
+    "pufferfish.audit.gaussian_prior.GaussianPriorAuditor": gg(rtol=(1e-10, "pos"), max_steps=(50, "count")),
+    "pufferfish.audit.gaussian_prior.as_prior": kw(prior=(GI, "gmm")),
+    "pufferfish.audit.gaussian_prior.emg_logpdf": kw(y=([0.0, 1.0], "reals"), prior=(GI, "gmm"), b=(1.0, "pos")),
+    "pufferfish.audit.gaussian_prior.emg_pdf": kw(y=([0.0, 1.0], "reals"), prior=(GI, "gmm"), b=(1.0, "pos")),
+    "pufferfish.audit.gaussian_prior.emg_cdf": kw(y=([0.0, 1.0], "reals"), prior=(GI, "gmm"), b=(1.0, "pos")),
+    "pufferfish.audit.gaussian_prior.emg_sf": kw(y=([0.0, 1.0], "reals"), prior=(GI, "gmm"), b=(1.0, "pos")),
+    "pufferfish.audit.gaussian_prior.log_ratio": gg(y=([0.0, 1.0], "reals"), b=(1.0, "pos")),
+    "pufferfish.audit.gaussian_prior.tail_log_ratios": gg(b=(1.0, "pos")),
+    "pufferfish.audit.gaussian_prior.hockey_stick": gg(epsilon=(0.5, "nonneg"), b=(1.0, "pos")),
+    "pufferfish.audit.gaussian_prior.prior_hockey_stick": gg(epsilon=(0.5, "nonneg")),
+    "pufferfish.audit.gaussian_prior.prior_epsilon_achieved": gg(),
+    "pufferfish.audit.gaussian_prior.delta_achieved": gg(epsilon=(0.5, "nonneg"), b=(1.0, "pos")),
+    "pufferfish.audit.gaussian_prior.epsilon_achieved": gg(b=(1.0, "pos")),
+    "pufferfish.audit.gaussian_prior.b_min": gg(epsilon=(0.5, "pos"), delta=(0.1, "delta0"), rtol=(1e-6, "pos"),
+                                               max_steps=(50, "count")),
+    "pufferfish.audit.gaussian_prior.gaussian_noise_max_log_ratio": kw(
+        mu_i=(0.0, "real"), sd_i=(1.0, "nonneg"), mu_j=(1.0, "real"), sd_j=(1.0, "nonneg"), noise_sd=(1.0, "pos")),
+    # ---------------------------------------------------------------- paper 000
+    "pufferfish.multiuser.methods.theorem1": kw(a=(5, "real_or_reals"), b=(3, "real_or_reals"), epsilons=EPS),
+    "pufferfish.multiuser.methods.theorem2": kw(a=(5, "real_or_reals"), epsilons=EPS),
+    "pufferfish.multiuser.methods.theorem3_max": kw(pmf=(P, "pmf"), epsilons=EPS),
+    "pufferfish.multiuser.methods.theorem3_brent": kw(pmf=(P, "pmf"), epsilons=EPS),
+    "pufferfish.multiuser.methods.theorem4": pq(epsilons=EPS),
+    "pufferfish.multiuser.methods.lemma5": kw(p=(B2, "pmf"), q=(B9, "pmf"), epsilons=EPS),
+    "pufferfish.multiuser.methods.lemma6": kw(p=(B2, "pmf"), q=(B9, "pmf"), rest_sum=(REST, "pmf"), epsilons=EPS),
+    "pufferfish.multiuser.methods.lemma6_best_grouping": kw(p=(B2, "pmf"), q=(B9, "pmf"), rest_sum=(REST, "pmf"),
+                                                            epsilons=EPS),
+    "pufferfish.multiuser.methods.lemma6_psi": kw(p=(B2, "pmf"), q=(B9, "pmf"), rest_sum=(REST, "pmf"),
+                                                  grouping=("rows", "str")),
+    "pufferfish.multiuser.methods.kantorovich": kw(prior_i=(P, "pmf"), prior_j=(Q, "pmf"), epsilons=EPS),
+    "pufferfish.multiuser.methods.bernoulli_eq15": kw(p=(0.3, "unit"), epsilons=EPS),
+    # ---------------------------------------------------------------- paper 002
+    "pufferfish.wasserstein.methods.gwm_laplace": pq(epsilons=EPS),
+    "pufferfish.wasserstein.methods.gawm_laplace": pq(epsilons=EPS, delta=(0.1, "open_unit")),
+    "pufferfish.wasserstein.methods.gwm_gaussian_rdp": pq(epsilons=EPS, delta=(0.1, "open_unit")),
+    "pufferfish.wasserstein.methods.gwm_gaussian_analytic": pq(epsilons=EPS, delta=(0.1, "open_unit")),
+    "pufferfish.wasserstein.methods.dagwm_cauchy": pq(epsilons=EPS, alpha=(2.0, "alpha")),
+    "pufferfish.wasserstein.methods.tight_laplace_delta": pq(epsilons=EPS, delta=(0.1, "open_unit")),
+    "pufferfish.wasserstein.methods.tight_gaussian": pq(epsilons=EPS, delta=(0.1, "open_unit")),
+    "pufferfish.wasserstein.methods.tight_cauchy": pq(epsilons=EPS, alpha=(2.0, "alpha")),
+    "pufferfish.wasserstein.methods.gaussian_rdp_sigma": kw(w=(2.0, "nonneg"), epsilon=(0.5, "pos"),
+                                                            delta=(0.1, "open_unit")),
+    "pufferfish.wasserstein.methods.gaussian_rdp_sigma_at": kw(w=(2.0, "nonneg"), epsilon=(0.5, "pos"),
+                                                               delta=(0.1, "open_unit"), alpha=(2.0, "alpha")),
+    "pufferfish.wasserstein.methods.gaussian_rdp_alpha": kw(epsilon=(0.5, "pos"), delta=(0.1, "open_unit")),
+    "pufferfish.wasserstein.methods.balle_wang_delta": kw(w=(2.0, "nonneg"), sigma=(1.0, "pos"),
+                                                          epsilon=(0.5, "nonneg")),
+    "pufferfish.wasserstein.methods.analytic_gaussian_sigma": kw(w=(2.0, "nonneg"), epsilon=(0.5, "pos"),
+                                                                 delta=(0.1, "open_unit")),
+    # ---------------------------------------------------------------- paper 004
+    "pufferfish.gaussian.methods.tau_star": kw(delta=(0.1, "open_unit_v")),
+    "pufferfish.gaussian.methods.tau_lambertw": kw(delta=(0.1, "open_unit_v")),
+    "pufferfish.gaussian.methods.theorem1": kw(mu_i=(0.0, "real_or_reals"), sigma_i=(1.0, "nonneg_v"), mu_j=(1.0, "real_or_reals"),
+                                               sigma_j=(2.0, "nonneg_v"), epsilon=(0.5, "pos_v"),
+                                               delta=(0.1, "open_unit_v")),
+    "pufferfish.gaussian.methods.remark1": kw(mu_i=(0.0, "real_or_reals"), mu_j=(1.0, "real_or_reals"), epsilon=(0.5, "pos_v")),
+    "pufferfish.gaussian.methods.corollary1a": kw(mus=([0.0, 1.0], "reals"), sigmas=([1.0, 2.0], "reals"),
+                                                  epsilon=(0.5, "pos_v"), delta=(0.1, "open_unit_v")),
+    "pufferfish.gaussian.methods.corollary1b": kw(a=(0.0, "real_or_reals"), a_prime=(1.0, "real_or_reals"), epsilon=(0.5, "pos_v")),
+    "pufferfish.gaussian.methods.corollary1_identical": kw(mu=(1.0, "real_or_reals"), sigma=(1.0, "nonneg_v"), K=(3, "count_v"),
+                                                           epsilon=(0.5, "pos_v"), delta=(0.1, "open_unit_v")),
+    "pufferfish.gaussian.methods.check_epsilon": kw(epsilon=(0.5, "pos_v")),
+    "pufferfish.gaussian.methods.check_delta": kw(delta=(0.1, "open_unit_v")),
+    "pufferfish.mixture.GMM": kw(weights=(np.array([1.0]), "reals"), means=(np.array([0.0]), "reals"),
+                                      stds=(np.array([1.0]), "reals")),
+    "pufferfish.gaussian.gmm.fit_gmm": Call(
+        {"values": [0.0, 1.0, 2.0, 3.0, 4.0], "components": 1, "random_state": 0, "n_init": 1, "max_iter": 50},
+        {"values": "data", "components": "count", "random_state": "size", "n_init": "count", "max_iter": "count"},
+        alias={"values": "secret"}),   # data errors name the data set's label (default "secret")
+    "pufferfish.gaussian.gmm.numeric_values": kw(values=([0.0, 1.0], "data")),
+    "pufferfish.gaussian.gmm.w2_cost": kw(gmm_i=(GI, "gmm"), gmm_j=(GJ, "gmm")),
+    "pufferfish.gaussian.gmm.w2_weights": kw(gmm_i=(GI, "gmm"), gmm_j=(GJ, "gmm")),
+    "pufferfish.gaussian.gmm.theorem2_terms": kw(gmm_i=(GI, "gmm"), gmm_j=(GJ, "gmm")),
+    "pufferfish.gaussian.gmm.theorem2": kw(gmm_i=(GI, "gmm"), gmm_j=(GJ, "gmm"), epsilon=(0.5, "pos_v"),
+                                           delta=(0.1, "open_unit_v")),
+    "pufferfish.gaussian.gmm.corollary2": kw(gmm_i=(GI, "gmm"), gmm_j=(E["gmm_k"], "gmm"), epsilon=(0.5, "pos_v"),
+                                             rtol=(1e-9, "pos")),
+    # ---------------------------------------------------------------- registry and comparison
+    "pufferfish.registry.get": kw(name=("theorem1", "str")),
+    "pufferfish.registry.names": kw(),
+    "pufferfish.registry.methods": kw(),
+    "pufferfish.registry.calibrate": kw(method=("lemma5", "str"), pair=(E["pair"], "pair"), epsilons=EPS),
+    "pufferfish.registry.secret_kind": kw(secret=(E["Draws"](P), "secret")),
+    "pufferfish.comparison.compare.compare_pair": kw(name=("x", "text"), pair=(E["pair"], "pair"), epsilons=([1.0], "grid"),
+                                                     delta=(0.1, "open_unit"), alpha=(2.0, "alpha")),
+    "pufferfish.comparison.compare.compare_pairs": kw(pairs=({"x": E["pair"]}, "frame"), epsilons=([1.0], "grid"),
+                                                      delta=(0.1, "open_unit"), alpha=(2.0, "alpha")),
+    "pufferfish.comparison.compare.paper000_best": kw(pair=(E["pair"], "pair"), epsilons=EPS),
+}
+
+_JOB = "job-level: typed settings built from the schema-validated config, and output paths (module docstring)"
+_RESULT = "a result type: built by the package from validated inputs, read by the user"
+_DATA = "a constant (data), not a callable"
+_ERROR = "an error class"
+
+#: public names that are not walked, with the reason
+EXEMPT = {
+    **dict.fromkeys(["pufferfish.multiuser.BRENT_RTOL", "pufferfish.multiuser.LEMMA6_GROUPINGS",
+                     "pufferfish.gaussian.GAUSSIAN_FIXED_KEYS", "pufferfish.gaussian.PAPER_FIGURES",
+                     "pufferfish.wasserstein.CAUCHY_ALPHA", "pufferfish.wasserstein.TABLE1_COLUMNS",
+                     "pufferfish.iteration.ACCOUNTANTS", "pufferfish.iteration.ORDERS",
+                     "pufferfish.iteration.accountants.ACCOUNTANTS", "pufferfish.iteration.accountants.ORDERS",
+                     "pufferfish.iteration.minorant.Q_FLOOR", "pufferfish.sensitivity.GWM_METHODS",
+                     "pufferfish.sensitivity.NOISE_NORMS", "pufferfish.sensitivity.POTENTIALS",
+                     "pufferfish.sensitivity.diffusion.NOISE_NORMS", "pufferfish.sensitivity.diffusion.POTENTIALS",
+                     "pufferfish.sensitivity.scales.GWM_METHODS"], _DATA),
+    **dict.fromkeys(["pufferfish.audit.LATTICE_AUDITORS", "pufferfish.audit.base.GUARANTEES",
+                     "pufferfish.audit.base.NOISES", "pufferfish.audit.laplace.MIN_RTOL",
+                     "pufferfish.comparison.CAUCHY_METHODS", "pufferfish.comparison.COLUMNS",
+                     "pufferfish.comparison.GAUSSIAN_METHODS", "pufferfish.comparison.LAPLACE_METHODS",
+                     "pufferfish.comparison.PAPER000_BEST", "pufferfish.comparison.compare.CAUCHY_METHODS",
+                     "pufferfish.comparison.compare.COLUMNS", "pufferfish.comparison.compare.GAUSSIAN_METHODS",
+                     "pufferfish.comparison.compare.LAPLACE_METHODS", "pufferfish.comparison.compare.PAPER000_BEST",
+                     "pufferfish.lattice.pmf.PMF_ATOL", "pufferfish.lattice.pmf.MAX_LATTICE_POINTS",
+                     "pufferfish.lattice.sums.EXACT_MAX_WORK", "pufferfish.lattice.sums.DIRECT_LEVEL_WORK",
+                     "pufferfish.lattice.sums.TILT_FLOOR", "pufferfish.lattice.system.Secret",
+                     "pufferfish.lattice.transport.FLOAT_TIE_TOL", "pufferfish.multiuser.METHODS",
+                     "pufferfish.multiuser.methods.METHODS", "pufferfish.multiuser.methods.LEMMA6_GROUPINGS",
+                     "pufferfish.multiuser.methods.BRENT_RTOL", "pufferfish.registry.PROVIDERS",
+                     "pufferfish.registry.SECRET_KINDS", "pufferfish.wasserstein.METHODS",
+                     "pufferfish.wasserstein.methods.METHODS", "pufferfish.wasserstein.methods.CAUCHY_ALPHA",
+                     "pufferfish.wasserstein.table1.TABLE1_COLUMNS", "pufferfish.wasserstein.table1.MAX_LABEL"],
+                    _DATA),
+    **dict.fromkeys(["pufferfish.audit.base.Achieved", "pufferfish.audit.base.Smallest",
+                     "pufferfish.audit.laplace.PrivacyLoss", "pufferfish.audit.laplace.TightResult",
+                     "pufferfish.audit.gaussian_prior.HockeyStick", "pufferfish.audit.gaussian_prior.BMin",
+                     "pufferfish.lattice.transport.TransportPlan", "pufferfish.wasserstein.table1.PairSensitivity"],
+                    _RESULT),
+    **dict.fromkeys([f"pufferfish.errors.{n}" for n in pufferfish.errors.__all__], _ERROR),
+    "pufferfish.audit.base.Auditor": "an abstract base class (not instantiable); its subclasses are walked",
+    "pufferfish.audit.base.LatticeAuditor": "an abstract base class (not instantiable); its subclasses are walked",
+    **dict.fromkeys([f"pufferfish.checks.{n}" for n in ("real", "integer", "instance", "is_real", "is_integer",
+                                                         "reals", "choice", "function", "search")],
+                    "the validators themselves: ``value`` accepts anything by design (tests/unit/test_validation.py)"),
+    "pufferfish.registry.Method": "a registry record, built by the package's own modules at import (test_registry.py)",
+    "pufferfish.registry.register": "registers Method records at import (varargs of records, test_registry.py)",
+    "pufferfish.registry.check_applicable": "called by calibrate on a registered Method (test_registry.py)",
+    "pufferfish.comparison.compare.least_noise": "reads the frame compare_pair wrote (comparison job)",
+    "pufferfish.comparison.compare.winner_lines": "reads the frame compare_pair wrote (comparison job)",
+    "pufferfish.comparison.compare.as_flags": "reads a column of the frame compare_pair wrote (comparison job)",
+    "pufferfish.wasserstein.table1.SecretConditional": "built by pipeline.conditionals from data (Table 1 job)",
+    "pufferfish.wasserstein.table1.pair_sensitivity": "Table 1 job on SecretConditional records (test_table1.py)",
+    "pufferfish.wasserstein.table1.setting_sensitivities": "Table 1 job on SecretConditional records",
+    "pufferfish.wasserstein.table1.binding_pair": "Table 1 job on PairSensitivity results",
+    "pufferfish.wasserstein.table1.table1_frame": "Table 1 job on PairSensitivity results",
+}
+
+#: modules whose every public name is job-level (each name is still listed, by the walk, as exempt)
+#: job-level code (its inputs come from the schema-validated config, and output paths): the pipeline,
+#: each paper's experiments, plots and typed settings, and the shared files / plotting / data helpers
+JOB_MODULES = ("pufferfish.pipeline.", "pufferfish.files.", "pufferfish.plotting.", "pufferfish.data_priors.",
+               "pufferfish.settings.", "pufferfish.multiuser.settings.", "pufferfish.gaussian.settings.",
+               "pufferfish.wasserstein.settings.", "pufferfish.comparison.settings.", "pufferfish.wasserstein.conditionals.",
+               "pufferfish.iteration.experiments.", "pufferfish.iteration.plots.", "pufferfish.iteration.settings.",
+               "pufferfish.sensitivity.experiments.", "pufferfish.sensitivity.plots.", "pufferfish.sensitivity.settings.",
+               "pufferfish.multiuser.experiments", "pufferfish.multiuser.plots",
+               "pufferfish.gaussian.experiments", "pufferfish.gaussian.plots", "pufferfish.comparison.experiment",
+               "pufferfish.comparison.plots")
+
+
+def _key(module: str, name: str, obj) -> str:
+    if (inspect.isclass(obj) or inspect.isfunction(obj)) and getattr(obj, "__module__", "").startswith("pufferfish"):
+        return f"{obj.__module__}.{obj.__qualname__}"
+    return f"{module}.{name}"
+
+
+def public_names() -> dict[str, object]:
+    """key -> object for every name in the ``__all__`` of every pufferfish module."""
+    out = {}
+    modules = ["pufferfish"] + [m.name for m in pkgutil.walk_packages(pufferfish.__path__, "pufferfish.")]
+    for module_name in modules:
+        module = importlib.import_module(module_name)
+        for name in getattr(module, "__all__", ()):
+            obj = getattr(module, name)
+            out.setdefault(_key(module_name, name, obj), obj)
+    return out
+
+
+PUBLIC = public_names()
+
+
+def _is_job(key: str) -> bool:
+    return key.startswith(JOB_MODULES)
+
+
+def test_every_public_name_is_in_a_table():
+    missing = sorted(k for k in PUBLIC if k not in CALLS and k not in EXEMPT and not _is_job(k))
+    assert not missing, ("public names with no entry in CALLS or EXEMPT of "
+                         f"tests/unit/test_public_boundaries.py: {missing}")
+    both = sorted(set(CALLS) & set(EXEMPT))
+    assert not both, f"names both walked and exempt: {both}"
+
+
+def test_no_stale_entries():
+    stale = sorted(k for k in list(CALLS) + list(EXEMPT) if k not in PUBLIC)
+    assert not stale, f"entries for names that are no longer public: {stale}"
+
+
+def test_job_modules_hold_only_job_names():
+    """The job-level exemption is by module; the walked library modules are never in it."""
+    walked = {k.rsplit(".", 1)[0] for k in CALLS}
+    assert not [m for m in walked if _is_job(m + ".")]
+
+
+def _func(key: str):
+    return PUBLIC[key]
+
+
+@pytest.mark.parametrize("key", sorted(CALLS))
+def test_valid_example_call_succeeds(key):
+    call = CALLS[key]
+    _func(key)(**call.args)
+
+
+_NAME = "[A-Za-z0-9_]"
+
+
+@pytest.mark.parametrize("key", sorted(CALLS))
+def test_bad_arguments_are_one_line_errors_naming_them(key):
+    func, call = _func(key), CALLS[key]
+    failures = []
+    for name, bad in call.cases():
+        args = {**call.args, name: bad}
+        named = call.alias.get(name, name)
+        try:
+            result = func(**args)
+        except PufferfishError as err:
+            text = str(err)
+            if not isinstance(err, (ValueError, TypeError)):
+                failures.append(f"{name}={bad!r}: {type(err).__name__} is not a ValueError/TypeError")
+            elif "\n" in text or not re.search(rf"(?<!{_NAME}){re.escape(named)}(?!{_NAME})", text):
+                failures.append(f"{name}={bad!r}: message does not name {named!r} in one line: {text!r}")
+        except Exception as err:  # noqa: BLE001 - any other exception is the finding
+            failures.append(f"{name}={bad!r}: raw {type(err).__name__}: {str(err)[:120]}")
+        else:
+            failures.append(f"{name}={bad!r}: accepted, returned {str(result)[:80]}")
+    assert not failures, f"{key}:\n  " + "\n  ".join(failures)

@@ -1,0 +1,229 @@
+"""The closed-form sensitivity experiments: settings, the attribute table (hand-worked), the audit flag, diffusions.
+
+Small synthetic tables whose numbers are worked out by hand in the comments; the runs write
+to a temporary directory and are repeated to check that they are deterministic.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pufferfish.errors import ConfigError, DataError
+from pufferfish.sensitivity.experiments import (ATTRIBUTE_COLUMNS, AUDIT_COLUMNS, CHECK_COLUMNS, DIFFUSION_COLUMNS,
+                                                attribute_triple, coupling_violation_lines, diffusion_rows,
+                                                run_attribute_privacy, run_diffusion)
+from pufferfish.sensitivity.settings import AttributePrivacySettings, AttributeTriple, DiffusionSettings
+
+ATTRIBUTE = {"triples": [{"dataset": "toy", "released": "r", "protected": "j"}], "epsilons": [1.0], "delta": 1e-5,
+             "alpha": 2}
+DIFFUSION = {"potentials": ["quadratic", "logcosh"], "lambdas": [0.5, 2.0], "times": {"start": 0.5, "stop": 1.5,
+             "step": 0.5}, "diameter": 2.0, "start": -1.0, "paths": 64, "max_step": 0.05,
+             "epsilons": [0.5, 2.0], "delta": 1e-5}
+
+
+# ------------------------------------------------------------------------------ settings
+def test_settings_from_config():
+    s = AttributePrivacySettings.from_config(ATTRIBUTE)
+    assert s.triples == (AttributeTriple("toy", "r", "j"),) and s.epsilons == (1.0,) and s.alpha == 2.0
+    d = DiffusionSettings.from_config(DIFFUSION, seed=5)
+    assert d.times == (0.5, 1.0, 1.5) and d.lambdas == (0.5, 2.0) and d.seed == 5 and d.paths == 64
+
+
+@pytest.mark.parametrize("patch, match", [
+    ({"extra": 1}, "extra"), ({"alpha": 3}, "alpha"), ({"delta": 1.0}, "delta"), ({"epsilons": [0.0]}, "epsilons"),
+    ({"triples": []}, "triples"), ({"triples": [{"dataset": "d", "released": "a", "protected": "a"}]}, "both"),
+    ({"triples": [{"dataset": "d", "released": "a"}]}, "protected"),
+    ({"triples": [{"dataset": "d", "released": "a", "protected": "b"}] * 2}, "repeated"),
+])
+def test_attribute_settings_refuse_bad_config(patch, match):
+    with pytest.raises(ConfigError, match=match):
+        AttributePrivacySettings.from_config({**ATTRIBUTE, **patch})
+
+
+@pytest.mark.parametrize("patch, match", [
+    ({"potentials": ["quartic"]}, "potentials"), ({"lambdas": [0.0]}, "lambdas"), ({"times": [-1.0]}, "times"),
+    ({"diameter": 0}, "diameter"), ({"paths": 0}, "paths"), ({"max_step": -1}, "max_step"), ({"lambdas": [1, 1]}, "repeated"),
+])
+def test_diffusion_settings_refuse_bad_config(patch, match):
+    with pytest.raises(ConfigError, match=match):
+        DiffusionSettings.from_config({**DIFFUSION, **patch}, seed=1)
+    with pytest.raises(ConfigError, match="start"):
+        DiffusionSettings.from_config({k: v for k, v in DIFFUSION.items() if k != "start"}, seed=1)
+
+
+# ------------------------------------------------------------------------------ attribute privacy
+def test_attribute_triple_hand_worked():
+    # r = (0, 1, 2, 3, NaN), j = (0, 0, 1, 1, 1): the incomplete row is dropped.
+    # DP = 3; fit: cov(r, j) = 2/3, var(j) = 1/3, beta = 2, range(j) = 1 -> closed form 2.
+    # conditionals: j=0 -> {0, 1}, j=1 -> {2, 3}: monotone coupling (0,2), (1,3): W_inf = W_2 = 2
+    frame = pd.DataFrame({"r": [0, 1, 2, 3, np.nan], "j": [0, 0, 1, 1, 1]})
+    res = attribute_triple(frame, AttributeTriple("toy", "r", "j"))
+    assert res.row() == {"dataset": "toy", "released": "r", "protected": "j", "rows": 4, "dp_sensitivity": 3.0,
+                         "gaussian_w_inf": pytest.approx(2.0), "empirical_w_inf": 2, "empirical_w_2": pytest.approx(2.0)}
+    assert res.min_rows == 2 and [c.secret for c in res.conditionals] == ["0", "1"]
+
+
+def test_attribute_triple_refuses_bad_data():
+    frame = pd.DataFrame({"r": [0.5, 1, 2], "j": [0, 1, 1]})
+    with pytest.raises(DataError, match="integer"):
+        attribute_triple(frame, AttributeTriple("toy", "r", "j"))
+    with pytest.raises(DataError, match="no column"):
+        attribute_triple(frame, AttributeTriple("toy", "r", "k"))
+    with pytest.raises(DataError, match="not numeric"):
+        attribute_triple(pd.DataFrame({"r": [0, 1], "j": ["a", "b"]}), AttributeTriple("toy", "r", "j"))
+    with pytest.raises(DataError, match="single value"):
+        attribute_triple(pd.DataFrame({"r": [0, 1], "j": [1, 1]}), AttributeTriple("toy", "r", "j"))
+
+
+def _run(tmp_path, frame, name="a"):
+    csv = tmp_path / "toy.csv"
+    frame.to_csv(csv, index=False)
+    out = {k: tmp_path / f"{name}_{k}" for k in ("table.csv", "audit.csv", "fig.png", "fig.pdf", "fig.csv")}
+    table, audit = run_attribute_privacy(AttributePrivacySettings.from_config(ATTRIBUTE), data={"toy": str(csv)},
+                                         rtol=1e-9, out_csv=out["table.csv"], audit_csv=out["audit.csv"],
+                                         png=out["fig.png"], pdf=out["fig.pdf"], figure_csv=out["fig.csv"])
+    return table, audit, out
+
+
+def test_a_closed_form_that_fails_the_exact_audit_is_flagged(tmp_path):
+    # j = 0: r in {0, 10}; j = 1: r in {5, 5}. cov(r, j) = 0, so the Gaussian closed form is 0 (no
+    # noise) while the data's conditionals differ (W_inf = 5): releasing r without noise is not
+    # epsilon-PP (r = 0 has probability 1/2 under j = 0 and 0 under j = 1), so the exact audit fails
+    # and every closed-form row is a violation; the empirical GWM scales (W_inf = 5) pass.
+    frame = pd.DataFrame({"r": [0, 10, 5, 5], "j": [0, 0, 1, 1]})
+    table, audit, out = _run(tmp_path, frame)
+    assert list(table.columns) == ATTRIBUTE_COLUMNS and list(audit.columns) == AUDIT_COLUMNS
+    assert table.iloc[0]["gaussian_w_inf"] == 0 and table.iloc[0]["empirical_w_inf"] == 5
+    closed = audit[audit.method.str.startswith("closed_form_")]
+    empirical = audit[audit.method.str.startswith("empirical_")]
+    assert len(closed) == len(empirical) == 3
+    assert closed.violation.all() and not empirical.violation.any()
+    assert (closed.scale == 0).all()
+    laplace = empirical[empirical.noise == "laplace"].iloc[0]
+    assert laplace.scale == 5.0 and laplace.epsilon_achieved <= 1.0
+    # the smallest scale every pair accepts is below the GWM's (sufficient) scale and above 0
+    assert (0 < empirical.scale_min).all() and (empirical.scale_min <= empirical.scale * (1 + 1e-9)).all()
+    figure = pd.read_csv(out["fig.csv"])
+    assert figure.iloc[0]["closed_form_flagged"] == "laplace gaussian cauchy"
+    assert figure.iloc[0]["min_rows"] == 2
+    assert out["fig.png"].stat().st_size > 0 and out["fig.pdf"].stat().st_size > 0
+
+
+def test_attribute_run_is_deterministic(tmp_path):
+    rng = np.random.default_rng(0)
+    j = rng.integers(0, 3, size=60)
+    r = np.clip(np.round(5 + 2 * j + rng.normal(0, 2, size=60)), 0, 15).astype(int)
+    frame = pd.DataFrame({"r": r, "j": j})
+    _, _, first = _run(tmp_path, frame, "a")
+    _, _, second = _run(tmp_path, frame, "b")
+    for key in ("table.csv", "audit.csv", "fig.csv"):
+        assert first[key].read_bytes() == second[key].read_bytes()
+
+
+# ------------------------------------------------------------------------------ diffusions
+def test_diffusion_rows_and_check(tmp_path):
+    settings = DiffusionSettings.from_config(DIFFUSION, seed=20240507)
+    table, check = diffusion_rows(settings)
+    assert list(table.columns) == DIFFUSION_COLUMNS and list(check.columns) == CHECK_COLUMNS
+    assert len(table) == 2 * 2 * 3
+    # bound = D e^(-lambda t); ou_exact equals it for OU and is empty for log cosh
+    assert table.bound.to_numpy() == pytest.approx(2.0 * np.exp(-table["lambda"] * table.time), rel=1e-14)
+    quad = table[table.potential == "quadratic"]
+    assert quad.ou_exact.to_numpy() == pytest.approx(quad.bound.to_numpy(), rel=1e-14)
+    assert table[table.potential == "logcosh"].ou_exact.isna().all()
+    assert (table.coupled_max <= table.bound).all() and not check.violation.any()
+    assert coupling_violation_lines(check) == []
+    # a row above its bound is reported
+    bad = check.copy()
+    bad.loc[0, "coupled_max"] = bad.loc[0, "bound"] * 1.01
+    lines = coupling_violation_lines(bad, rtol=1e-9)
+    assert len(lines) == 1 and "exceeds the bound" in lines[0]
+    # seeded by value: the same (potential, lambda, time) row is the same in a config with other lambdas
+    other, _ = diffusion_rows(DiffusionSettings.from_config({**DIFFUSION, "lambdas": [2.0]}, seed=20240507))
+    key = ["potential", "lambda", "time"]
+    merged = table.merge(other, on=key, suffixes=("", "_other"))
+    assert len(merged) == 6 and (merged.coupled_max == merged.coupled_max_other).all()
+    # the run writes the table and the check
+    out = run_diffusion(settings, rtol=1e-9, out_csv=tmp_path / "d.csv", check_csv=tmp_path / "c.csv",
+                        audit_csv=tmp_path / "a.csv", png=tmp_path / "d.png", pdf=tmp_path / "d.pdf")
+    assert pd.read_csv(tmp_path / "d.csv").shape == out.shape
+    assert math.isfinite(pd.read_csv(tmp_path / "c.csv").coupled_max.max())
+
+
+def test_audit_pruning_gives_the_brute_force_maximum():
+    # the worst loss over the pairs and the smallest scale, recomputed by auditing every pair
+    from pufferfish.audit import Target, lattice_auditor
+    from pufferfish.sensitivity.experiments import audit_triple
+
+    rng = np.random.default_rng(3)
+    j = rng.integers(0, 4, size=80)
+    r = np.clip(np.round(6 + j + rng.normal(0, 1.5, size=80)), 0, 12).astype(int)
+    res = attribute_triple(pd.DataFrame({"r": r, "j": j}), AttributeTriple("toy", "r", "j"))
+    settings = AttributePrivacySettings.from_config({**ATTRIBUTE, "epsilons": [0.5, 2.0]})
+    rows = audit_triple(res, settings, rtol=1e-9)
+    pmf = {c.secret: c.pmf for c in res.conditionals}
+    for row in rows:
+        target = Target(row["epsilon"], **({"delta": 1e-5} if row["guarantee"] == "epsilon_delta" else
+                                           {"alpha": 2.0} if row["guarantee"] == "renyi" else {}))
+        auditors = [lattice_auditor(row["noise"], row["guarantee"], pmf[p.secret_i], pmf[p.secret_j])
+                    for p in res.pairs]
+        values = [(a.achieved(row["scale"], target) if row["scale"] > 0 else a.noise_free(target)).value
+                  for a in auditors]
+        got = row[{"epsilon": "epsilon_achieved", "epsilon_delta": "delta_achieved",
+                   "renyi": "renyi_achieved"}[row["guarantee"]]]
+        assert got == max(values)
+        assert row["scale_min"] == max(a.smallest_scale(target).scale for a in auditors)
+
+
+def test_observed_range_understates_the_dp_sensitivity_of_the_domain():
+    # Issue 23 defines dp_sensitivity as the released column's observed range; paper 002's
+    # Table 1 uses the range of the attribute's domain (ages 0-100 while 29-77 are observed).
+    # The paper is right about DP: a Laplace scale set from the observed range (48) does not
+    # give epsilon-DP when a record may hold 0 or 100 (exact audit: epsilon * 100 / 48).
+    from pufferfish.audit import Target, lattice_auditor
+    from pufferfish.lattice.pmf import LatticePMF
+
+    frame = pd.DataFrame({"r": [29, 40, 77, 50], "j": [0, 0, 1, 1]})
+    res = attribute_triple(frame, AttributeTriple("toy", "r", "j"))
+    assert res.dp_sensitivity == 48.0
+    achieved = lattice_auditor("laplace", "epsilon", LatticePMF.point(0), LatticePMF.point(100)).achieved(
+        48.0 / 1.0, Target(1.0))
+    assert achieved.value == pytest.approx(100 / 48, rel=1e-12) and achieved.value > 1.0
+
+
+def test_diffusion_audit_of_the_ou_scales():
+    # OU from -1 and 1 (D = 2): N(m, v) and N(m + d, v), d = 2 e^(-lambda t). Laplace b = d / eps
+    # reaches eps in the tails (fact (d) of audit.gaussian_prior) and no more; the analytic
+    # Gaussian sigma of d leaves a hockey stick below delta, checked here by quadrature of
+    # [p - e^eps q]_+ for the output densities N(m, v + sigma^2), N(m + d, v + sigma^2).
+    from scipy import integrate, stats
+
+    from pufferfish.sensitivity.experiments import diffusion_audit
+    from pufferfish.sensitivity.diffusion import ou_law
+
+    settings = DiffusionSettings.from_config(DIFFUSION, seed=1)
+    audit = diffusion_audit(settings, rtol=1e-9)
+    assert list(audit.columns) == AUDIT_COLUMNS and len(audit) == 2 * 3 * 2 * 2
+    assert not audit.violation.any()
+    lap = audit[audit.method == "prop6_3_gwm_laplace"]
+    assert lap.epsilon_achieved.to_numpy() == pytest.approx(lap.epsilon.to_numpy(), rel=1e-9)
+    assert lap.scale.to_numpy() == pytest.approx(lap.scale_min.to_numpy(), rel=1e-12)
+    gauss = audit[audit.method == "prop6_3_gwm_gaussian_analytic"]
+    assert (gauss.delta_achieved <= 1e-5 * (1 + 1e-9)).all() and (gauss.scale_min < gauss.scale).all()
+    row = gauss[(gauss.panel == "quadratic lambda=0.5") & (gauss.tight_note == "t = 1") & (gauss.epsilon == 0.5)]
+    row = row.iloc[0]
+    m0, v = ou_law(-1.0, rate=0.5, time=1.0)
+    m1, _ = ou_law(1.0, rate=0.5, time=1.0)
+    sd = math.sqrt(v + row.scale ** 2)
+    hs, _ = integrate.quad(lambda y: max(stats.norm.pdf(y, m1, sd) - math.exp(0.5) * stats.norm.pdf(y, m0, sd), 0.0),
+                           m0 - 20 * sd, m1 + 20 * sd, points=[m1], limit=400, epsabs=1e-14)
+    assert row.delta_achieved == pytest.approx(hs, rel=1e-6, abs=1e-13)
+    # at scale_min the hockey stick is delta itself (the tight scale, given the diffusion's own noise)
+    sd_min = math.sqrt(v + row.scale_min ** 2)
+    hs_min, _ = integrate.quad(lambda y: max(stats.norm.pdf(y, m1, sd_min) - math.exp(0.5) * stats.norm.pdf(y, m0, sd_min),
+                                             0.0), m0 - 20 * sd_min, m1 + 20 * sd_min, points=[m1], limit=400,
+                               epsabs=1e-14)
+    assert hs_min == pytest.approx(1e-5, rel=1e-5)
