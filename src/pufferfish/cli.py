@@ -4,7 +4,7 @@ A table of records, a column X to be released with additive noise and a column S
 value must stay secret: for a secret pair (s_i, s_j) the adversary's priors of the released
 value are the conditionals Pr(X | S = s_i) and Pr(X | S = s_j), paper 002's attribute
 privacy (Pierquin et al., ICML 2024, Section 6.2 and Appendix F.2). The command builds them
-with the pipeline's own code (:func:`pufferfish.pipeline.conditionals.conditional_priors`:
+with the pipeline's own code (:func:`pufferfish.wasserstein.conditionals.conditional_priors`:
 the same row selection, encodings and exact fractions as ``results/priors/pierquin_*``)
 and then:
 
@@ -42,7 +42,7 @@ from pathlib import Path
 
 from pufferfish.errors import PufferfishError
 
-__all__ = ["COLUMNS", "NOISE_CHOICES", "FORMATS", "main", "build_parser"]
+__all__ = ["main"]
 
 #: columns of the csv and json outputs of ``calibrate`` and ``audit``
 COLUMNS = ["secret_i", "secret_j", "noise", "method", "guarantee", "epsilon", "delta", "alpha", "scale", "achieved",
@@ -234,10 +234,10 @@ def _numeric_domain(frame, path: str, args) -> list[float]:
 
 def build_priors(frame, path: str, args):
     """Pr(released | secret = s) for the secret values of ``--pair`` (or every value present),
-    by the pipeline's :func:`~pufferfish.pipeline.conditionals.conditional_priors`."""
+    by the pipeline's :func:`~pufferfish.wasserstein.conditionals.conditional_priors`."""
     from pufferfish.errors import ConfigError, DataError
-    from pufferfish.pipeline.conditionals import SECTION, conditional_priors
-    from pufferfish.pipeline.priors import condition
+    from pufferfish.wasserstein.conditionals import SECTION, conditional_priors
+    from pufferfish.data_priors import condition
 
     _check_columns(frame, path, args)
     spec = {"dataset": path, "attribute": args.released, "column": args.secret}

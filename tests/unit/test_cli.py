@@ -11,7 +11,7 @@ The oracles are independent of the code under test:
 * hockey-stick and Renyi divergences of the noisy outputs by numerical integration (scipy
   ``quad``) of the mixture densities;
 * the pipeline: the comparison job's own function (:func:`pufferfish.comparison.experiment.write_pair`
-  on the priors :func:`pufferfish.pipeline.conditionals.write_conditional_priors` writes) on
+  on the priors :func:`pufferfish.wasserstein.conditionals.write_conditional_priors` writes) on
   the records of paper 002's Table-1 pair table1/adult (race = Asian-Pac-Islander vs Other).
 """
 from __future__ import annotations
@@ -253,7 +253,7 @@ ADULT_EPS = [0.1, 0.5, 1.0]
 def adult_pair(tmp_path_factory):
     """A CSV of the records of table1/adult's pair, and the comparison job's rows for it."""
     from pufferfish.comparison.experiment import write_pair
-    from pufferfish.pipeline.conditionals import write_conditional_priors
+    from pufferfish.wasserstein.conditionals import write_conditional_priors
 
     tmp = tmp_path_factory.mktemp("adult")
     rows = [(race, label) for race, (low, high) in ADULT_PAIR.items() for label in ["<=50K"] * low + [">50K"] * high]
