@@ -15,7 +15,9 @@ and then:
   pipeline writes to ``results/theta/noise_comparison.csv``;
 * ``pufferfish audit``: what a given scale of a given noise achieves on the same priors;
 * ``pufferfish iteration``: the sigma each accountant of :mod:`pufferfish.iteration`
-  certifies for a noisy-gradient run over the file's records (when that module exists).
+  certifies for a noisy-gradient run over one column's records in file order, each sigma
+  audited exactly: the model, prior and functions of the pipeline's series experiment
+  (:func:`pufferfish.iteration.experiments.calibration_table`).
 
 Without ``--pair`` every pair of observed secret values is computed, and each output row
 (one per method and epsilon) is that of the *binding* pair: the pair whose scale is the
@@ -25,7 +27,8 @@ larger W_2, then the first in order). Its ``achieved`` is the worst exact audit 
 scale over *all* pairs, and ``meets_target`` says whether that worst one meets the target.
 
 Mistakes (a missing file, an unknown column, a secret value without records, epsilon <= 0,
-a non-numeric column where numbers are needed) end in one line ``error: ...`` on stderr,
+a non-numeric column where numbers are needed, a secret index past the last record, eta
+outside (0, 1]) end in one line ``error: ...`` on stderr,
 exit status 2 for a usage mistake and 1 for the data, never a traceback.
 """
 
@@ -60,6 +63,14 @@ DEFAULT_ALPHA = 2.0
 PROGRESS_AFTER = 1.0
 #: relative tolerance of a verdict, as the comparison job's (:func:`pufferfish.comparison.compare._audit`)
 RTOL = 1e-9
+#: columns of ``pufferfish iteration`` for an (epsilon, delta) target: those of the pipeline's
+#: ``results/theta/iteration_*_sigma.csv`` (:data:`pufferfish.iteration.experiments.CALIBRATION_COLUMNS`)
+ITERATION_COLUMNS = ["accountant", "eta", "secret_index", "epsilon", "delta", "sigma", "exact_delta", "meets_target"]
+#: columns of ``pufferfish iteration --alpha A`` (Renyi target D_alpha <= epsilon): alpha for delta, and the
+#: exact D_alpha at the sigma for the exact delta
+RENYI_COLUMNS = ["accountant", "eta", "secret_index", "epsilon", "alpha", "sigma", "exact_renyi", "meets_target"]
+#: the SeriesSettings name of the command's series (never shown: messages are reworded)
+SERIES_NAME = "cli"
 
 CALIBRATE_EXAMPLE = """\
 example:
@@ -80,10 +91,14 @@ example:
 """
 ITERATION_EXAMPLE = """\
 example:
-  pufferfish iteration records.csv --column x --eta 0.1 --epsilon 1 --delta 1e-5
+  pufferfish iteration readings.csv --column x --eta 0.1 --epsilon 1 2 --delta 1e-5 \\
+      --secret-index 1 50
 
-  The sigma each accountant certifies for a noisy-gradient run over the column's values
-  in file order, with the exact audit's verdict.
+  Noisy gradient descent with the quadratic loss (a noisy running mean) over the column's
+  values in file order, the adversary's prior the stationary Gaussian of the column's
+  sample autocovariance, D = max - min: the sigma each accountant certifies for
+  (epsilon, delta) when record 1 (then record 50) is the secret, and the exact delta of
+  the run at that sigma. --alpha 2 instead of --delta: the Renyi target D_2 <= epsilon.
 """
 
 
@@ -126,6 +141,20 @@ def _alpha(text: str) -> float:
 
 def _scale(text: str) -> float:
     return _number(text, name="--scale", lo=0.0)
+
+
+def _eta(text: str) -> float:
+    return _number(text, name="--eta", lo=0.0, hi=1.0, lo_open=True)
+
+
+def _secret_index(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--secret-index = {text!r}: not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"--secret-index = {value}: must be >= 1 (records are numbered from 1)")
+    return value
 
 
 
@@ -176,6 +205,22 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the noise scale (Laplace b, Gaussian sigma, Cauchy gamma)")
     aud.add_argument("--epsilon", type=_epsilon, nargs="+", metavar="E",
                      help="target epsilons: verdicts, and the delta of (epsilon, delta)-PP at each")
+    it = sub.add_parser("iteration", formatter_class=fmt, epilog=ITERATION_EXAMPLE,
+                        help="the sigma of noisy gradient descent over correlated records, audited",
+                        description="The sigma each accountant of pufferfish.iteration certifies for noisy gradient "
+                                    "descent with the quadratic loss over one column's records in file order "
+                                    "(paper 002, Section 6.4), each sigma audited exactly.")
+    it.add_argument("data", metavar="DATA.csv", help="the records, one per row, with a header line")
+    it.add_argument("--column", required=True, metavar="COL", help="the numeric column: record t is step t")
+    it.add_argument("--eta", type=_eta, nargs="+", required=True, metavar="E", help="step sizes, in (0, 1]")
+    it.add_argument("--epsilon", type=_epsilon, nargs="+", required=True, metavar="E", help="target epsilons (> 0)")
+    target = it.add_mutually_exclusive_group(required=True)
+    target.add_argument("--delta", type=_delta, metavar="D", help="delta of the (epsilon, delta) target, in (0, 1)")
+    target.add_argument("--alpha", type=_alpha, metavar="A",
+                        help="instead of --delta: the Renyi target D_alpha <= epsilon at order A > 1")
+    it.add_argument("--secret-index", type=_secret_index, nargs="+", default=[1], metavar="K",
+                    help="1-based positions of the secret record (default 1, the first)")
+    it.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
     return parser
 
 
@@ -184,12 +229,20 @@ def read_records(path: str):
     """The CSV at ``path`` as a DataFrame; a :class:`~pufferfish.errors.DataError` naming it otherwise."""
     import pandas as pd
 
+    return _read(path, pd.read_csv, path)
+
+
+def _read(path: str, read, *args, **kwargs):
+    """``read(*args, **kwargs)`` with the file's problems (missing, a directory, not a CSV) as one
+    :class:`~pufferfish.errors.DataError` naming ``path``."""
+    import pandas as pd
+
     from pufferfish.errors import DataError
 
     if Path(path).is_dir():
         raise DataError(f"{path}: is a directory, not a CSV file")
     try:
-        return pd.read_csv(path)
+        return read(*args, **kwargs)
     except FileNotFoundError:
         raise DataError(f"{path}: no such file") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
@@ -283,16 +336,16 @@ def _pair_order(priors) -> list[tuple]:
 
 
 class Progress:
-    """``pair k/n: ...`` lines on stderr, at once on a terminal, else once the work has taken
-    :data:`PROGRESS_AFTER` seconds (a single quick pair prints nothing)."""
+    """``<what> k/n: ...`` lines on stderr (``pair 3/45: a vs b``), at once on a terminal, else
+    once the work has taken :data:`PROGRESS_AFTER` seconds (a single step prints nothing)."""
 
-    def __init__(self, total: int, stream=None):
-        self.total, self.stream, self.start = total, stream or sys.stderr, time.monotonic()
+    def __init__(self, total: int, stream=None, *, what: str = "pair"):
+        self.total, self.stream, self.start, self.what = total, stream or sys.stderr, time.monotonic(), what
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
 
     def step(self, k: int, text: str) -> None:
         if self.total > 1 and (self.tty or time.monotonic() - self.start > PROGRESS_AFTER):
-            print(f"pair {k}/{self.total}: {text}", file=self.stream, flush=True)
+            print(f"{self.what} {k}/{self.total}: {text}", file=self.stream, flush=True)
 
 
 # ------------------------------------------------------------------------------ calibrate
@@ -442,25 +495,124 @@ def _auditor_class(noise: str):
     return next(cls for cls in LATTICE_AUDITORS if cls.noise == noise)
 
 
+# ------------------------------------------------------------------------------ iteration
+def _series_settings(args):
+    """The pipeline's typed settings of a series for the command's arguments (the prior, D and
+    the calibration of :mod:`pufferfish.iteration.experiments` read only these fields)."""
+    from pufferfish.iteration.settings import SeriesSettings
+
+    return SeriesSettings(name=SERIES_NAME, dataset=args.data, column=args.column, order="file",
+                          etas=tuple(args.eta), sigma=1.0, alpha=args.alpha or DEFAULT_ALPHA,
+                          secret_every=1, epsilons=tuple(args.epsilon), delta=args.delta or DEFAULT_DELTA)
+
+
+def read_column(args):
+    """The values of ``--column`` in file order, read as the pipeline reads a series
+    (:func:`pufferfish.iteration.experiments.read_series`), its messages in the command's words."""
+    from pufferfish.errors import DataError
+    from pufferfish.iteration.experiments import read_series
+
+    settings = _series_settings(args)
+    try:
+        return _read(args.data, read_series, args.data, settings)
+    except DataError as err:
+        import re
+
+        where = f"iteration.series.{SERIES_NAME}"
+        text = (str(err).replace(f" ({where})", "")
+                .replace(f"({where} needs every record)", "(every record is a step of the run)")
+                .replace(f"{args.data}: no column {args.column!r}", f"--column {args.column!r}: no such column in "
+                                                                   f"{args.data}")
+                .replace(f"{args.data}.{args.column}:", f"--column {args.column!r} in {args.data}:"))
+        # the pipeline counts data rows from 0; the command counts records (and secret indices) from 1
+        text = re.sub(r"\brow (\d+) is", lambda m: f"record {int(m.group(1)) + 1} (line {int(m.group(1)) + 2}) is",
+                      text)
+        raise DataError(text) from None
+
+
+def iteration(values, args) -> tuple:
+    """The rows of ``pufferfish iteration``: per eta, secret index, epsilon and accountant (and
+    ``exact``, the exact audit's own smallest sigma) the sigma and its exact audit.
+
+    The prior and D are the pipeline's (:func:`~pufferfish.iteration.experiments.series_prior`),
+    the model's costs those of :func:`~pufferfish.iteration.model.account_quadratic_model`; an
+    (epsilon, delta) target gives the rows of
+    :func:`~pufferfish.iteration.experiments.calibration_table` (the pipeline's
+    ``iteration_*_sigma.csv``), a Renyi target (``--alpha``) those of
+    :func:`~pufferfish.iteration.calibrate.sigma_for_renyi` and
+    :func:`~pufferfish.iteration.calibrate.exact_sigma`, each audited by
+    :func:`~pufferfish.iteration.calibrate.audit_sigma`.
+    """
+    import pandas as pd
+
+    from pufferfish.errors import DataError, InvalidArgumentError
+    from pufferfish.iteration.accountants import ACCOUNTANTS
+    from pufferfish.iteration.calibrate import audit_sigma, exact_sigma, sigma_for_renyi
+    from pufferfish.iteration.experiments import calibration_table, series_prior
+    from pufferfish.iteration.model import account_quadratic_model
+
+    settings = _series_settings(args)
+    try:
+        covariance, diameter = series_prior(values)
+    except InvalidArgumentError:   # biased_autocovariance refuses a constant series
+        raise DataError(f"--column {args.column!r} in {args.data}: is constant over its {len(values)} record(s) "
+                        "(variance 0): no prior to estimate") from None
+    secrets = list(dict.fromkeys(args.secret_index))
+    late = [k for k in secrets if k > covariance.size]
+    if late:
+        raise DataError(f"--secret-index {late[0]}: past the last record ({args.data} has {covariance.size} "
+                        f"records in --column {args.column!r})")
+    steps = [(eta, k) for eta in args.eta for k in secrets]
+    progress = Progress(len(steps), what="secret")
+    frames = []
+    for n, (eta, k) in enumerate(steps):
+        progress.step(n + 1, f"eta = {eta:g}, record {k} of {covariance.size}")
+        account = account_quadratic_model(covariance, secret_index=k, eta=eta, diameter=diameter,
+                                          sigma=settings.sigma)
+        if args.alpha is None:
+            frames.append(calibration_table(values, settings, rtol=RTOL,
+                                            accounts=(covariance, diameter, {(eta, k): account})))
+            continue
+        rows = []
+        for epsilon in args.epsilon:
+            smallest = exact_sigma(account.audit, epsilon=epsilon, alpha=args.alpha)
+            for name in (*ACCOUNTANTS, "exact"):
+                sigma = smallest if name == "exact" else sigma_for_renyi(account.costs[name], alpha=args.alpha,
+                                                                         epsilon=epsilon)
+                check = audit_sigma(account.audit, sigma, epsilon=epsilon, alpha=args.alpha, rtol=RTOL)
+                rows.append({"accountant": name, "eta": eta, "secret_index": k, "epsilon": epsilon,
+                             "alpha": args.alpha, "sigma": check.sigma, "exact_renyi": check.exact,
+                             "meets_target": bool(check.meets_target)})
+        frames.append(pd.DataFrame(rows, columns=RENYI_COLUMNS))
+    rows = pd.concat(frames, ignore_index=True)
+    target = (f"D_{args.alpha:g} <= epsilon" if args.alpha is not None else f"(epsilon, delta = {args.delta:g})")
+    header = (f"noisy gradient descent, quadratic loss, over {covariance.size} records of {args.column!r} in file "
+              f"order; prior: stationary Gaussian (sample autocovariance), D = {diameter:.6g}; target {target}; "
+              "exact: the exact audit's own smallest sigma")
+    return rows, header
+
+
 # ------------------------------------------------------------------------------ output
-def render(frame, header: str, fmt: str) -> str:
-    """``frame`` as CSV or a JSON list of records (exactly :data:`COLUMNS`), or as an aligned table
-    under ``header`` (text left, numbers right; a ``note`` such as which paper-000 method is the
-    best one follows the method's name)."""
+def render(frame, header: str, fmt: str, columns: Sequence[str] = COLUMNS) -> str:
+    """``frame`` as CSV or a JSON list of records (exactly ``columns``, default :data:`COLUMNS`), or
+    as an aligned table under ``header`` (text left, numbers right; a ``note`` such as which
+    paper-000 method is the best one follows the method's name)."""
+    columns = list(columns)
     if fmt == "csv":
-        return frame[COLUMNS].to_csv(index=False, lineterminator="\n")
+        return frame[columns].to_csv(index=False, lineterminator="\n")
     if fmt == "json":
         records = [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
-                   for r in frame[COLUMNS].astype(object).to_dict("records")]
+                   for r in frame[columns].astype(object).to_dict("records")]
         return json.dumps(records, indent=1, default=_plain) + "\n"
-    numbers = ("epsilon", "delta", "alpha", "scale", "achieved")
+    numbers = ("epsilon", "delta", "alpha", "scale", "achieved", "eta", "secret_index", "sigma", "exact_delta",
+               "exact_renyi")
     cells = []
     for row in frame.to_dict("records"):
         # the comparison's notes: "= <method>" (which paper-000 method is the best) goes beside the method
         parts = [n for n in str(row.get("note") or "").split("; ") if n]
         notes = [next((n for n in parts if n.startswith("= ")), "")] + [n for n in parts if not n.startswith("= ")]
         line = []
-        for column in COLUMNS:
+        for column in columns:
             value = row[column]
             if column in numbers:
                 line.append("" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.6g}")
@@ -471,7 +623,7 @@ def render(frame, header: str, fmt: str) -> str:
             else:
                 line.append(str(value))
         cells.append(line + ["; ".join(notes[1:])])
-    names = COLUMNS + (["note"] if any(line[-1] for line in cells) else [])
+    names = columns + (["note"] if any(line[-1] for line in cells) else [])
     widths = [max(len(c), *(len(line[k]) for line in cells)) for k, c in enumerate(names)]
 
     def text(line):
@@ -490,6 +642,9 @@ def _plain(value):
 
 # ------------------------------------------------------------------------------ main
 def _run(args) -> str:
+    if args.command == "iteration":
+        rows, header = iteration(read_column(args), args)
+        return render(rows, header, args.format, RENYI_COLUMNS if args.alpha is not None else ITERATION_COLUMNS)
     frame = read_records(args.data)
     priors = build_priors(frame, args.data, args)
     rows, header = (calibrate if args.command == "calibrate" else audit)(priors, args)
