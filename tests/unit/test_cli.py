@@ -313,7 +313,7 @@ def test_the_console_script_is_declared():
     assert project["scripts"]["pufferfish"] == "pufferfish.cli:main"
 
 
-@pytest.mark.parametrize("command", [[], ["calibrate"], ["audit"]])
+@pytest.mark.parametrize("command", [[], ["calibrate"], ["audit"], ["iteration"]])
 def test_help_shows_an_example(command):
     env = {**os.environ, "PYTHONPATH": str(SRC)}
     proc = subprocess.run([sys.executable, "-m", "pufferfish", *command, "--help"], capture_output=True, text=True,
@@ -396,3 +396,188 @@ def test_no_traceback_from_a_real_process(tmp_path):
                            "x", "--secret", "s", "--epsilon", "1"], capture_output=True, text=True, env=env, timeout=60)
     assert proc.returncode == 1 and proc.stdout == ""
     assert proc.stderr == f"error: {tmp_path / 'nothing.csv'}: no such file\n"
+
+
+# ------------------------------------------------------------------------------ pufferfish iteration
+# Oracles: the pipeline's own calibration_table on the same values (the command must give its rows
+# to the bit), and, independently of pufferfish.iteration, for every accountant the exact audit
+# worked out densely here (numpy's direct autocorrelation, scipy's Toeplitz matrix, Gaussian
+# conditioning by hand, the hockey stick by scipy.stats.norm), and for ``dp_assumption`` (records
+# treated as independent: shifts s_k = eta D at the secret only, X = (eta D)^2 / (T - k + 1), the
+# closed form of accountants.py) the sigma itself against dp-accounting's RDP accountant.
+def series_csv(path: Path, size: int = 40, seed: int = 3) -> tuple[Path, np.ndarray]:
+    """A correlated series (a random walk plus noise) of ``size`` records, written as column x."""
+    rng = np.random.default_rng(seed)
+    values = np.cumsum(rng.normal(size=size)) * 0.3 + rng.normal(size=size)
+    pd.DataFrame({"x": values, "label": ["r"] * size}).to_csv(path, index=False)
+    return path, pd.read_csv(path, float_precision="round_trip")["x"].to_numpy()
+
+
+def dense_model(values: np.ndarray, k: int, eta: float):
+    """(Delta, data variance, gain, D, Sigma) of w_T for secret x_k, densely (exact.py's module docstring)."""
+    from scipy.linalg import toeplitz
+
+    n = values.size
+    y = values - values.mean()
+    gamma = np.correlate(y, y, mode="full")[n - 1:] / n          # (1/n) sum_t y_t y_{t+h}
+    sigma = toeplitz(gamma)
+    diameter = float(values.max() - values.min())
+    q = (1.0 - eta) ** np.arange(n - 1, -1, -1)
+    col = sigma[:, k - 1]
+    gap = abs(eta * diameter * (q @ col) / col[k - 1])
+    data = eta ** 2 * (q @ sigma @ q - (q @ col) ** 2 / col[k - 1])
+    return gap, data, float(q @ q), diameter, sigma
+
+
+def hockey_stick(gap: float, std: float, eps: float) -> float:
+    """delta(eps) between N(0, std^2) and N(gap, std^2) (Balle and Wang 2018, Thm 8), by scipy.stats.norm."""
+    a = gap / std
+    return float(stats.norm.cdf(a / 2 - eps / a) - math.exp(eps) * stats.norm.cdf(-a / 2 - eps / a))
+
+
+def dp_accounting_epsilon(cost: float, sigma: float, delta: float) -> float:
+    """epsilon of a Gaussian mechanism of sensitivity sqrt(cost) and noise sigma, by dp-accounting's RDP accountant."""
+    import dp_accounting
+
+    from pufferfish.iteration.accountants import ORDERS
+
+    accountant = dp_accounting.rdp.RdpAccountant(list(ORDERS))
+    accountant.compose(dp_accounting.GaussianDpEvent(noise_multiplier=sigma / math.sqrt(cost)))
+    return accountant.get_epsilon(delta)
+
+
+ITER_EPS, ITER_DELTA, ITER_ETAS = [0.05, 0.5, 2.0, 8.0], 1e-5, [0.02, 0.3, 1.0]
+
+
+def test_iteration_gives_the_pipelines_calibration_rows(tmp_path, capsys):
+    from pufferfish.iteration.experiments import CALIBRATION_COLUMNS, calibration_table
+    from pufferfish.iteration.settings import SeriesSettings
+
+    data, values = series_csv(tmp_path / "series.csv")
+    # the pipeline's secrets for secret_every = 10 over 40 records: 1, 10, 20, 30, 40
+    settings = SeriesSettings(name="s", dataset="d", column="x", order="file", etas=tuple(ITER_ETAS), sigma=1.0,
+                              alpha=2.0, secret_every=10, epsilons=tuple(ITER_EPS), delta=ITER_DELTA)
+    pipeline = calibration_table(values, settings)
+    code, out, err = run(["iteration", data, "--column", "x", "--eta", *ITER_ETAS, "--epsilon", *ITER_EPS,
+                          "--delta", ITER_DELTA, "--secret-index", 1, 10, 20, 30, 40, "--format", "csv"], capsys)
+    assert code == 0, err
+    got = pd.read_csv(io.StringIO(out), float_precision="round_trip")
+    assert list(got.columns) == CALIBRATION_COLUMNS == cli.ITERATION_COLUMNS
+    assert len(got) == len(pipeline) == 3 * 5 * 4 * 5
+    pd.testing.assert_frame_equal(got, pipeline.astype({"meets_target": bool}), check_exact=True, check_dtype=False)
+
+
+def test_iteration_against_a_dense_exact_audit_and_dp_accounting(tmp_path, capsys):
+    data, values = series_csv(tmp_path / "series.csv")
+    secrets = [1, 7, 40]
+    code, out, err = run(["iteration", data, "--column", "x", "--eta", *ITER_ETAS, "--epsilon", *ITER_EPS,
+                          "--delta", ITER_DELTA, "--secret-index", *secrets, "--format", "csv"], capsys)
+    assert code == 0, err
+    rows = pd.read_csv(io.StringIO(out), float_precision="round_trip")
+    assert len(rows) == 3 * 3 * 4 * 5 and set(rows.accountant) == {"paper_bound", "contraction_bound",
+                                                                      "dp_assumption", "composition", "exact"}
+    checked = 0
+    for row in rows.itertuples():
+        gap, data_var, gain, diameter, _ = dense_model(values, row.secret_index, row.eta)
+        std = math.sqrt(row.sigma ** 2 * gain + data_var)
+        oracle = max(0.0, hockey_stick(gap, std, row.epsilon))
+        # the hockey stick subtracts two Phi values: absolute precision ~1e-16 of the larger one
+        assert row.exact_delta == pytest.approx(oracle, rel=1e-7, abs=1e-15), row
+        if abs(oracle - ITER_DELTA) > 1e-6 * ITER_DELTA:
+            assert row.meets_target == (oracle <= ITER_DELTA), row
+        if row.accountant == "exact" and row.sigma > 0:
+            # the exact audit's own smallest sigma sits on the target
+            assert oracle == pytest.approx(ITER_DELTA, rel=1e-6), row
+        if row.accountant == "dp_assumption":
+            cost = (row.eta * diameter) ** 2 / (values.size - row.secret_index + 1)
+            assert dp_accounting_epsilon(cost, row.sigma * (1 + 1e-9), ITER_DELTA) <= row.epsilon
+            assert dp_accounting_epsilon(cost, row.sigma * (1 - 1e-9), ITER_DELTA) > row.epsilon
+            checked += 1
+    assert checked == 3 * 3 * 4
+    # the valid accountants are met by the exact audit; the smallest sigma is the exact one
+    valid = rows[rows.accountant.isin(["paper_bound", "contraction_bound", "composition", "exact"])]
+    assert valid.meets_target.all()
+    for _, group in rows.groupby(["eta", "secret_index", "epsilon"]):
+        sigmas = dict(zip(group.accountant, group.sigma))
+        assert sigmas["exact"] <= min(sigmas.values()) * (1 + 1e-12)
+        assert sigmas["contraction_bound"] <= sigmas["paper_bound"] * (1 + 1e-12) <= sigmas["composition"] * (1 + 1e-9)
+
+
+def test_iteration_renyi_target_by_closed_forms(tmp_path, capsys):
+    data, values = series_csv(tmp_path / "series.csv", size=25)
+    alpha = 3.0
+    code, out, err = run(["iteration", data, "--column", "x", "--eta", 0.2, "--epsilon", 0.1, 1.0, "--alpha", alpha,
+                          "--secret-index", 1, 25, "--format", "json"], capsys)
+    assert code == 0, err
+    rows = pd.DataFrame(json.loads(out))
+    assert list(rows.columns) == cli.RENYI_COLUMNS
+    for row in rows.itertuples():
+        gap, data_var, gain, diameter, sigma_matrix = dense_model(values, row.secret_index, row.eta)
+        exact = alpha * gap ** 2 / (2 * (row.sigma ** 2 * gain + data_var))     # D_alpha of two Gaussians
+        assert row.exact_renyi == pytest.approx(exact, rel=1e-9)
+        if row.accountant == "dp_assumption":       # alpha X / (2 sigma^2) = epsilon
+            cost = (row.eta * diameter) ** 2 / (values.size - row.secret_index + 1)
+            assert row.sigma == pytest.approx(math.sqrt(alpha * cost / (2 * row.epsilon)), rel=1e-12)
+        if row.accountant == "composition":         # X = sum_t s_t^2, s_t = eta D |Sigma_tk| / Sigma_kk
+            col = sigma_matrix[:, row.secret_index - 1]
+            cost = float(np.sum((row.eta * diameter * np.abs(col) / col[row.secret_index - 1]) ** 2))
+            assert row.sigma == pytest.approx(math.sqrt(alpha * cost / (2 * row.epsilon)), rel=1e-9)
+        if row.accountant == "exact" and row.sigma > 0:
+            assert exact == pytest.approx(row.epsilon, rel=1e-9)
+        assert row.meets_target == (exact <= row.epsilon * (1 + 1e-9))
+
+
+def test_iteration_table_and_progress(tmp_path, capsys, monkeypatch):
+    data, _ = series_csv(tmp_path / "series.csv", size=30)
+    code, out, err = run(["iteration", data, "--column", "x", "--eta", 0.1, "--epsilon", 1, "--delta", 1e-5], capsys)
+    assert code == 0 and err == ""                       # one secret, quick, not a terminal: no progress
+    header, blank, names, *lines = out.splitlines()
+    assert "30 records of 'x'" in header and blank == "" and names.split() == cli.ITERATION_COLUMNS
+    assert [line.split()[0] for line in lines] == ["paper_bound", "contraction_bound", "dp_assumption",
+                                                   "composition", "exact"]
+    assert all(line.split()[2] == "1" for line in lines)  # the default secret: the first record
+    monkeypatch.setattr(cli, "PROGRESS_AFTER", -1.0)     # as if every step came after the threshold
+    code, out, err = run(["iteration", data, "--column", "x", "--eta", 0.1, 0.5, "--epsilon", 1, "--delta", 1e-5,
+                          "--secret-index", 1, 30, "--format", "csv"], capsys)
+    assert code == 0
+    assert err.splitlines() == [f"secret {n}/4: eta = {eta}, record {k} of 30"
+                                for n, (eta, k) in enumerate([(0.1, 1), (0.1, 30), (0.5, 1), (0.5, 30)], 1)]
+    assert len(out.splitlines()) == 1 + 4 * 5
+
+
+ITER_BAD = [
+    # (arguments after the data file, exit status, what the line must name)
+    (["--column", "x", "--eta", "0.1", "--epsilon", "1", "--delta", "1e-5"], 1, "missing.csv"),
+    (["--column", "z", "--eta", "0.1", "--epsilon", "1", "--delta", "1e-5"], 1, "--column 'z'"),
+    (["--column", "t", "--eta", "0.1", "--epsilon", "1", "--delta", "1e-5"], 1, "--column 't'"),      # text
+    (["--column", "gap", "--eta", "0.1", "--epsilon", "1", "--delta", "1e-5"], 1, "record 2"),        # a hole
+    (["--column", "c", "--eta", "0.1", "--epsilon", "1", "--delta", "1e-5"], 1, "constant"),
+    (["--column", "x", "--eta", "0.1", "--epsilon", "1", "--delta", "1e-5", "--secret-index", "5"], 1,
+     "--secret-index 5"),
+    (["--column", "x", "--eta", "0.1", "--epsilon", "1", "--delta", "1e-5", "--secret-index", "0"], 2,
+     "--secret-index"),
+    (["--column", "x", "--eta", "0.1", "--epsilon", "1", "--delta", "1e-5", "--secret-index", "1.5"], 2,
+     "'1.5'"),
+    (["--column", "x", "--eta", "0.1", "--epsilon", "0", "--delta", "1e-5"], 2, "--epsilon"),
+    (["--column", "x", "--eta", "0.1", "--epsilon", "-1", "--delta", "1e-5"], 2, "--epsilon"),
+    (["--column", "x", "--eta", "0", "--epsilon", "1", "--delta", "1e-5"], 2, "--eta"),
+    (["--column", "x", "--eta", "1.5", "--epsilon", "1", "--delta", "1e-5"], 2, "--eta = 1.5"),
+    (["--column", "x", "--eta", "nan", "--epsilon", "1", "--delta", "1e-5"], 2, "--eta"),
+    (["--column", "x", "--eta", "0.1", "--epsilon", "1", "--delta", "0"], 2, "--delta"),
+    (["--column", "x", "--eta", "0.1", "--epsilon", "1"], 2, "--delta"),
+    (["--column", "x", "--eta", "0.1", "--epsilon", "1", "--delta", "1e-5", "--alpha", "2"], 2, "--alpha"),
+    (["--column", "x", "--eta", "0.1", "--epsilon", "1", "--alpha", "1"], 2, "--alpha"),
+    (["--eta", "0.1", "--epsilon", "1", "--delta", "1e-5"], 2, "--column"),
+]
+
+
+@pytest.mark.parametrize("args,status,names", ITER_BAD)
+def test_iteration_bad_input_ends_in_one_line_naming_it(tmp_path, capsys, args, status, names):
+    data = tmp_path / ("missing.csv" if status == 1 and names == "missing.csv" else "bad.csv")
+    if data.name == "bad.csv":
+        data.write_text("x,t,gap,c\n0.5,u,1,2\n1.5,v,,2\n-0.25,w,3,2\n2,u,4,2\n")
+    code, out, err = run(["iteration", data, *args], capsys)
+    assert code == status
+    assert out == ""
+    assert err.startswith("error: ") and err.endswith("\n") and err.count("\n") == 1, err
+    assert names in err and "Traceback" not in err
