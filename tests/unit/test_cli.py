@@ -405,10 +405,14 @@ def test_no_traceback_from_a_real_process(tmp_path):
 # conditioning by hand, the hockey stick by scipy.stats.norm), and for ``dp_assumption`` (records
 # treated as independent: shifts s_k = eta D at the secret only, X = (eta D)^2 / (T - k + 1), the
 # closed form of accountants.py) the sigma itself against dp-accounting's RDP accountant.
-def series_csv(path: Path, size: int = 40, seed: int = 3) -> tuple[Path, np.ndarray]:
-    """A correlated series (a random walk plus noise) of ``size`` records, written as column x."""
+def series_csv(path: Path, size: int = 40, seed: int = 3, smooth: bool = False) -> tuple[Path, np.ndarray]:
+    """A correlated series of ``size`` records, written as column x: a random walk plus noise, or
+    (``smooth``) a slow sine plus little noise, so correlated that ``dp_assumption`` fails."""
     rng = np.random.default_rng(seed)
-    values = np.cumsum(rng.normal(size=size)) * 0.3 + rng.normal(size=size)
+    if smooth:
+        values = np.sin(np.arange(size) / 8.0) + 0.01 * rng.normal(size=size)
+    else:
+        values = np.cumsum(rng.normal(size=size)) * 0.3 + rng.normal(size=size)
     pd.DataFrame({"x": values, "label": ["r"] * size}).to_csv(path, index=False)
     return path, pd.read_csv(path, float_precision="round_trip")["x"].to_numpy()
 
@@ -467,8 +471,9 @@ def test_iteration_gives_the_pipelines_calibration_rows(tmp_path, capsys):
     pd.testing.assert_frame_equal(got, pipeline.astype({"meets_target": bool}), check_exact=True, check_dtype=False)
 
 
-def test_iteration_against_a_dense_exact_audit_and_dp_accounting(tmp_path, capsys):
-    data, values = series_csv(tmp_path / "series.csv")
+@pytest.mark.parametrize("smooth", [False, True])
+def test_iteration_against_a_dense_exact_audit_and_dp_accounting(tmp_path, capsys, smooth):
+    data, values = series_csv(tmp_path / "series.csv", smooth=smooth)
     secrets = [1, 7, 40]
     code, out, err = run(["iteration", data, "--column", "x", "--eta", *ITER_ETAS, "--epsilon", *ITER_EPS,
                           "--delta", ITER_DELTA, "--secret-index", *secrets, "--format", "csv"], capsys)
@@ -494,12 +499,15 @@ def test_iteration_against_a_dense_exact_audit_and_dp_accounting(tmp_path, capsy
             assert dp_accounting_epsilon(cost, row.sigma * (1 - 1e-9), ITER_DELTA) > row.epsilon
             checked += 1
     assert checked == 3 * 3 * 4
-    # the valid accountants are met by the exact audit; the smallest sigma is the exact one
+    # the valid accountants are met by the exact audit, with no less sigma than the exact one
     valid = rows[rows.accountant.isin(["paper_bound", "contraction_bound", "composition", "exact"])]
     assert valid.meets_target.all()
+    # records treated as independent: refuted by the exact audit on the smooth series only
+    assert (~rows[rows.accountant == "dp_assumption"].meets_target).any() == smooth
     for _, group in rows.groupby(["eta", "secret_index", "epsilon"]):
         sigmas = dict(zip(group.accountant, group.sigma))
-        assert sigmas["exact"] <= min(sigmas.values()) * (1 + 1e-12)
+        valid_sigmas = [sigmas[n] for n in ("paper_bound", "contraction_bound", "composition")]
+        assert sigmas["exact"] <= min(valid_sigmas) * (1 + 1e-12)
         assert sigmas["contraction_bound"] <= sigmas["paper_bound"] * (1 + 1e-12) <= sigmas["composition"] * (1 + 1e-9)
 
 
