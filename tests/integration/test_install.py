@@ -63,3 +63,20 @@ def test_a_non_editable_install_carries_the_schema_and_validates_the_config(tmp_
     proc = subprocess.run([str(python), "-c", check], capture_output=True, text=True, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.strip() == "config: multiuser.experiments.fig4.epsilons[0] = -0.1: must be > 0"
+
+    # the console script ([project.scripts] pufferfish = "pufferfish.cli:main"), run by the new
+    # environment's interpreter: it imports the installed package, not this checkout
+    script = site / "bin" / "pufferfish"
+    assert script.is_file()
+    (tmp_path / "d.csv").write_text("x,s\n0,a\n1,a\n0,b\n0,b\n0,b\n1,b\n")
+    proc = subprocess.run([str(python), str(script), "calibrate", "d.csv", "--released", "x", "--secret", "s",
+                           "--epsilon", "0.5", "--noise", "laplace", "--format", "csv"],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = proc.stdout.splitlines()
+    assert rows[0] == "secret_i,secret_j,noise,method,guarantee,epsilon,delta,alpha,scale,achieved,meets_target"
+    # gwm_laplace: W_inf / epsilon = 1 / 0.5 between Bernoulli(1/2) and Bernoulli(1/4) (paper 002, Cor. 3.1)
+    assert any(r.startswith("a,b,laplace,gwm_laplace,epsilon,0.5,") and ",2.0," in r for r in rows)
+    proc = subprocess.run([str(python), str(script), "calibrate", "missing.csv", "--released", "x", "--secret", "s",
+                           "--epsilon", "1"], capture_output=True, text=True, cwd=tmp_path)
+    assert (proc.returncode, proc.stderr) == (1, "error: missing.csv: no such file\n")

@@ -153,3 +153,16 @@ def test_paper000_best_is_a_method_as_printed():
     best = frame[frame.method == "paper000_best"].iloc[0]
     assert best.note == "= lemma6"
     assert best.scale == pytest.approx(1 / math.log(math.exp(0.5) + math.expm1(0.5) * 0.5), rel=1e-12)  # eq. (21)
+
+
+def test_compare_pair_runs_only_the_methods_asked(shift):
+    from pufferfish.errors import NotApplicableError
+
+    pair = SecretPair.of(Reports(0), Reports(D), [])
+    some = compare_pair("shift", pair, epsilons=EPS, delta=DELTA, alpha=ALPHA, methods=["tight_cauchy", "gwm_laplace"])
+    assert some.method.unique().tolist() == ["gwm_laplace", "tight_cauchy"]  # the table's order, not the list's
+    whole = shift[shift.method.isin(["gwm_laplace", "tight_cauchy"])].reset_index(drop=True)
+    pd.testing.assert_frame_equal(some, whole)
+    for bad in ([], ["tight", "nope"]):
+        with pytest.raises(NotApplicableError, match="methods = "):
+            compare_pair("shift", pair, epsilons=EPS, delta=DELTA, alpha=ALPHA, methods=bad)

@@ -506,6 +506,7 @@ EXEMPT = {
     "pufferfish.registry.Method": "a registry record, built by the package's own modules at import (test_registry.py)",
     "pufferfish.registry.register": "registers Method records at import (varargs of records, test_registry.py)",
     "pufferfish.registry.check_applicable": "called by calibrate on a registered Method (test_registry.py)",
+    "pufferfish.cli.main": "the console script: argv strings, bad input one line on stderr and exit 1/2 (test_cli.py)",
     "pufferfish.comparison.compare.least_noise": "reads the frame compare_pair wrote (comparison job)",
     "pufferfish.comparison.compare.winner_lines": "reads the frame compare_pair wrote (comparison job)",
     "pufferfish.comparison.compare.as_flags": "reads a column of the frame compare_pair wrote (comparison job)",

@@ -88,17 +88,29 @@ def _audit(record, pair, scale: float, target) -> tuple[float, bool, str]:
     return math.nan, False, f"scale {scale!r} cannot be audited"
 
 
-def compare_pair(name: str, pair, *, epsilons, delta: float, alpha: float) -> pd.DataFrame:
+def compare_pair(name: str, pair, *, epsilons, delta: float, alpha: float,
+                 methods: Sequence[str] | None = None) -> pd.DataFrame:
     """Every mechanism of the module docstring on ``pair`` over ``epsilons``: one row per
-    (method, epsilon) with the scale, its standard deviation and its exact audit (:data:`COLUMNS`)."""
+    (method, epsilon) with the scale, its standard deviation and its exact audit (:data:`COLUMNS`).
+
+    ``methods``: only these of :data:`LAPLACE_METHODS`, :data:`GAUSSIAN_METHODS` and
+    :data:`CAUCHY_METHODS` (in that order; default all), e.g. one noise family's.
+    """
     from pufferfish.audit import Target
     from pufferfish.checks import instance
 
     instance(name, str, name="name")
     eps = check_epsilons(epsilons)
+    every = LAPLACE_METHODS + GAUSSIAN_METHODS + CAUCHY_METHODS
+    if methods is not None:
+        unknown = [m for m in methods if m not in every]
+        if unknown or not methods:
+            raise NotApplicableError(f"methods = {list(methods)!r}: must be a non-empty list of {', '.join(every)}")
+        every = tuple(m for m in every if m in methods)
     rows = []
-    best, best_names = paper000_best(pair, eps)
-    for method in LAPLACE_METHODS + GAUSSIAN_METHODS + CAUCHY_METHODS:
+    if PAPER000_BEST in every:
+        best, best_names = paper000_best(pair, eps)
+    for method in every:
         if method == PAPER000_BEST:
             # every paper-000 method adds Laplace noise for pure epsilon: one auditor serves them all
             record, scales, notes = registry.get(best_names[0]), best, [f"= {n}" for n in best_names]
