@@ -84,6 +84,7 @@ _REASONS = {
     "maximum": "must be <= {}", "const": "must be {!r}", "pattern": "must match the pattern {}",
     "minItems": "must have at least {} item(s)", "maxItems": "must have at most {} item(s)",
     "minProperties": "must have at least {} key(s)", "uniqueItems": "must not repeat an item",
+    "minLength": "must have at least {} character(s)",
 }
 _KINDS = {"integer": "an integer", "number": "a number", "string": "a string", "array": "a list",
           "object": "a mapping", "boolean": "true or false"}
