@@ -590,6 +590,18 @@ def test_runs_write_tables_and_figures(tmp_path):
     assert (drawn == largest.loc[drawn.index]).all()
 
 
+def test_rejection_summary_counts_the_exact_audit_verdicts(tmp_path):
+    """The sigma figure's caption: per accountant (first-seen order), rows with meets_target False."""
+    from pufferfish.iteration.experiments import CALIBRATION_COLUMNS, rejection_summary
+
+    rows = [("paper_bound", True), ("dp_assumption", False), ("paper_bound", True), ("dp_assumption", True),
+            ("dp_assumption", False), ("exact", True)]
+    lines = [",".join(CALIBRATION_COLUMNS)] + [f"{name},0.01,1,0.5,1e-05,2.0,1e-06,{flag}" for name, flag in rows]
+    (tmp_path / "s.csv").write_text("\n".join(lines) + "\n")
+    assert rejection_summary(tmp_path / "s.csv") == ("paper_bound: 0 of 2 rejected; dp_assumption: 2 of 3 rejected; "
+                                                     "exact: 0 of 1 rejected")
+
+
 def test_documentation_examples_run():
     """docs/math/iteration.md: its >>> examples are doctests and must stay true."""
     import doctest

@@ -5,23 +5,11 @@
 #   iteration_fig6     the Fig. 6 analogue: bounds table, audit table, figure
 #   iteration_series   one entry of config iteration.series (wildcard `series`): bounds table,
 #                      calibration table, audit table, the bounds figure and the sigma figure
+from pufferfish.iteration.experiments import rejection_summary  # the sigma figure's caption (no pandas)
+
 ITERATION = config.get("iteration") or {}  # the validated mapping: params (a change reruns the job)
-ITERATION_SERIES = sorted((ITERATION.get("series") or {}) if ITERATION else {})
+ITERATION_SERIES = sorted(ITERATION.get("series") or {})
 ITERATION_CATEGORY = "Amplification by iteration (paper 002)"
-
-
-def iteration_rejections(sigma_csv):
-    """For the caption of the sigma figure: per accountant, how many of its calibrated sigmas
-    (eta, secret, epsilon) the exact audit rejects (csv module: no pandas at DAG-build time)."""
-    import csv
-
-    total, rejected = {}, {}
-    with open(sigma_csv, encoding="utf-8", newline="") as handle:
-        for row in csv.DictReader(handle):
-            name = row["accountant"]
-            total[name] = total.get(name, 0) + 1
-            rejected[name] = rejected.get(name, 0) + (row["meets_target"].strip().lower() != "true")
-    return "; ".join(f"{name}: {rejected[name]} of {total[name]} rejected" for name in total)
 
 
 if ITERATION:
@@ -92,7 +80,7 @@ if ITERATION:
             audit=config["audit"],
             # for the caption: the exact audit's verdicts, read from this job's own table once it
             # exists (a param derived from an output never triggers a rerun)
-            rejections=lambda w, output: once_written(output.sigma, iteration_rejections, ""),
+            rejections=lambda w, output: once_written(output.sigma, rejection_summary, ""),
         log:
             "results/logs/iteration_series/{series}.log",
         wildcard_constraints:
