@@ -224,6 +224,11 @@ def tiny_config(info: dict) -> dict:
     # a GMM experiment added by config only (README: "Paper 004's GMM figures")
     gauss["added_gmm"] = {**copy.deepcopy(gauss["fig4"]), "unit": "mg/dl", "note": "added in config",
                           "privacy": [{"epsilon": 0.5, "delta": 0.2}]}
+    # amplification by iteration: Fig. 6 on three T and three priors, the bank series (80 fake
+    # records: secrets 1, 40, 80) on one eta and two epsilons
+    it = cfg["iteration"]
+    it["fig6"].update(steps=[1, 10, 100], equal=[0, 0.5], decaying=[0.9])
+    it["series"]["bank"].update(etas=[0.05], secret_every=40, epsilons=[0.5, 1.0])
     return cfg
 
 

@@ -62,6 +62,18 @@ def test_every_output_is_there(tiny):
     for setting in ("student", "heart", "adult"):
         for ext in ("png", "pdf", "csv"):
             assert (results / "figures" / "pierquin" / f"{setting}.{ext}").stat().st_size > 0
+    # amplification by iteration (config iteration): Fig. 6 and the bank series, audited
+    fig6 = pd.read_csv(results / "theta" / "iteration_fig6.csv")
+    assert len(fig6) == 3 * 3 and fig6.steps.tolist()[:3] == [1, 10, 100]
+    bank = pd.read_csv(results / "theta" / "iteration_bank_sigma.csv")
+    assert set(bank.secret_index) == {1, 40, 80} and set(bank.epsilon) == {0.5, 1.0}
+    for name in ("iteration_fig6", "iteration_bank"):
+        audit = pd.read_csv(results / "audit" / f"{name}.csv")
+        assert (audit.claimed == (audit.method != "dp_assumption")).all()
+        assert not audit[audit.claimed].violation.any() and name in set(summary.experiment)
+    for name in ("fig6", "bank", "bank_sigma"):
+        for ext in ("png", "pdf", "csv"):
+            assert (results / "figures" / "iteration" / f"{name}.{ext}").stat().st_size > 0
 
 
 def test_second_run_has_nothing_to_do(tiny):

@@ -38,6 +38,8 @@ def _set(cfg, path, value):
 
 _DELETE = object()
 EXP = ["multiuser", "experiments"]
+ITER = ["iteration"]
+SERIES = ["iteration", "series", "bank"]
 
 CASES = [
     (EXP + ["fig4", "epsilons"], [-0.1, 0.2], "config: multiuser.experiments.fig4.epsilons[0] = -0.1: must be > 0"),
@@ -98,6 +100,31 @@ CASES = [
     (EXP + ["noise_families", "alpha"], 1, "config: multiuser.experiments.noise_families.alpha = 1: must be > 1"),
     (EXP + ["noise_families", "alpha"], "two", "config: multiuser.experiments.noise_families.alpha = 'two': must be a number"),
     (EXP + ["noise_families", "delta"], float("nan"), "config: multiuser.experiments.noise_families.delta = nan: must be finite"),
+    # amplification by iteration (paper 002, Section 5): section `iteration`
+    (ITER + ["fig6", "eta"], 0, "config: iteration.fig6.eta = 0: must be > 0"),
+    (ITER + ["fig6", "eta"], 1.5, "config: iteration.fig6.eta = 1.5: must be <= 1"),
+    (ITER + ["fig6", "sigma"], -1.0, "config: iteration.fig6.sigma = -1.0: must be > 0"),
+    (ITER + ["fig6", "alpha"], 1, "config: iteration.fig6.alpha = 1: must be > 1"),
+    (ITER + ["fig6", "secret_index"], 0, "config: iteration.fig6.secret_index = 0: must be >= 1"),
+    (ITER + ["fig6", "steps"], [1, 2.5], "config: iteration.fig6.steps[1] = 2.5: must be an integer"),
+    (ITER + ["fig6", "steps"], [], "config: iteration.fig6.steps = []: must have at least 1 item(s)"),
+    (ITER + ["fig6", "equal"], [0.5, 1.5], "config: iteration.fig6.equal[1] = 1.5: must be <= 1"),
+    (ITER + ["fig6", "decaying"], [0.5, 1.0], "config: iteration.fig6.decaying[1] = 1.0: must be < 1"),
+    (ITER + ["fig6", "diameter"], _DELETE, "config: iteration.fig6.diameter: missing required key"),
+    (ITER + ["fig6", "rho"], 0.5, "config: iteration.fig6.rho: unknown key"),
+    (ITER + ["fig6", "steps"], [1, float("inf")], "config: iteration.fig6.steps[1] = inf: must be finite"),
+    (SERIES + ["etas"], [0.01, -0.05], "config: iteration.series.bank.etas[1] = -0.05: must be > 0"),
+    (SERIES + ["delta"], 1.0, "config: iteration.series.bank.delta = 1.0: must be < 1"),
+    (SERIES + ["secret_every"], 0, "config: iteration.series.bank.secret_every = 0: must be >= 1"),
+    (SERIES + ["epsilons"], {"start": 0, "stop": 1, "step": 0.1},
+     "config: iteration.series.bank.epsilons.start = 0: must be > 0"),
+    (SERIES + ["dataset"], "bank", "config: iteration.series.bank.dataset = 'bank': not a key of datasets"),
+    (SERIES + ["column"], "balance",
+     "config: iteration.series.bank.column = 'balance': not a column of datasets.bank_marketing.columns"),
+    (SERIES + ["order"], "day", "config: iteration.series.bank.order = 'day': not a column of "
+     "datasets.bank_marketing.columns"),
+    (SERIES + ["order"], "", "config: iteration.series.bank.order = '': must have at least 1 character(s)"),
+    (ITER + ["series"], _DELETE, "config: iteration.series: missing required key"),
 ]
 
 
@@ -182,6 +209,32 @@ def test_keys_names_and_sizes_that_would_crash_later_are_one_line_errors(shipped
     with pytest.raises(ConfigError) as info:
         validate_config(cfg)
     assert str(info.value).startswith(message) and "\n" not in str(info.value), str(info.value)
+
+
+@pytest.mark.parametrize("name, message", [
+    ("fig6", "config: iteration.series.fig6: a series name must not be 'fig6' or end in '_sigma'"),
+    ("bank_sigma", "config: iteration.series.bank_sigma: a series name must not be 'fig6' or end in '_sigma'"),
+    ("2bank", "config: iteration.series = '2bank': must match the pattern"),
+])
+def test_iteration_series_names_that_would_clash_as_files_refused(shipped, name, message):
+    """results/theta/iteration_<name>.csv must be neither the Fig. 6 table nor another series' sigma table."""
+    cfg = copy.deepcopy(shipped)
+    cfg["iteration"]["series"][name] = copy.deepcopy(cfg["iteration"]["series"]["bank"])
+    with pytest.raises(ConfigError) as info:
+        validate_config(cfg)
+    assert str(info.value).startswith(message) and "\n" not in str(info.value), str(info.value)
+
+
+def test_iteration_section_is_optional_and_a_second_series_is_one_more_key(shipped):
+    from pufferfish.pipeline.config import Settings
+
+    cfg = copy.deepcopy(shipped)
+    del cfg["iteration"]
+    assert Settings.load(cfg).iteration is None
+    cfg = copy.deepcopy(shipped)
+    cfg["iteration"]["series"]["bank_by_age"] = {**cfg["iteration"]["series"]["bank"], "order": "age"}
+    series = Settings.load(cfg).iteration.series
+    assert sorted(series) == ["bank", "bank_by_age"] and series["bank_by_age"].order == "age"
 
 
 def test_tight_cauchy_takes_any_order_above_one(shipped):

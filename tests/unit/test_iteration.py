@@ -515,11 +515,20 @@ def test_fig6_table_audit_and_reproduction_items(tmp_path):
     for name in ("paper_bound", "contraction_bound", "composition"):
         assert summary.loc[name, "violations"].sum() == 0
     assert summary.loc["dp_assumption", "violations"].sum() > 0
+    # `claimed`: only the DP-assumption baseline is unclaimed, and every violation is one of its rows
+    assert audit.claimed.dtype == bool
+    assert (audit.claimed == (audit.method != "dp_assumption")).all()
+    assert not audit[audit.claimed].violation.any() and audit[~audit.claimed].violation.any()
+    # at rho = 0 the records are independent: the baseline is the exact-case bound and holds there
+    independent = audit[~audit.claimed & audit.panel.str.startswith("equal rho=0 ")]
+    assert len(independent) == 4 and not independent.violation.any()
     (tmp_path / "results" / "theta").mkdir(parents=True)
     table.to_csv(tmp_path / "results" / "theta" / "iteration_fig6.csv", index=False)
     from pathlib import Path
-    items = yaml.safe_load((Path(__file__).parents[2] / "workflow" / "report" / "iteration_values.yaml").read_text())
-    result = reproduction_table(items["items"], root=tmp_path)
+    items = yaml.safe_load((Path(__file__).parents[2] / "workflow" / "report" / "paper_values.yaml").read_text())
+    ours = [item for item in items["items"] if item["ours"]["file"] == "results/theta/iteration_fig6.csv"]
+    assert len(ours) == 5  # Thm 23 (two T), Prop. F.2 (two rho), group privacy at rho = 1
+    result = reproduction_table(ours, root=tmp_path)
     assert (result.status == "match").all(), result.to_string()
 
 
@@ -547,6 +556,8 @@ def test_series_experiment_on_a_small_file(tmp_path):
     audit = series_audit(values, settings)
     assert set(audit.guarantee) == {"epsilon_delta", "renyi"}
     assert not audit[audit.method != "dp_assumption"].violation.any()
+    assert (audit.claimed == (audit.method != "dp_assumption")).all()
+    assert set(audit.method) == {"paper_bound", "contraction_bound", "dp_assumption", "composition", "exact"}
     with pytest.raises(Exception, match="no column 'w'"):
         read_series(tmp_path / "toy.csv", SeriesSettings.from_config("toy", {**SERIES, "column": "w"}))
 
@@ -577,6 +588,18 @@ def test_runs_write_tables_and_figures(tmp_path):
     largest = sigmas.groupby(["accountant", "epsilon"]).sigma.max()
     drawn = everyone.set_index(["accountant", "epsilon"]).sigma
     assert (drawn == largest.loc[drawn.index]).all()
+
+
+def test_rejection_summary_counts_the_exact_audit_verdicts(tmp_path):
+    """The sigma figure's caption: per accountant (first-seen order), rows with meets_target False."""
+    from pufferfish.iteration.experiments import CALIBRATION_COLUMNS, rejection_summary
+
+    rows = [("paper_bound", True), ("dp_assumption", False), ("paper_bound", True), ("dp_assumption", True),
+            ("dp_assumption", False), ("exact", True)]
+    lines = [",".join(CALIBRATION_COLUMNS)] + [f"{name},0.01,1,0.5,1e-05,2.0,1e-06,{flag}" for name, flag in rows]
+    (tmp_path / "s.csv").write_text("\n".join(lines) + "\n")
+    assert rejection_summary(tmp_path / "s.csv") == ("paper_bound: 0 of 2 rejected; dp_assumption: 2 of 3 rejected; "
+                                                     "exact: 0 of 1 rejected")
 
 
 def test_documentation_examples_run():

@@ -14,6 +14,7 @@ from pufferfish.errors import ConfigError
 from pufferfish.gaussian.experiments import run_figure
 import pufferfish.comparison.settings
 import pufferfish.gaussian.settings
+import pufferfish.iteration.settings
 import pufferfish.multiuser.settings
 import pufferfish.pipeline.config
 import pufferfish.settings
@@ -56,7 +57,8 @@ def _resolve(schema: dict, pointer: str) -> dict:
 
 
 SETTINGS_MODULES = [pufferfish.settings, pufferfish.multiuser.settings, pufferfish.gaussian.settings,
-                    pufferfish.wasserstein.settings, pufferfish.comparison.settings, pufferfish.pipeline.config]
+                    pufferfish.wasserstein.settings, pufferfish.comparison.settings, pufferfish.iteration.settings,
+                    pufferfish.pipeline.config]
 SECTION_CLASSES = [cls for module in SETTINGS_MODULES for cls in vars(module).values()
                    if isinstance(cls, type) and dataclasses.is_dataclass(cls) and hasattr(cls, "schema_path")
                    and cls.__module__ == module.__name__]
@@ -68,7 +70,8 @@ def test_every_settings_class_is_collected():
     assert {"Settings", "AuditSettings", "DatasetSettings", "LatticeUserSettings", "DataUserSettings", "Panel",
             "ExperimentSettings", "MultiuserSettings", "GaussianPrior", "Fig1Settings", "IntRange", "Fig2Settings",
             "Fig5Settings", "GMMSettings", "ConditionalSecret", "PrivacyPair", "GMMExperimentSettings",
-            "GaussianSettings", "PierquinSetting", "ComparisonSettings"} == names
+            "GaussianSettings", "PierquinSetting", "ComparisonSettings", "Fig6Settings", "SeriesSettings",
+            "IterationSettings"} == names
 
 
 @pytest.mark.parametrize("cls", SECTION_CLASSES, ids=lambda c: c.__name__)
@@ -121,6 +124,17 @@ def test_shipped_config_as_settings(settings):
     fig4 = settings.gaussian.experiments["fig4"]
     assert fig4.missing_values == (0,) and fig4.unit == "mg/dl" and fig4.secrets[1].given == {"sex": 1}
     assert settings.gaussian.experiments["fig3"].unit == ""  # the schema's default
+    # iteration (issue 22): Fig. 6 as the issue states it, and the bank series
+    fig6 = settings.iteration.fig6
+    assert (fig6.eta, fig6.sigma, fig6.diameter, fig6.alpha, fig6.secret_index) == (0.1, 1.0, 1.0, 2.0, 1)
+    assert fig6.steps == (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
+    assert fig6.equal == (0, 0.01, 0.1, 0.5, 1) and fig6.decaying == (0.5, 0.9, 0.99)
+    bank = settings.iteration.series["bank"]
+    assert (bank.dataset, bank.column, bank.order, bank.etas) == ("bank_marketing", "age", "file", (0.01, 0.05))
+    assert (bank.sigma, bank.alpha, bank.delta) == (1.0, 2.0, 1e-5)
+    assert bank.epsilons == settings.multiuser.experiments["fig1"].epsilons  # the project's usual grid
+    # 45,211 records: 1, 5000, ..., 45000 and the last
+    assert bank.secret_indices(45211) == (1, *range(5000, 45001, 5000), 45211)
 
 
 def test_experiment_structure(settings, shipped):

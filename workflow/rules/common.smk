@@ -84,6 +84,9 @@ def audit_tables():
     gauss = SETTINGS.gaussian
     figs = (["fig2"] if gauss.fig2 is not None else []) + sorted(gauss.experiments)
     tables += [f"results/audit/gaussian_{f}.csv" for f in figs]
+    if SETTINGS.iteration is not None:  # amplification by iteration: Fig. 6 and each series
+        tables += ["results/audit/iteration_fig6.csv"]
+        tables += [f"results/audit/iteration_{s}.csv" for s in sorted(SETTINGS.iteration.series)]
     return tables
 
 

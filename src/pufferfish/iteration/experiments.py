@@ -17,8 +17,12 @@ that every bound sits beside the exact divergence of the same run.
   format (``results/audit/*.csv``: one row per claim, ``violation`` from the exact audit), so
   that :func:`pufferfish.pipeline.report.audit_summary` counts the violations. Fig. 6 rows
   claim D_alpha <= bound (guarantee ``renyi``); series rows claim the calibrated sigma meets
-  (epsilon, delta) (guarantee ``epsilon_delta``) and D_alpha <= epsilon (``renyi``).
-* :func:`run_fig6`, :func:`run_series` -- write the CSVs and the figures.
+  (epsilon, delta) (guarantee ``epsilon_delta``) and D_alpha <= epsilon (``renyi``). Column
+  ``claimed``: True where the paper or the project says the bound or the scale attains the
+  target (``paper_bound``, ``contraction_bound``, ``composition``, ``exact``), False for the
+  ``dp_assumption`` baseline (:data:`UNCLAIMED`), shown on purpose to fail under correlation.
+* :func:`run_fig6`, :func:`run_series` -- write the CSVs and the figures;
+  :func:`rejection_summary` -- the exact audit's verdicts of a calibration table, for a caption.
 """
 
 from __future__ import annotations
@@ -39,9 +43,9 @@ from pufferfish.iteration.settings import Fig6Settings, SeriesSettings
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["FIG6_COLUMNS", "SERIES_COLUMNS", "CALIBRATION_COLUMNS", "AUDIT_COLUMNS", "FAMILIES", "fig6_table",
-           "read_series", "series_prior", "series_table", "calibration_table", "fig6_audit", "series_audit",
-           "sigma_figure_table", "run_fig6", "run_series"]
+__all__ = ["FIG6_COLUMNS", "SERIES_COLUMNS", "CALIBRATION_COLUMNS", "AUDIT_COLUMNS", "UNCLAIMED", "FAMILIES",
+           "fig6_table", "read_series", "series_prior", "series_table", "calibration_table", "fig6_audit", "series_audit",
+           "sigma_figure_table", "run_fig6", "run_series", "rejection_summary"]
 
 FIG6_COLUMNS = ["correlation", "rho", "steps", "secret_index", "eta", "sigma", "alpha", "paper_bound",
                 "contraction_bound", "exact", "dp_assumption", "composition"]
@@ -49,7 +53,10 @@ SERIES_COLUMNS = ["dataset", "column", "records", "D", *FIG6_COLUMNS]
 CALIBRATION_COLUMNS = ["accountant", "eta", "secret_index", "epsilon", "delta", "sigma", "exact_delta",
                        "meets_target"]
 AUDIT_COLUMNS = ["experiment", "panel", "method", "epsilon", "delta", "scale", "epsilon_achieved", "delta_achieved",
-                 "scale_min", "violation", "noise", "guarantee", "alpha", "renyi_achieved"]
+                 "scale_min", "violation", "noise", "guarantee", "alpha", "renyi_achieved", "claimed"]
+#: the accountants shown on purpose as baselines that do not hold under correlation: their audit rows
+#: have ``claimed`` False (neither the paper nor the project says they attain the target)
+UNCLAIMED = frozenset({"dp_assumption"})
 #: the correlation families of Fig. 6
 FAMILIES = ("equal", "decaying")
 #: the ``correlation`` label of a series' prior (stationary, biased sample autocovariance)
@@ -108,7 +115,7 @@ def fig6_audit(settings: Fig6Settings, *, rtol: float = 1e-9, experiment: str = 
                          "epsilon": claim, "delta": math.nan, "scale": settings.sigma, "epsilon_achieved": math.nan,
                          "delta_achieved": math.nan, "scale_min": scale_min,
                          "violation": bool(exact > claim * (1.0 + rtol)), "noise": "gaussian", "guarantee": "renyi",
-                         "alpha": settings.alpha, "renyi_achieved": exact})
+                         "alpha": settings.alpha, "renyi_achieved": exact, "claimed": name not in UNCLAIMED})
     return pd.DataFrame(rows, columns=AUDIT_COLUMNS)
 
 
@@ -235,12 +242,12 @@ def series_audit(values, settings: SeriesSettings, *, rtol: float = 1e-9, accoun
                      "delta": settings.delta, "scale": pair.sigma, "epsilon_achieved": achieved_eps,
                      "delta_achieved": pair.exact, "scale_min": smallest, "violation": not pair.meets_target,
                      "noise": "gaussian", "guarantee": "epsilon_delta", "alpha": math.nan,
-                     "renyi_achieved": math.nan})
+                     "renyi_achieved": math.nan, "claimed": name not in UNCLAIMED})
         rows.append({"experiment": experiment, "panel": panel, "method": name, "epsilon": epsilon,
                      "delta": math.nan, "scale": renyi.sigma, "epsilon_achieved": math.nan,
                      "delta_achieved": math.nan, "scale_min": smallest_renyi, "violation": not renyi.meets_target,
                      "noise": "gaussian", "guarantee": "renyi", "alpha": settings.alpha,
-                     "renyi_achieved": renyi.exact})
+                     "renyi_achieved": renyi.exact, "claimed": name not in UNCLAIMED})
     return pd.DataFrame(rows, columns=AUDIT_COLUMNS)
 
 
@@ -307,3 +314,23 @@ def run_series(settings: SeriesSettings, *, data_csv, theta_csv, sigma_csv, audi
     write_csv(figure, sigma_figure_csv)
     plot_sigma(figure, sigma_png, sigma_pdf)
 
+
+
+def rejection_summary(sigma_csv) -> str:
+    """One line per calibration table (:func:`calibration_table`, as written): for each accountant, how
+    many of its sigmas (eta, secret, epsilon) the exact audit rejects, e.g.
+    ``paper_bound: 0 of 220 rejected; ...; dp_assumption: 113 of 220 rejected``.
+
+    For the caption of the sigma figure; the workflow calls it when it loads, so it reads the file
+    with the :mod:`csv` module (no pandas).
+    """
+    import csv
+
+    total: dict[str, int] = {}
+    rejected: dict[str, int] = {}
+    with open(sigma_csv, encoding="utf-8", newline="") as handle:
+        for row in csv.DictReader(handle):
+            name = row["accountant"]
+            total[name] = total.get(name, 0) + 1
+            rejected[name] = rejected.get(name, 0) + (row["meets_target"].strip().lower() != "true")
+    return "; ".join(f"{name}: {rejected[name]} of {total[name]} rejected" for name in total)

@@ -36,6 +36,7 @@ from pufferfish.comparison.settings import ComparisonSettings
 from pufferfish.errors import ConfigError
 from pufferfish.gaussian.settings import GAUSSIAN_FIXED_KEYS, GaussianSettings, gmm_experiment_names
 from pufferfish.grids import MAX_GRID
+from pufferfish.iteration.settings import IterationSettings
 from pufferfish.multiuser.settings import MultiuserSettings
 from pufferfish.settings import AuditSettings, DatasetSettings, read_section
 from pufferfish.wasserstein.settings import PierquinSetting
@@ -83,6 +84,7 @@ _REASONS = {
     "maximum": "must be <= {}", "const": "must be {!r}", "pattern": "must match the pattern {}",
     "minItems": "must have at least {} item(s)", "maxItems": "must have at most {} item(s)",
     "minProperties": "must have at least {} key(s)", "uniqueItems": "must not repeat an item",
+    "minLength": "must have at least {} character(s)",
 }
 _KINDS = {"integer": "an integer", "number": "a number", "string": "a string", "array": "a list",
           "object": "a mapping", "boolean": "true or false"}
@@ -339,6 +341,28 @@ def _check_comparison(config: Mapping) -> None:
                           "is stated at alpha = 2)")
 
 
+def _check_iteration(config: Mapping) -> None:
+    """Cross-references of ``iteration.series``: each series reads a column its dataset declares
+    (``datasets.<key>.columns``, checked against the data when it is read), sorted by ``file``
+    or a declared column; and its outputs (``results/theta/iteration_<name>.csv``,
+    ``iteration_<name>_sigma.csv``) are not the Fig. 6 table's or another series' files."""
+    series = (config.get("iteration") or {}).get("series") or {}
+    datasets = config.get("datasets", {})
+    for name, spec in series.items():
+        where = f"config: iteration.series.{name}"
+        if name == "fig6" or name.endswith("_sigma"):
+            raise ConfigError(f"{where}: a series name must not be 'fig6' or end in '_sigma' (results/theta/"
+                              f"iteration_{name}.csv would be another table's file)")
+        if spec["dataset"] not in datasets:
+            raise ConfigError(f"{where}.dataset = {spec['dataset']!r}: not a key of datasets "
+                              f"(have: {', '.join(sorted(datasets))})")
+        columns = datasets[spec["dataset"]].get("columns", [])
+        for key in ("column", "order"):
+            if (key == "column" or spec[key] != "file") and spec[key] not in columns:
+                raise ConfigError(f"{where}.{key} = {spec[key]!r}: not a column of datasets.{spec['dataset']}.columns "
+                                  f"(have: {', '.join(map(str, columns))}{'; or file' if key == 'order' else ''})")
+
+
 @dataclass(frozen=True)
 class Settings:
     """config.yaml, validated: the ``seed`` of every random draw and one object per section."""
@@ -351,12 +375,13 @@ class Settings:
     pierquin: dict[str, PierquinSetting]
     comparison: ComparisonSettings | None
     audit: AuditSettings
+    iteration: IterationSettings | None
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> Settings:
         """The settings of a configuration that the schema has validated (defaults filled in)."""
         s = read_section(config, "", required=("seed", "datasets", "multiuser", "gaussian", "audit"),
-                         optional=("pierquin", "comparison"))
+                         optional=("pierquin", "comparison", "iteration"))
         pierquin = read_section(s.get("pierquin") or {}, "pierquin", required=(), optional=("settings",))
         return cls(seed=int(s["seed"]),
                    datasets={k: DatasetSettings.from_config(k, v) for k, v in s["datasets"].items()},
@@ -364,7 +389,8 @@ class Settings:
                    gaussian=GaussianSettings.from_config(s["gaussian"]),
                    pierquin={k: PierquinSetting.from_config(k, v) for k, v in (pierquin.get("settings") or {}).items()},
                    comparison=None if not s.get("comparison") else ComparisonSettings.from_config(s["comparison"]),
-                   audit=AuditSettings.from_config(s["audit"]))
+                   audit=AuditSettings.from_config(s["audit"]),
+                   iteration=None if not s.get("iteration") else IterationSettings.from_config(s["iteration"]))
 
     @classmethod
     def load(cls, config: Mapping[str, Any]) -> Settings:
@@ -389,6 +415,7 @@ def load_settings(config: dict, schema: Mapping | None = None) -> Settings:
     _check_references(config)
     _check_pierquin(config)
     _check_comparison(config)
+    _check_iteration(config)
     _check_limits(config)
     return settings
 
