@@ -18,6 +18,7 @@ include: "workflow/rules/multiuser.smk"
 include: "workflow/rules/gaussian.smk"
 include: "workflow/rules/pierquin.smk"
 include: "workflow/rules/comparison.smk"
+include: "workflow/rules/sensitivity.smk"
 include: "workflow/rules/report.smk"
 
 

@@ -84,13 +84,25 @@ def audit_tables():
     gauss = SETTINGS.gaussian
     figs = (["fig2"] if gauss.fig2 is not None else []) + sorted(gauss.experiments)
     tables += [f"results/audit/gaussian_{f}.csv" for f in figs]
+    sens = SETTINGS.sensitivity  # closed-form sensitivities (paper 002, Sections 6.2-6.3)
+    if sens is not None:
+        tables += ["results/audit/sensitivity_attribute_privacy.csv"] if sens.attribute_privacy is not None else []
+        tables += ["results/audit/sensitivity_diffusion.csv"] if sens.diffusion is not None else []
     return tables
 
 
+#: further checks a rules file reports at the end of a run: callables returning WARNING lines
+END_OF_RUN_WARNINGS = []
+
+
 def print_violations(summary_csv):
-    """At the end of a successful run, repeat every audit violation as a warning."""
+    """At the end of a successful run, repeat every audit violation (and every line of
+    :data:`END_OF_RUN_WARNINGS`' checks) as a warning."""
     for line in read_violation_lines(summary_csv):
         sys.stderr.write(f"{line}\n")
+    for check in END_OF_RUN_WARNINGS:
+        for line in check():
+            sys.stderr.write(f"{line}\n")
 
 
 def data_user_priors(w):
