@@ -691,11 +691,12 @@ def _check_request_on_frame(req: Mapping, frame, config: Mapping) -> None:
             from pufferfish.sensitivity.experiments import triple_columns
             from pufferfish.sensitivity.settings import AttributeTriple
 
-            spec = req["spec"]
+            triple = AttributeTriple(req["spec"]["dataset"], req["spec"]["released"], req["spec"]["protected"])
             try:
-                triple_columns(frame, AttributeTriple(spec["dataset"], spec["released"], spec["protected"]))
+                triple_columns(frame, triple)
             except DataError as err:  # its message names the triple; the config key names it here
-                raise ConfigError(f"config: {where}: {str(err).splitlines()[0].split(']: ', 1)[-1]}") from None
+                text = str(err).splitlines()[0].removeprefix(f"sensitivity.attribute_privacy [{triple.label}]")
+                raise ConfigError(f"config: {where}: {text.removeprefix(':').strip()}") from None
             return
         from pufferfish.gaussian.gmm import numeric_values
 

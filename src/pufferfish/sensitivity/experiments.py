@@ -124,7 +124,7 @@ def triple_columns(frame: pd.DataFrame, triple: AttributeTriple) -> tuple[np.nda
     data = frame[[triple.released, triple.protected]].dropna()
     if data.empty:
         raise DataError(f"{where}: no row has both {triple.released} and {triple.protected}")
-    released = encode(data[triple.released], "numeric", name=f"{where} {triple.released}")
+    released = encode(data[triple.released], "numeric", name=f"{where}: {triple.released}")
     protected = pd.to_numeric(data[triple.protected], errors="coerce")
     if protected.isna().any():
         raise DataError(f"{where}: protected column {triple.protected} is not numeric "
@@ -153,7 +153,7 @@ def attribute_triple(frame: pd.DataFrame, triple: AttributeTriple) -> TripleResu
     rows = setting_sensitivities(triple.label, conditionals, attribute_range=dp)
     pairs = tuple(r for r in rows if not r.is_max)
     best = next(r for r in rows if r.is_max)
-    return TripleResult(triple, int(len(data)), dp, fit.sensitivity, int(best.w_inf), float(best.w_2),
+    return TripleResult(triple, int(len(released)), dp, fit.sensitivity, int(best.w_inf), float(best.w_2),
                         tuple(conditionals), pairs)
 
 
