@@ -189,3 +189,25 @@ def comparison_config(wildcards):
         out["multiuser"] = {"users": mu["users"], "data_users": mu["data_users"],
                             "experiments": {name: mu["experiments"][name]}}
     return out
+
+
+def attribute_privacy_caption(figure_csv):
+    """The caption lines of the attribute-privacy figure (``attribute_caption``; imported on
+    first use: its module loads pandas, which building the DAG does not need)."""
+    from pufferfish.sensitivity.experiments import attribute_caption
+
+    return attribute_caption(figure_csv)
+
+
+def diffusion_check_caption(check_csv):
+    """The verdict of the diffusion check, for the figure's caption (``diffusion_caption``)."""
+    from pufferfish.sensitivity.experiments import diffusion_caption
+
+    return diffusion_caption(check_csv)
+
+
+def coupling_warnings():
+    """The diffusion check's rows above the bound (Prop. 6.3), as WARNING lines at the end of the run."""
+    from pufferfish.sensitivity.experiments import read_coupling_violations
+
+    return read_coupling_violations("results/theta/diffusion_check.csv")

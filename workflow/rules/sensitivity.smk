@@ -13,29 +13,6 @@ ATTRIBUTE_PRIVACY = SENS.attribute_privacy if SENS is not None else None
 DIFFUSION = SENS.diffusion if SENS is not None else None
 
 
-def attribute_privacy_caption(wildcards, output):
-    """The caption's lines, from the job's own figure CSV once it exists (a param derived from
-    an output never triggers a rerun; the reader is imported on first use: its module loads
-    pandas, which building the DAG does not need)."""
-    from pufferfish.sensitivity.experiments import attribute_caption
-
-    return once_written(output.csv, attribute_caption, [])
-
-
-def diffusion_check_caption(wildcards, output):
-    """The caption's verdict, from the job's own check table once it exists."""
-    from pufferfish.sensitivity.experiments import diffusion_caption
-
-    return once_written(output.check, diffusion_caption, "")
-
-
-def coupling_warnings():
-    """The diffusion check's rows above the bound, as WARNING lines (printed at the end of the run)."""
-    from pufferfish.sensitivity.experiments import read_coupling_violations
-
-    return read_coupling_violations("results/theta/diffusion_check.csv")
-
-
 if ATTRIBUTE_PRIVACY is not None:
 
     rule sensitivity_attribute_privacy:
@@ -64,7 +41,7 @@ if ATTRIBUTE_PRIVACY is not None:
             section=SENSITIVITY.get("attribute_privacy"),
             rtol=config["audit"]["rtol"],
             # for the caption, from this job's own figure CSV once it exists (never triggers a rerun)
-            caption=attribute_privacy_caption,
+            caption=lambda w, output: once_written(output.csv, attribute_privacy_caption, []),
         log:
             "results/logs/sensitivity_attribute_privacy/attribute_privacy.log",
         script:
@@ -99,7 +76,7 @@ if DIFFUSION is not None:
             section=SENSITIVITY.get("diffusion"),
             seed=config["seed"],
             rtol=config["audit"]["rtol"],
-            caption=diffusion_check_caption,
+            caption=lambda w, output: once_written(output.check, diffusion_check_caption, ""),
         log:
             "results/logs/sensitivity_diffusion/diffusion.log",
         script:
