@@ -19,6 +19,7 @@ include: "workflow/rules/gaussian.smk"
 include: "workflow/rules/pierquin.smk"
 include: "workflow/rules/comparison.smk"
 include: "workflow/rules/iteration.smk"
+include: "workflow/rules/sensitivity.smk"
 include: "workflow/rules/report.smk"
 
 

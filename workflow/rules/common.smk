@@ -87,13 +87,25 @@ def audit_tables():
     if SETTINGS.iteration is not None:  # amplification by iteration: Fig. 6 and each series
         tables += ["results/audit/iteration_fig6.csv"]
         tables += [f"results/audit/iteration_{s}.csv" for s in sorted(SETTINGS.iteration.series)]
+    sens = SETTINGS.sensitivity  # closed-form sensitivities (paper 002, Sections 6.2-6.3)
+    if sens is not None:
+        tables += ["results/audit/sensitivity_attribute_privacy.csv"] if sens.attribute_privacy is not None else []
+        tables += ["results/audit/sensitivity_diffusion.csv"] if sens.diffusion is not None else []
     return tables
 
 
+#: further checks a rules file reports at the end of a run: callables returning WARNING lines
+END_OF_RUN_WARNINGS = []
+
+
 def print_violations(summary_csv):
-    """At the end of a successful run, repeat every audit violation as a warning."""
+    """At the end of a successful run, repeat every audit violation (and every line of
+    :data:`END_OF_RUN_WARNINGS`' checks) as a warning."""
     for line in read_violation_lines(summary_csv):
         sys.stderr.write(f"{line}\n")
+    for check in END_OF_RUN_WARNINGS:
+        for line in check():
+            sys.stderr.write(f"{line}\n")
 
 
 def data_user_priors(w):
@@ -180,3 +192,25 @@ def comparison_config(wildcards):
         out["multiuser"] = {"users": mu["users"], "data_users": mu["data_users"],
                             "experiments": {name: mu["experiments"][name]}}
     return out
+
+
+def attribute_privacy_caption(figure_csv):
+    """The caption lines of the attribute-privacy figure (``attribute_caption``; imported on
+    first use: its module loads pandas, which building the DAG does not need)."""
+    from pufferfish.sensitivity.experiments import attribute_caption
+
+    return attribute_caption(figure_csv)
+
+
+def diffusion_check_caption(check_csv):
+    """The verdict of the diffusion check, for the figure's caption (``diffusion_caption``)."""
+    from pufferfish.sensitivity.experiments import diffusion_caption
+
+    return diffusion_caption(check_csv)
+
+
+def coupling_warnings():
+    """The diffusion check's rows above the bound (Prop. 6.3), as WARNING lines at the end of the run."""
+    from pufferfish.sensitivity.experiments import read_coupling_violations
+
+    return read_coupling_violations("results/theta/diffusion_check.csv")

@@ -38,6 +38,7 @@ from pufferfish.gaussian.settings import GAUSSIAN_FIXED_KEYS, GaussianSettings, 
 from pufferfish.grids import MAX_GRID
 from pufferfish.iteration.settings import IterationSettings
 from pufferfish.multiuser.settings import MultiuserSettings
+from pufferfish.sensitivity.settings import SensitivitySettings
 from pufferfish.settings import AuditSettings, DatasetSettings, read_section
 from pufferfish.wasserstein.settings import PierquinSetting
 
@@ -361,6 +362,15 @@ def _check_iteration(config: Mapping) -> None:
             if (key == "column" or spec[key] != "file") and spec[key] not in columns:
                 raise ConfigError(f"{where}.{key} = {spec[key]!r}: not a column of datasets.{spec['dataset']}.columns "
                                   f"(have: {', '.join(map(str, columns))}{'; or file' if key == 'order' else ''})")
+def _check_sensitivity(config: Mapping) -> None:
+    """Cross-references of ``sensitivity.attribute_privacy``: every triple's dataset is a key of
+    ``datasets`` (its columns are checked against the data by :func:`check_data`)."""
+    attribute = (config.get("sensitivity") or {}).get("attribute_privacy") or {}
+    datasets = config.get("datasets", {})
+    for k, triple in enumerate(attribute.get("triples", [])):
+        if triple["dataset"] not in datasets:
+            raise ConfigError(f"config: sensitivity.attribute_privacy.triples[{k}].dataset = {triple['dataset']!r}: "
+                              f"not a key of datasets (have: {', '.join(sorted(datasets))})")
 
 
 @dataclass(frozen=True)
@@ -375,13 +385,14 @@ class Settings:
     pierquin: dict[str, PierquinSetting]
     comparison: ComparisonSettings | None
     audit: AuditSettings
-    iteration: IterationSettings | None
+    iteration: IterationSettings | None = None
+    sensitivity: SensitivitySettings | None = None
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> Settings:
         """The settings of a configuration that the schema has validated (defaults filled in)."""
         s = read_section(config, "", required=("seed", "datasets", "multiuser", "gaussian", "audit"),
-                         optional=("pierquin", "comparison", "iteration"))
+                         optional=("pierquin", "comparison", "iteration", "sensitivity"))
         pierquin = read_section(s.get("pierquin") or {}, "pierquin", required=(), optional=("settings",))
         return cls(seed=int(s["seed"]),
                    datasets={k: DatasetSettings.from_config(k, v) for k, v in s["datasets"].items()},
@@ -390,7 +401,9 @@ class Settings:
                    pierquin={k: PierquinSetting.from_config(k, v) for k, v in (pierquin.get("settings") or {}).items()},
                    comparison=None if not s.get("comparison") else ComparisonSettings.from_config(s["comparison"]),
                    audit=AuditSettings.from_config(s["audit"]),
-                   iteration=None if not s.get("iteration") else IterationSettings.from_config(s["iteration"]))
+                   iteration=None if not s.get("iteration") else IterationSettings.from_config(s["iteration"]),
+                   sensitivity=None if not s.get("sensitivity") else SensitivitySettings.from_config(
+                       s["sensitivity"], seed=s["seed"]))
 
     @classmethod
     def load(cls, config: Mapping[str, Any]) -> Settings:
@@ -416,6 +429,7 @@ def load_settings(config: dict, schema: Mapping | None = None) -> Settings:
     _check_pierquin(config)
     _check_comparison(config)
     _check_iteration(config)
+    _check_sensitivity(config)
     _check_limits(config)
     return settings
 
@@ -582,8 +596,9 @@ def known_columns(name: str, spec: Mapping, raw_dir: str | Path = "data/raw") ->
 
 
 def _data_requests(config: Mapping) -> list[dict]:
-    """What each data user, GMM experiment and Table 1 setting reads: where (config key), dataset,
-    attribute, given (for a setting, its secret ``column``)."""
+    """What each data user, GMM experiment, Table 1 setting and attribute-privacy triple reads:
+    where (config key), dataset, attribute, given (for a setting, its secret ``column``; for a
+    triple, its ``protected`` column, and ``keys`` names the config key of each column)."""
     requests = []
     for name, spec in config.get("multiuser", {}).get("data_users", {}).items():
         requests.append({"where": f"multiuser.data_users.{name}", "kind": "data_user", "name": name, "spec": spec,
@@ -600,22 +615,30 @@ def _data_requests(config: Mapping) -> list[dict]:
         requests.append({"where": f"pierquin.settings.{name}", "kind": "pierquin", "name": name, "spec": spec,
                          "dataset": spec["dataset"], "attribute": spec["attribute"],
                          "givens": [("column", {spec["column"]: None})]})
+    attribute = (config.get("sensitivity") or {}).get("attribute_privacy") or {}
+    for k, spec in enumerate(attribute.get("triples", [])):
+        # closed-form sensitivities (paper 002, Prop. 6.2): a released column given a protected one
+        requests.append({"where": f"sensitivity.attribute_privacy.triples[{k}]", "kind": "sensitivity",
+                         "name": str(k), "spec": spec, "dataset": spec["dataset"], "attribute": spec["released"],
+                         "givens": [("protected", {spec["protected"]: None})],
+                         "keys": ("released", "protected")})
     return requests
 
 
 def check_data(config: Mapping, raw_dir: str | Path = "data/raw") -> None:
     """What can be checked of the data before any job runs (called by the workflow after :func:`validate_config`).
 
-    * every column a data user or GMM experiment reads (``attribute``, the ``given``
-      columns) exists, where the dataset's columns are known: from the cached table
-      (``data/raw/<dataset>.json``, when it is the table the spec asks for,
-      :func:`cached_dataset`) or from ``read_csv.names``;
+    * every column a data user, GMM experiment, Table 1 setting or attribute-privacy triple
+      reads (``attribute``, the ``given`` columns, ``released`` and ``protected``) exists,
+      where the dataset's columns are known: from the cached table (``data/raw/<dataset>.json``,
+      when it is the table the spec asks for, :func:`cached_dataset`) or from ``read_csv.names``;
     * every column a dataset declares in ``columns`` is in its cached table;
     * on a cached table, every conditioning value matches some row, the encodings fit
       (codes cover the values, indicator values occur, numeric values are integers) and
       each GMM secret has enough numeric rows for ``gaussian.gmm.components``: the same
       functions the jobs run (:func:`pufferfish.multiuser.experiments.data_user_prior`,
-      :func:`pufferfish.data_priors.condition`, :func:`pufferfish.gaussian.gmm.numeric_values`).
+      :func:`pufferfish.data_priors.condition`, :func:`pufferfish.gaussian.gmm.numeric_values`,
+      :func:`pufferfish.sensitivity.experiments.triple_columns`).
 
     A mistake is a :class:`ConfigError` naming the config key. Where the data are not cached
     yet, the jobs make the same checks when they run.
@@ -634,8 +657,9 @@ def check_data(config: Mapping, raw_dir: str | Path = "data/raw") -> None:
         columns = known_columns(req["dataset"], datasets[req["dataset"]], raw_dir)
         if columns is None:
             continue
-        used = [("attribute", req["attribute"])] + [(g if req["kind"] == "pierquin" else f"{g}.{c}", c)
-                                                    for g, given in req["givens"] for c in given]
+        used = [(req.get("keys", ("attribute",))[0], req["attribute"])] + [
+            (g if req["kind"] in ("pierquin", "sensitivity") else f"{g}.{c}", c)
+            for g, given in req["givens"] for c in given]
         for key, column in used:
             if str(column) not in columns:
                 raise ConfigError(f"config: {req['where']}.{key}: no column {column!r} in dataset {req['dataset']} "
@@ -687,6 +711,17 @@ def _check_request_on_frame(req: Mapping, frame, config: Mapping) -> None:
             from pufferfish.wasserstein.conditionals import conditional_priors
 
             conditional_priors(frame, req["spec"], setting=req["name"])
+            return
+        if req["kind"] == "sensitivity":
+            from pufferfish.sensitivity.experiments import triple_columns
+            from pufferfish.sensitivity.settings import AttributeTriple
+
+            triple = AttributeTriple(req["spec"]["dataset"], req["spec"]["released"], req["spec"]["protected"])
+            try:
+                triple_columns(frame, triple)
+            except DataError as err:  # its message names the triple; the config key names it here
+                text = str(err).splitlines()[0].removeprefix(f"sensitivity.attribute_privacy [{triple.label}]")
+                raise ConfigError(f"config: {where}: {text.removeprefix(':').strip()}") from None
             return
         from pufferfish.gaussian.gmm import numeric_values
 

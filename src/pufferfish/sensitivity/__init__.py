@@ -27,7 +27,7 @@ _EXPORTS = {
                      "query_given", "weak_dependence_bound"], "pufferfish.sensitivity.weak_dependence"),
     **dict.fromkeys(["RenyiGuarantee", "parallel_composition"], "pufferfish.sensitivity.composition"),
     **dict.fromkeys(["GWM_METHODS", "ScaleMethod", "scales_from_sensitivity"], "pufferfish.sensitivity.scales"),
-    **dict.fromkeys(["AttributePrivacySettings", "AttributeTriple", "DiffusionSettings"],
+    **dict.fromkeys(["AttributePrivacySettings", "AttributeTriple", "DiffusionSettings", "SensitivitySettings"],
                     "pufferfish.sensitivity.settings"),
     **dict.fromkeys(["run_attribute_privacy", "run_diffusion"], "pufferfish.sensitivity.experiments"),
 }

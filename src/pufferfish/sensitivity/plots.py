@@ -48,15 +48,16 @@ def plot_attribute_privacy(figure: pd.DataFrame, *, epsilons, png, pdf) -> None:
             ax.text(x, y + 0.4 - height * 3.5, "below the data's W∞, passes the audit", va="center", fontsize=8)
     ax.set_yticks(ys)
     ax.set_yticklabels([f"{r['dataset']}: {r['released']} | {r['protected']}\n"
-                        f"n = {r['rows']}, {r['protected_values']} values, fewest {r['min_rows']}"
+                        f"n = {r['rows']}, {r['protected_values']} values, rarest: {r['min_rows']} "
+                        f"record{'s' if r['min_rows'] != 1 else ''}"
                         for r in figure.to_dict("records")], fontsize=8)
     log_axis(ax, "x")
     ax.set_xlim(left=left)
     ax.set_xlabel("sensitivity (units of the released column, log scale)")
     eps = ", ".join(f"{e:g}" for e in epsilons)
     ax.set_title("Attribute privacy on UCI data: the Gaussian closed form is valid only for a Gaussian prior.\n"
-                 "Where the data's own conditionals need more noise (W∞ above the closed form), the closed-form "
-                 f"scale fails the exact audit (ε = {eps}): ✗", fontsize=9)
+                 "Where the data's own conditionals need more noise (W∞ above the closed form),\nthe closed-form "
+                 f"scale fails the exact audit on them (ε = {eps}): ✗", fontsize=9)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1 - 0.25 / max(n, 1)), ncol=2, fontsize=8)
     fig.tight_layout()
     save_figure(fig, png, pdf)

@@ -20,7 +20,8 @@ Config section ``sensitivity`` (two subsections)::
         epsilons: [1.0]          # the OU audit: Laplace (eps-PP) and Gaussian ((eps, delta)-PP) scales of the bound
         delta: 1.0e-5
 
-The seed of the paths is the config's top-level ``seed``. Every ``from_config`` checks its
+Either subsection may be left out (its experiment is then not run; :class:`SensitivitySettings`
+holds both). The seed of the paths is the config's top-level ``seed``. Every ``from_config`` checks its
 keys (an unknown or missing key is a :class:`ConfigError` naming it) and its values.
 """
 
@@ -33,7 +34,7 @@ from pufferfish.checks import integer, real
 from pufferfish.errors import ConfigError, InvalidArgumentError
 from pufferfish.grids import check_epsilons, expand_grid
 
-__all__ = ["AttributeTriple", "AttributePrivacySettings", "DiffusionSettings"]
+__all__ = ["AttributeTriple", "AttributePrivacySettings", "DiffusionSettings", "SensitivitySettings"]
 
 
 def _section(section, where: str, *, required: tuple[str, ...], optional: tuple[str, ...] = ()) -> Mapping:
@@ -166,3 +167,25 @@ class DiffusionSettings:
                    epsilons=_grid(s["epsilons"], f"{where}.epsilons", positive=True),
                    delta=_checked(real, s["delta"], name=f"{where}.delta", lo=0.0, hi=1.0, lo_open=True, hi_open=True),
                    seed=_checked(integer, seed, name="seed", lo=0))
+
+
+@dataclass(frozen=True)
+class SensitivitySettings:
+    """Config ``sensitivity`` (module docstring): each experiment's settings, None when its
+    subsection is absent (at least one is present)."""
+
+    attribute_privacy: AttributePrivacySettings | None
+    diffusion: DiffusionSettings | None
+
+    @classmethod
+    def from_config(cls, section: Mapping, *, seed, where: str = "sensitivity") -> SensitivitySettings:
+        s = _section(section, where, required=(), optional=("attribute_privacy", "diffusion"))
+        if not s:
+            raise ConfigError(f"config: {where}: must have attribute_privacy or diffusion (or leave it out)")
+        attribute = s.get("attribute_privacy")
+        diffusion = s.get("diffusion")
+        return cls(
+            attribute_privacy=None if attribute is None else AttributePrivacySettings.from_config(
+                attribute, where=f"{where}.attribute_privacy"),
+            diffusion=None if diffusion is None else DiffusionSettings.from_config(
+                diffusion, seed=seed, where=f"{where}.diffusion"))

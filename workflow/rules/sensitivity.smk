@@ -1,0 +1,88 @@
+# Closed-form sensitivities (paper 002, Pierquin et al., ICML 2024, Sections 6.2-6.3,
+# Appendices F.3-F.4), from config `sensitivity`. One job per experiment:
+#   sensitivity_attribute_privacy  every (dataset, released, protected) triple: DP range,
+#                                  Prop. 6.2's Gaussian closed form, the exact W_inf / W_2 of
+#                                  the data's conditionals, and every scale audited exactly
+#   sensitivity_diffusion          Prop. 6.3's bound against the exact OU W_inf and seeded,
+#                                  synchronously coupled Euler-Maruyama paths; the OU scales audited
+# The work is in pufferfish.sensitivity.experiments; the scripts only unpack snakemake.
+SENSITIVITY = config.get("sensitivity") or {}  # the validated mappings: params
+SENS = SETTINGS.sensitivity  # the same, typed (None without the section)
+SENS_CATEGORY = "Closed-form sensitivities (paper 002, Sections 6.2-6.3)"
+ATTRIBUTE_PRIVACY = SENS.attribute_privacy if SENS is not None else None
+DIFFUSION = SENS.diffusion if SENS is not None else None
+
+
+if ATTRIBUTE_PRIVACY is not None:
+
+    rule sensitivity_attribute_privacy:
+        input:
+            # every dataset of a triple, in config order (the script maps data/raw/<key>.csv to <key>)
+            data=[raw_csv(d) for d in dict.fromkeys(t.dataset for t in ATTRIBUTE_PRIVACY.triples)],
+        output:
+            theta=report(
+                "results/theta/attribute_privacy.csv",
+                caption="../report/sensitivity_tables.rst",
+                category="Tables: theta and b",
+                labels={"table": "attribute_privacy"},
+            ),
+            audit="results/audit/sensitivity_attribute_privacy.csv",
+            png=report(
+                "results/figures/sensitivity/attribute_privacy.png",
+                caption="../report/sensitivity_attribute_privacy.rst",
+                category=SENS_CATEGORY,
+                labels={"figure": "attribute_privacy"},
+            ),
+            pdf="results/figures/sensitivity/attribute_privacy.pdf",
+            csv="results/figures/sensitivity/attribute_privacy.csv",
+        params:
+            code=CODE,
+            # only its own section and the audit's tolerance: editing another section does not rerun it
+            section=SENSITIVITY.get("attribute_privacy"),
+            rtol=config["audit"]["rtol"],
+            # for the caption, from this job's own figure CSV once it exists (never triggers a rerun)
+            caption=lambda w, output: once_written(output.csv, attribute_privacy_caption, []),
+        log:
+            "results/logs/sensitivity_attribute_privacy/attribute_privacy.log",
+        script:
+            "../scripts/sensitivity_attribute_privacy.py"
+
+    TARGETS.extend(["results/theta/attribute_privacy.csv", "results/audit/sensitivity_attribute_privacy.csv"])
+    TARGETS.extend(expand("results/figures/sensitivity/attribute_privacy.{ext}", ext=["png", "pdf", "csv"]))
+
+
+if DIFFUSION is not None:
+
+    rule sensitivity_diffusion:
+        output:
+            theta=report(
+                "results/theta/diffusion.csv",
+                caption="../report/sensitivity_tables.rst",
+                category="Tables: theta and b",
+                labels={"table": "diffusion"},
+            ),
+            check="results/theta/diffusion_check.csv",
+            audit="results/audit/sensitivity_diffusion.csv",
+            png=report(
+                "results/figures/sensitivity/diffusion.png",
+                caption="../report/sensitivity_diffusion.rst",
+                category=SENS_CATEGORY,
+                labels={"figure": "diffusion"},
+            ),
+            pdf="results/figures/sensitivity/diffusion.pdf",
+            csv="results/figures/sensitivity/diffusion.csv",
+        params:
+            code=CODE,
+            section=SENSITIVITY.get("diffusion"),
+            seed=config["seed"],
+            rtol=config["audit"]["rtol"],
+            caption=lambda w, output: once_written(output.check, diffusion_check_caption, ""),
+        log:
+            "results/logs/sensitivity_diffusion/diffusion.log",
+        script:
+            "../scripts/sensitivity_diffusion.py"
+
+    TARGETS.extend(["results/theta/diffusion.csv", "results/theta/diffusion_check.csv",
+                    "results/audit/sensitivity_diffusion.csv"])
+    TARGETS.extend(expand("results/figures/sensitivity/diffusion.{ext}", ext=["png", "pdf", "csv"]))
+    END_OF_RUN_WARNINGS.append(coupling_warnings)
