@@ -556,7 +556,7 @@ def _data_config(tmp_path, cache=True) -> dict:
     gauss["fig4"]["missing_values"] = [0]
     gauss["gmm"]["components"] = 2
     del gauss["fig3"]
-    for section in ("pierquin", "comparison", "sensitivity"):  # their datasets are not in this small config
+    for section in ("pierquin", "comparison", "iteration", "sensitivity"):  # their datasets are not in this small config
         cfg.pop(section, None)
     validate_config(cfg)
     raw = tmp_path / "data" / "raw"

@@ -385,8 +385,8 @@ class Settings:
     pierquin: dict[str, PierquinSetting]
     comparison: ComparisonSettings | None
     audit: AuditSettings
-    iteration: IterationSettings | None = None
-    sensitivity: SensitivitySettings | None = None
+    iteration: IterationSettings | None
+    sensitivity: SensitivitySettings | None
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> Settings:
