@@ -139,21 +139,26 @@ def _heart(rng, n=70):
 
 def _cleveland(rng, n=60):
     """processed.cleveland.data-like: 14 fields, diagnosis num 0-4 (every value present)."""
-    rows = [[int(rng.integers(30, 71)), int(k % 2), 2, 130, 240, 0, 0, 150, 0, 0, 1, "?", 3, k % 5] for k in range(n)]
+    rows = [[int(rng.integers(30, 71)), int(k % 2), 1 + k % 4, 130, 240, 0, 0, 150, 0, 0, 1, "?", 3, k % 5]
+            for k in range(n)]
     return "\n".join(",".join(map(str, r)) for r in rows) + "\n"
 
 
 def _student_mat(rng, n=50):
-    """student-mat.csv-like: `;` separated, paid yes/no, final grade G3 in 0..20."""
-    lines = ["school;paid;G3"] + [f"GP;{rng.choice(['yes', 'no'])};{int(rng.integers(0, 21))}" for _ in range(n)]
+    """student-mat.csv-like: `;` separated, paid yes/no, final grade G3 in 0..20, studytime 1-4,
+    failures 0-3 and first-period grade G1 (deterministic in the row: the random stream is the same)."""
+    lines = ["school;paid;G3;studytime;failures;G1"] + [
+        f"GP;{rng.choice(['yes', 'no'])};{int(rng.integers(0, 21))};{1 + k % 4};{k % 3};{5 + (7 * k) % 11}"
+        for k in range(n)]
     return "\n".join(lines) + "\n"
 
 
 def _adult_data(rng, n=90):
     """adult.data-like: no header, `, ` separated, 15 fields, ends with an empty line."""
     races = ["White", "Black", "Asian-Pac-Islander"]
-    rows = [f"{int(rng.integers(18, 80))}, Private, 1000, HS-grad, 9, Never-married, Sales, Own-child, "
-            f"{races[k % 3]}, Male, 0, 0, 40, United-States, {rng.choice(['<=50K', '>50K'])}" for k in range(n)]
+    rows = [f"{int(rng.integers(18, 80))}, Private, 1000, HS-grad, {9 + k % 4}, Never-married, Sales, Own-child, "
+            f"{races[k % 3]}, Male, 0, 0, {30 + (7 * k) % 21}, United-States, {rng.choice(['<=50K', '>50K'])}"
+            for k in range(n)]
     return "\n".join(rows) + "\n\n"
 
 
@@ -229,6 +234,14 @@ def tiny_config(info: dict) -> dict:
     it = cfg["iteration"]
     it["fig6"].update(steps=[1, 10, 100], equal=[0, 0.5], decaying=[0.9])
     it["series"]["bank"].update(etas=[0.05], secret_every=40, epsilons=[0.5, 1.0])
+    # closed-form sensitivities: one triple per file, one epsilon; the diffusion on a short grid
+    sens = cfg["sensitivity"]
+    sens["attribute_privacy"].update(
+        triples=[{"dataset": "student_mat", "released": "G3", "protected": "studytime"},
+                 {"dataset": "heart_cleveland", "released": "age", "protected": "cp"},
+                 {"dataset": "adult_train", "released": "hours-per-week", "protected": "education-num"}],
+        epsilons=[1.0])
+    sens["diffusion"].update(lambdas=[1.0], times=[0.5, 1.0, 2.0], paths=50, epsilons=[1.0])
     return cfg
 
 
