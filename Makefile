@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 CORES  ?= all
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: setup reproduce test test-fast docs lint clean
+.PHONY: setup reproduce test test-slow test-fast docs lint clean
 
 setup: $(STAMP)
 
@@ -28,12 +28,18 @@ reproduce: $(STAMP)
 	$(BIN)/snakemake --workflow-profile workflow/profiles/default --cores $(CORES)
 	$(BIN)/snakemake --cores 1 --report results/report.html
 
+# every test but those marked slow, under two minutes on 2 cores; CI runs `make test-slow` too
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -m "not slow"
 
-# the unit tests only (no Snakemake run), under a minute
+# the tests marked slow (pyproject.toml): a second complete run of the tiny project (determinism),
+# killed and resumed runs, the slurm profile, a non-editable install, the mpmath oracles
+test-slow: $(STAMP)
+	$(BIN)/python -m pytest -m slow
+
+# the unit tests only (no Snakemake run, nothing slow), under a minute
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -m "not integration"
+	$(BIN)/python -m pytest -m "not integration and not slow"
 
 # the documentation site (docs/, Sphinx): warnings are errors (nitpicky cross-references, every
 # public name in the API reference), then every example of the pages is executed (doctest)

@@ -216,6 +216,9 @@ def tiny_config(info: dict) -> dict:
     # the noise comparison on two pairs (a paper-000 panel and a Table 1 setting), three epsilons
     cfg["comparison"]["pairs"] = ["fig9/adult", "table1/heart"]
     cfg["comparison"]["epsilons"] = {"start": 0.2, "stop": 1.0, "step": 0.4}
+    # fig4 and fig6 repeat methods that fig5 (theorem3_*) and fig7 (kantorovich, theorem4) run here
+    for name in ("fig4", "fig6"):
+        del cfg["multiuser"]["experiments"][name]
     for name, spec in cfg["multiuser"]["experiments"].items():
         spec["epsilons"] = {"start": 0.001, "stop": 0.003, "step": 0.001} if name == "fig8" else \
             {"start": 0.1, "stop": 1.0, "step": 0.3}

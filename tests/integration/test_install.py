@@ -24,7 +24,7 @@ import pytest
 
 from tests.helpers import REPO
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 
 def test_a_non_editable_install_carries_the_schema_and_validates_the_config(tmp_path):

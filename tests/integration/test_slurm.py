@@ -25,7 +25,7 @@ import yaml
 
 from tests import helpers
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 REPO = helpers.REPO
 STANDIN = Path(__file__).resolve().parent / "slurm"

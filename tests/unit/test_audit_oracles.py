@@ -284,6 +284,7 @@ def test_cauchy_oracle_reproduces_the_issue_table_and_mpmath_tanh_sinh(gamma, ex
     assert ours == pytest.approx(expected, abs=5e-7)
 
 
+@pytest.mark.slow  # mpmath at 30 digits over the whole range of scales: `make test-slow`
 @pytest.mark.parametrize("name, cauchy_scales, gauss_scales", [("wide", (3.0,), ()), ("gap", (3e-6,), (3e-6,)),
                                                                 ("adult", (1e-6, 0.02, 5.0), (1e-6, 0.02, 5.0))])
 def test_long_double_oracle_agrees_with_mpmath(name, cauchy_scales, gauss_scales):
@@ -311,6 +312,7 @@ def _kind(name):
     return "mp" if name == "adult" else "ld"           # long double: test_long_double_oracle_agrees_with_mpmath
 
 
+@pytest.mark.slow  # mpmath at 30 digits over the whole range of scales: `make test-slow`
 @pytest.mark.parametrize("name", sorted(PRIORS))
 def test_cauchy_renyi_against_the_oracle(name):
     """gamma from 1e-6 to 10 (15 values), alpha in {1.5, 2, 5}: relative 1e-10 (the module docstring)."""
@@ -334,6 +336,7 @@ def test_cauchy_tight_scale_of_the_adult_pair():
     assert below > 0.3                                  # a smaller gamma fails: the scale is the smallest
 
 
+@pytest.mark.slow  # mpmath at 30 digits over the whole range of scales: `make test-slow`
 @pytest.mark.parametrize("name", sorted(PRIORS))
 def test_cauchy_renyi_at_its_floor_and_refused_below(name):
     """At 1e-8 times the largest |atom| (centred, at least 1) still relative 1e-10; below it refused
@@ -347,6 +350,7 @@ def test_cauchy_renyi_at_its_floor_and_refused_below(name):
         cauchy_renyi(p, q, alpha=2.0, gamma=0.99 * floor)
 
 
+@pytest.mark.slow  # mpmath at 30 digits over the whole range of scales: `make test-slow`
 @pytest.mark.parametrize("name", sorted(PRIORS))
 def test_gaussian_renyi_against_the_oracle(name):
     """sigma from 1e-6 to 10 (15 values), alpha in {1.5, 2, 5}: relative 1e-10 (the module docstring)."""
@@ -358,6 +362,7 @@ def test_gaussian_renyi_against_the_oracle(name):
             assert got == pytest.approx(expected[alpha], rel=RENYI_RTOL), (name, sigma, alpha)
 
 
+@pytest.mark.slow  # mpmath at 30 digits over the whole range of scales: `make test-slow`
 @pytest.mark.parametrize("name", sorted(PRIORS))
 def test_gaussian_hockey_stick_against_the_oracle(name):
     """sigma from 1e-6 to 10 (15 values), eps in {0, 0.5, 8}: within 1e-14 (1 + e^eps) absolute."""

@@ -190,6 +190,7 @@ def _bern_power(p, m):
     return out
 
 
+@pytest.mark.slow
 def test_a_million_rows_share_levels_and_match_two_binomials():
     """10^6 distinct-row users (a 2-D array), FFT levels shared between tilts, against a closed form."""
     rng = np.random.default_rng(8)
@@ -277,6 +278,7 @@ def pair_100000(users_100000):
     return SecretPair.of(Draws(p4), Draws(q4), [User(u) for u in users_100000])
 
 
+@pytest.mark.slow
 def test_sum_of_100000_users_keeps_mass_mean_and_variance(users_100000, pair_100000):
     """At 10^5 users: resolved mass, mean and variance against the exact cumulants of the users."""
     total = pair_100000.rest_sum
@@ -491,6 +493,7 @@ def test_theta_min_brackets_like_bisection(seed):
         assert res.steps <= 40
 
 
+@pytest.mark.slow
 def test_pair_of_100000_users_audit_is_the_mgf_limit(pair_100000):
     """10^5 users: the tight theta of the paper pair (P4, Q4) is the root of the MGF tail limit.
 
