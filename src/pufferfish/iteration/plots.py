@@ -41,15 +41,15 @@ def _positive(x, y):
     return x[keep], y[keep]
 
 
-def _style_legend(ax, extra=(), *, loc="upper left", anchor=None):
+def _style_handles():
+    """Legend handles of the accountants' line styles (colour-neutral) in Fig. 6."""
     from matplotlib.lines import Line2D
 
     handles = [Line2D([], [], color="#555555", linestyle=_LINES[k], label=LABELS[k]) for k in _LINES]
     handles.append(Line2D([], [], color="#555555", linestyle="none", marker="o", markerfacecolor="white",
                           label=LABELS["exact"]))
     handles.append(Line2D([], [], color="#000000", linestyle="-.", label=LABELS["dp_assumption"]))
-    return ax.legend(handles=[*handles, *extra], loc=loc, bbox_to_anchor=anchor, fontsize=7.5, frameon=False,
-                     ncol=2 if anchor is not None else 1)
+    return handles
 
 
 def plot_fig6(frame, png_path, pdf_path) -> None:
@@ -83,10 +83,11 @@ def plot_fig6(frame, png_path, pdf_path) -> None:
         ax.set_xlabel("number of steps T (secret = record 1)")
         ax.set_ylabel(f"Rényi divergence D_α (axis from 10⁻⁷; CSV has all)")
         ax.set_title(_TITLES.get(family, family))
-        first = _style_legend(ax, loc="upper center", anchor=(0.5, -0.14))
-        ax.add_artist(first)
-        ax.legend(handles=colour_handles, loc="upper center", bbox_to_anchor=(0.5, -0.31), ncol=len(colour_handles),
+        ax.legend(handles=colour_handles, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=len(colour_handles),
                   fontsize=8, frameon=False)
+    # one key of the line styles for both panels, below them (inside the saved area: a figure legend)
+    fig.legend(handles=_style_handles(), loc="upper center", bbox_to_anchor=(0.5, -0.04), ncol=3, fontsize=8,
+               frameon=False)
     row = frame.iloc[0]
     fig.suptitle(f"Noisy gradient descent, quadratic loss: η = {row.eta:g}, σ = {row.sigma:g}, α = {row.alpha:g}, "
                  f"D = 1, K = 1", fontsize=10)
@@ -114,7 +115,9 @@ def plot_series(frame, png_path, pdf_path) -> None:
         ax.set_xlabel("secret record k (file order)")
         ax.set_ylabel("Rényi divergence D_α")
         ax.set_title(f"η = {eta:g}")
-        ax.legend(fontsize=7, frameon=False)
+    # one key for every panel, below them, where it hides no point
+    handles, _ = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, fontsize=8, frameon=False)
     row = frame.iloc[0]
     fig.suptitle(f"{row.dataset}.{row.column}: T = {row.records:,} records, D = {row.D:g}, σ = {row.sigma:g}, "
                  f"α = {row.alpha:g}", fontsize=10)
@@ -162,10 +165,12 @@ def plot_sigma(frame, png_path, pdf_path) -> None:
             else:
                 ax.set_title(f"η = {eta:g}: each secret's own σ at ε = {sub.epsilon.iloc[0]:g} "
                              f"(σ = 0 not drawn)")
-            handles, _ = ax.get_legend_handles_labels()
-            handles.append(Line2D([], [], linestyle="none", marker="x", color="#D55E00", markersize=9,
-                                  markeredgewidth=2.2, label="rejected by the exact audit (δ above target)"))
-            ax.legend(handles=handles, fontsize=7, frameon=False)
+    # one key for every panel, below them, where it hides no point
+    handles, _ = axes[0][0].get_legend_handles_labels()
+    handles.append(Line2D([], [], linestyle="none", marker="x", color="#D55E00", markersize=9,
+                          markeredgewidth=2.2, label="rejected by the exact audit (δ above target)"))
+    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, fontsize=8, frameon=False)
+    fig.subplots_adjust(hspace=0.32)  # the top row's x label clear of the bottom row's titles
     rejected = sorted(frame.loc[~frame.meets_target.astype(bool), "accountant"].unique())
     note = ("rejected by the exact audit: " + ", ".join(rejected) + " (the records are correlated: treating them "
             "as independent under-noises)") if rejected else "every accountant's σ passes the exact audit"
