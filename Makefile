@@ -14,7 +14,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 setup: $(STAMP)
 
 $(STAMP): requirements.txt pyproject.toml
-	@$(PYTHON) -c 'import sys; v = sys.version_info; sys.exit(0 if v >= (3, 10) else "error: Python >= 3.10 is needed, found %d.%d; run make PYTHON=/path/to/python3.x" % v[:2])'
+	@$(PYTHON) -c 'import sys; v = sys.version_info; sys.exit(0 if v >= (3, 11) else "error: Python >= 3.11 is needed, found %d.%d; run make PYTHON=/path/to/python3.x" % v[:2])'
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
