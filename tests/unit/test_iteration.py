@@ -594,7 +594,8 @@ def test_runs_write_tables_and_figures(tmp_path):
 
 def test_rejection_summary_counts_the_exact_audit_verdicts(tmp_path):
     """The sigma figure's caption: per accountant (first-seen order), rows with meets_target False."""
-    from pufferfish.iteration.experiments import CALIBRATION_COLUMNS, rejection_summary
+    from pufferfish.iteration.captions import rejection_summary
+    from pufferfish.iteration.experiments import CALIBRATION_COLUMNS
 
     rows = [("paper_bound", True), ("dp_assumption", False), ("paper_bound", True), ("dp_assumption", True),
             ("dp_assumption", False), ("exact", True)]

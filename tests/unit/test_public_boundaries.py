@@ -527,7 +527,8 @@ JOB_MODULES = ("pufferfish.pipeline.", "pufferfish.files.", "pufferfish.plotting
                "pufferfish.sensitivity.experiments.", "pufferfish.sensitivity.plots.", "pufferfish.sensitivity.settings.",
                "pufferfish.multiuser.experiments", "pufferfish.multiuser.plots",
                "pufferfish.gaussian.experiments", "pufferfish.gaussian.plots", "pufferfish.comparison.experiment",
-               "pufferfish.comparison.plots")
+               "pufferfish.comparison.plots", "pufferfish.multiuser.captions", "pufferfish.gaussian.captions",
+               "pufferfish.iteration.captions", "pufferfish.sensitivity.captions")
 
 
 def _key(module: str, name: str, obj) -> str:

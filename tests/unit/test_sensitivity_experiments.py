@@ -13,8 +13,9 @@ import pytest
 
 from pufferfish.errors import ConfigError, DataError
 from pufferfish.sensitivity.experiments import (ATTRIBUTE_COLUMNS, AUDIT_COLUMNS, CHECK_COLUMNS, DIFFUSION_COLUMNS,
-                                                attribute_triple, coupling_violation_lines, diffusion_rows,
-                                                run_attribute_privacy, run_diffusion)
+                                                attribute_triple, diffusion_rows, run_attribute_privacy,
+                                                run_diffusion)
+from pufferfish.sensitivity.captions import coupling_violation_lines
 from pufferfish.sensitivity.settings import AttributePrivacySettings, AttributeTriple, DiffusionSettings
 
 ATTRIBUTE = {"triples": [{"dataset": "toy", "released": "r", "protected": "j"}], "epsilons": [1.0], "delta": 1e-5,
@@ -117,7 +118,7 @@ def test_a_closed_form_that_fails_the_exact_audit_is_flagged(tmp_path):
     assert written.claimed.tolist() == [m.startswith("empirical_") for m in written.method]
     # the caption says it plainly: more noise needed (W_inf 5 against a closed form of 0), which
     # noises fail, and how few records the rarest protected value has (2)
-    from pufferfish.sensitivity.experiments import attribute_caption
+    from pufferfish.sensitivity.captions import attribute_caption
 
     assert attribute_caption(out["fig.csv"]) == [
         "toy: r | j (4 records, 2 protected values, the rarest with 2 records): the data's own conditionals need "
@@ -128,7 +129,7 @@ def test_a_closed_form_that_fails_the_exact_audit_is_flagged(tmp_path):
 def test_a_closed_form_at_least_the_data_s_w_inf_passes_and_is_said_so(tmp_path):
     # r = (0, 1, 2, 3), j = (0, 0, 1, 1): the hand-worked triple above, closed form 2 = W_inf 2;
     # Laplace b = 2 / eps on conditionals {0, 1} vs {2, 3} (shift 2) attains eps exactly
-    from pufferfish.sensitivity.experiments import attribute_caption
+    from pufferfish.sensitivity.captions import attribute_caption
 
     table, audit, out = _run(tmp_path, pd.DataFrame({"r": [0, 1, 2, 3], "j": [0, 0, 1, 1]}))
     assert not audit.violation.any()
@@ -180,7 +181,7 @@ def test_diffusion_rows_and_check(tmp_path):
     assert math.isfinite(pd.read_csv(tmp_path / "c.csv").coupled_max.max())
     assert pd.read_csv(tmp_path / "a.csv").claimed.all()
     # the end-of-run report reads the written check: nothing here; a row above the bound is named
-    from pufferfish.sensitivity.experiments import diffusion_caption, read_coupling_violations
+    from pufferfish.sensitivity.captions import diffusion_caption, read_coupling_violations
 
     assert read_coupling_violations(tmp_path / "c.csv") == [] and read_coupling_violations(tmp_path / "no.csv") == []
     written = pd.read_csv(tmp_path / "c.csv")

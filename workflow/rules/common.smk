@@ -35,7 +35,7 @@ except ConfigError as err:
 validate(config, str(SCHEMA))
 
 # package functions that rules call when they run (params of figure captions, provenance)
-from pufferfish.multiuser.experiments import read_user_records
+from pufferfish.multiuser.captions import read_user_records
 from pufferfish.pipeline.report import audit_violations, git_state, paper_value_files, read_violation_lines
 
 #: final targets; every rules file appends its own
@@ -56,9 +56,8 @@ def once_written(path, read, empty):
 
 
 def gmm_rows(gmm_json):
-    """The rows-used record of a GMM fit, for captions (``read_gmm_rows``; imported on first use:
-    its module loads scipy, which the workflow needs only in the jobs)."""
-    from pufferfish.gaussian.experiments import read_gmm_rows
+    """The rows-used record of a GMM fit, for captions (``read_gmm_rows``)."""
+    from pufferfish.gaussian.captions import read_gmm_rows
 
     return read_gmm_rows(gmm_json)
 
@@ -195,22 +194,21 @@ def comparison_config(wildcards):
 
 
 def attribute_privacy_caption(figure_csv):
-    """The caption lines of the attribute-privacy figure (``attribute_caption``; imported on
-    first use: its module loads pandas, which building the DAG does not need)."""
-    from pufferfish.sensitivity.experiments import attribute_caption
+    """The caption lines of the attribute-privacy figure (``attribute_caption``)."""
+    from pufferfish.sensitivity.captions import attribute_caption
 
     return attribute_caption(figure_csv)
 
 
 def diffusion_check_caption(check_csv):
     """The verdict of the diffusion check, for the figure's caption (``diffusion_caption``)."""
-    from pufferfish.sensitivity.experiments import diffusion_caption
+    from pufferfish.sensitivity.captions import diffusion_caption
 
     return diffusion_caption(check_csv)
 
 
 def coupling_warnings():
     """The diffusion check's rows above the bound (Prop. 6.3), as WARNING lines at the end of the run."""
-    from pufferfish.sensitivity.experiments import read_coupling_violations
+    from pufferfish.sensitivity.captions import read_coupling_violations
 
     return read_coupling_violations("results/theta/diffusion_check.csv")

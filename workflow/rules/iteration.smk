@@ -5,7 +5,7 @@
 #   iteration_fig6     the Fig. 6 analogue: bounds table, audit table, figure
 #   iteration_series   one entry of config iteration.series (wildcard `series`): bounds table,
 #                      calibration table, audit table, the bounds figure and the sigma figure
-from pufferfish.iteration.experiments import rejection_summary  # the sigma figure's caption (no pandas)
+from pufferfish.iteration.captions import rejection_summary  # the sigma figure's caption (standard library only)
 
 ITERATION = config.get("iteration") or {}  # the validated mapping: params (a change reruns the job)
 ITERATION_SERIES = sorted(ITERATION.get("series") or {})

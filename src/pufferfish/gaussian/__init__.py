@@ -20,4 +20,4 @@ _EXPORTS = {
 
 __all__ = list(_EXPORTS)
 
-__getattr__, __dir__ = attach(__name__, _EXPORTS, ("methods", "gmm", "settings", "experiments", "plots"))
+__getattr__, __dir__ = attach(__name__, _EXPORTS, ("methods", "gmm", "settings", "experiments", "plots", "captions"))

@@ -50,7 +50,7 @@ from pufferfish.settings import AuditSettings
 
 __all__ = [
     "FIG1_COLUMNS", "FIG2_COLUMNS", "GMM_THETA_COLUMNS", "FIG5_COLUMNS", "AUDIT_COLUMNS", "STREAMS",
-    "generator", "stream_id", "run_fig1", "run_fig2", "fit_experiment_gmms", "read_gmms", "read_gmm_rows",
+    "generator", "stream_id", "run_fig1", "run_fig2", "fit_experiment_gmms", "read_gmms",
     "run_gmm_experiment", "run_fig5", "run_figure",
 ]
 
@@ -279,25 +279,6 @@ def read_gmms(gmm_json) -> tuple[dict, list[GMM]]:
     gmms = [GMM(s["weights"], s["means"], s["stds"], n=s["rows_used"], converged=s["converged"],
                 label=s["label"]) for s in record["secrets"]]
     return record, gmms
-
-
-def read_gmm_rows(gmm_json) -> dict:
-    """The rows-used record of :func:`fit_experiment_gmms` without the fitted parameters (for captions).
-
-    Keys: ``dataset``, ``attribute``, ``rows_in_dataset``, ``missing_values`` and ``secrets``, a
-    list (in config order) of ``label``, ``given``, ``rows_with_secret``, ``rows_used``,
-    ``rows_dropped_nan`` and ``rows_dropped_missing_value``.
-    """
-    with open(gmm_json, encoding="utf-8") as handle:
-        record = json.load(handle)
-    keys = ("label", "given", "rows_with_secret", "rows_used", "rows_dropped_nan", "rows_dropped_missing_value")
-    return {
-        "dataset": record["dataset"],
-        "attribute": record["attribute"],
-        "rows_in_dataset": record["rows_in_dataset"],
-        "missing_values": record["missing_values"],
-        "secrets": [{k: s[k] for k in keys} for s in record["secrets"]],
-    }
 
 
 def run_gmm_experiment(experiment: GMMExperimentSettings, *, audit: AuditSettings, seed: int, gmm_json, data_csv,

@@ -13,7 +13,8 @@ exact audit of the quadratic-loss linear-Gaussian model beside every bound:
 * :mod:`.exact` -- the exact Gaussian law of w_T under both secrets: D_alpha and the hockey stick;
 * :mod:`.model` -- every accountant and the exact audit for one secret of the quadratic model;
 * :mod:`.calibrate` -- the smallest sigma each accountant certifies, audited exactly;
-* :mod:`.settings`, :mod:`.experiments`, :mod:`.plots` -- the Fig. 6 analogue and a real series.
+* :mod:`.settings`, :mod:`.experiments`, :mod:`.plots` -- the Fig. 6 analogue and a real series
+  (:mod:`.captions`: the reader of their calibration tables for a caption).
 
 See docs/math/iteration.md for when each accountant applies.
 """

@@ -22,7 +22,8 @@ that every bound sits beside the exact divergence of the same run.
   target (``paper_bound``, ``contraction_bound``, ``composition``, ``exact``), False for the
   ``dp_assumption`` baseline (:data:`UNCLAIMED`), shown on purpose to fail under correlation.
 * :func:`run_fig6`, :func:`run_series` -- write the CSVs and the figures;
-  :func:`rejection_summary` -- the exact audit's verdicts of a calibration table, for a caption.
+  :func:`~pufferfish.iteration.captions.rejection_summary` -- the exact audit's verdicts of a calibration
+  table, for a caption.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
 
 __all__ = ["FIG6_COLUMNS", "SERIES_COLUMNS", "CALIBRATION_COLUMNS", "AUDIT_COLUMNS", "UNCLAIMED", "FAMILIES",
            "fig6_table", "read_series", "series_prior", "series_table", "calibration_table", "fig6_audit", "series_audit",
-           "sigma_figure_table", "run_fig6", "run_series", "rejection_summary"]
+           "sigma_figure_table", "run_fig6", "run_series"]
 
 FIG6_COLUMNS = ["correlation", "rho", "steps", "secret_index", "eta", "sigma", "alpha", "paper_bound",
                 "contraction_bound", "exact", "dp_assumption", "composition"]
@@ -316,21 +317,3 @@ def run_series(settings: SeriesSettings, *, data_csv, theta_csv, sigma_csv, audi
 
 
 
-def rejection_summary(sigma_csv) -> str:
-    """One line per calibration table (:func:`calibration_table`, as written): for each accountant, how
-    many of its sigmas (eta, secret, epsilon) the exact audit rejects, e.g.
-    ``paper_bound: 0 of 220 rejected; ...; dp_assumption: 113 of 220 rejected``.
-
-    For the caption of the sigma figure; the workflow calls it when it loads, so it reads the file
-    with the :mod:`csv` module (no pandas).
-    """
-    import csv
-
-    total: dict[str, int] = {}
-    rejected: dict[str, int] = {}
-    with open(sigma_csv, encoding="utf-8", newline="") as handle:
-        for row in csv.DictReader(handle):
-            name = row["accountant"]
-            total[name] = total.get(name, 0) + 1
-            rejected[name] = rejected.get(name, 0) + (row["meets_target"].strip().lower() != "true")
-    return "; ".join(f"{name}: {rejected[name]} of {total[name]} rejected" for name in total)

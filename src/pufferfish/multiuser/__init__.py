@@ -1,6 +1,7 @@
 """Paper 000, "Multi-user Pufferfish Privacy" (Ding, Lu, Yang, Zhang): its calibration methods
 (:mod:`.methods`), the typed settings of its experiments (:mod:`.settings`), the experiments
-declared in config (:mod:`.experiments`) and figures (:mod:`.plots`).
+declared in config (:mod:`.experiments`), figures (:mod:`.plots`) and the reader of the data users'
+records for figure titles (:mod:`.captions`).
 Names are imported on first use."""
 
 from pufferfish._lazy import attach
@@ -16,4 +17,4 @@ _EXPORTS = {
 
 __all__ = list(_EXPORTS)
 
-__getattr__, __dir__ = attach(__name__, _EXPORTS, ("methods", "settings", "experiments", "plots"))
+__getattr__, __dir__ = attach(__name__, _EXPORTS, ("methods", "settings", "experiments", "plots", "captions"))

@@ -393,16 +393,6 @@ def describe_secret(spec, records: Mapping[str, Mapping]) -> str:
     return secret_label(spec)
 
 
-def read_user_records(paths) -> list[dict]:
-    """The provenance JSONs of data-derived users, in the order given."""
-    import json
-    records = []
-    for path in paths:
-        with open(path, encoding="utf-8") as handle:
-            records.append(json.load(handle))
-    return records
-
-
 def write_figure(*, name: str, spec: Mapping, theta_csv, priors_csv, plan_csv=None, user_records=(),
                  png, pdf, csv) -> None:
     """The figure of an experiment (end of step ``multiuser_experiment``): the plan figure (kind plan)

@@ -13,7 +13,8 @@ for some priors it has a closed form:
 * :mod:`.composition` -- parallel composition over independent parts (Prop. E.1);
 * :mod:`.scales` -- the noise scales of the existing GWM methods for such a sensitivity;
 * :mod:`.experiments` -- attribute privacy on UCI data and the diffusion check
-  (:mod:`.settings`: their typed config; :mod:`.plots`: their figures).
+  (:mod:`.settings`: their typed config; :mod:`.plots`: their figures; :mod:`.captions`: the
+  readers of their written tables that the workflow calls for captions).
 """
 
 from pufferfish._lazy import attach
@@ -35,4 +36,4 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 __getattr__, __dir__ = attach(__name__, _EXPORTS, ("attribute", "diffusion", "weak_dependence", "composition", "scales",
-                                                   "settings", "experiments", "plots"))
+                                                   "settings", "experiments", "plots", "captions"))

@@ -34,6 +34,7 @@ import pandas as pd
 from pufferfish.audit import Target, lattice_auditor
 from pufferfish.errors import DataError
 from pufferfish.files import write_csv
+from pufferfish.sensitivity.captions import coupling_violation_lines
 from pufferfish.data_priors import empirical_pmf, encode
 from pufferfish.sensitivity.attribute import two_column_sensitivity
 from pufferfish.sensitivity.diffusion import POTENTIALS, coupled_distances, diffusion_sensitivity, ou_w_inf, potential
@@ -44,8 +45,8 @@ from pufferfish.wasserstein.table1 import PairSensitivity, SecretConditional, se
 __all__ = ["ATTRIBUTE_COLUMNS", "AUDIT_COLUMNS", "DIFFUSION_COLUMNS", "CHECK_COLUMNS", "FIGURE_COLUMNS",
            "EXPERIMENT", "DIFFUSION_EXPERIMENT", "SOURCES", "CLAIMED_SOURCES", "TripleResult", "triple_columns",
            "attribute_triple", "audit_triple",
-           "run_attribute_privacy", "attribute_caption", "diffusion_rows", "coupling_violation_lines",
-           "read_coupling_violations", "diffusion_caption", "diffusion_audit", "run_diffusion"]
+           "run_attribute_privacy", "diffusion_rows",
+           "diffusion_audit", "run_diffusion"]
 
 log = logging.getLogger("pufferfish")
 
@@ -196,9 +197,14 @@ def audit_triple(result: TripleResult, settings: AttributePrivacySettings, *, rt
     exceeds the target by more than ``rtol``. ``claimed``: the source is one of
     :data:`CLAIMED_SOURCES` (the closed form's rows are a baseline, ``claimed`` False).
 
-    Less work, same numbers: a pair whose sound upper bound (:func:`_upper_bound`, the paper's
-    own theorems applied to the pair) is at most the largest exact loss found so far, or at
-    most the target, cannot change the maximum or the smallest scale, and is not audited.
+    Less work, same numbers: a pair whose sound upper bound is at most the largest exact loss
+    found so far, or at most the target, cannot change the maximum or the smallest scale, and
+    is not audited. The bound is the smaller of the paper's own theorems applied to the pair
+    (:func:`_upper_bound`) and the pair's exact loss at a smaller scale already audited: the
+    loss never grows with the scale, since a larger scale is the smaller one plus independent
+    noise (Gaussian: sigma_2^2 = sigma_1^2 + s^2; Cauchy: gamma_2 = gamma_1 + c; Laplace: b_2 is
+    b_1 plus the mixture (b_1/b_2)^2 delta_0 + (1 - (b_1/b_2)^2) Laplace(b_2), from the
+    characteristic functions) and post-processing cannot raise a divergence.
     """
     from pufferfish import registry
 
@@ -209,17 +215,31 @@ def audit_triple(result: TripleResult, settings: AttributePrivacySettings, *, rt
     for method in GWM_METHODS:
         record = registry.get(method.name)
         auditors = {}
+        audited = {}  # (pair, what the loss depends on) -> [(scale, exact loss)], for bound()
+
+        def loss_key(pair, target):
+            # the loss audited: epsilon (Laplace) and D_alpha (Cauchy) do not depend on the target's
+            # epsilon, delta at epsilon (Gaussian) does
+            return (pair.secret_i, pair.secret_j, target.epsilon if target.guarantee == "epsilon_delta" else None,
+                    target.alpha)
 
         def achieved(pair, scale, target):
             key = (pair.secret_i, pair.secret_j)
             if key not in auditors:
                 auditors[key] = lattice_auditor(record.noise, record.guarantee, by_label[pair.secret_i].pmf,
                                                  by_label[pair.secret_j].pmf)
-            return auditors[key].achieved(scale, target) if scale > 0 else auditors[key].noise_free(target)
+            got = auditors[key].achieved(scale, target) if scale > 0 else auditors[key].noise_free(target)
+            audited.setdefault(loss_key(pair, target), []).append((scale, got.value))
+            return got
+
+        def bound(pair, scale, target):
+            """A sound upper bound of the pair's loss at ``scale``: the theorems, or an exact loss
+            at a scale at most ``scale`` (the loss never grows with the scale)."""
+            known = [value for at, value in audited.get(loss_key(pair, target), ()) if at <= scale]
+            return min([_upper_bound(record.noise, pair, scale, target), *known])
 
         def worst(scale, target):
-            ranked = sorted(((_upper_bound(record.noise, p, scale, target), k) for k, p in enumerate(result.pairs)),
-                            reverse=True)
+            ranked = sorted(((bound(p, scale, target), k) for k, p in enumerate(result.pairs)), reverse=True)
             best = None
             for upper, k in ranked:
                 if best is not None and upper <= best.value:
@@ -234,7 +254,7 @@ def audit_triple(result: TripleResult, settings: AttributePrivacySettings, *, rt
             smallest, note = 0.0, ""
             for pair in sorted(result.pairs, key=lambda r: (-r.w_inf, -r.w_2) if method.distance == "w_inf"
                                else (-r.w_2, -r.w_inf)):
-                if (_upper_bound(record.noise, pair, smallest, target) <= target.bound
+                if (bound(pair, smallest, target) <= target.bound
                         or achieved(pair, smallest, target).value <= target.bound):
                     continue
                 key = (pair.secret_i, pair.secret_j)
@@ -316,34 +336,6 @@ def run_attribute_privacy(settings: AttributePrivacySettings, *, data: Mapping[s
     return table, audit_frame
 
 
-def attribute_caption(figure_csv) -> list[str]:
-    """One line per triple of a written attribute figure CSV (:data:`FIGURE_COLUMNS`), for the
-    figure's caption: the data's W_inf against the closed form, whether the closed-form scales
-    fail the exact audit (and for which noises), and how few records the rarest protected
-    value has."""
-    from pufferfish.files import read_table
-
-    lines = []
-    for row in read_table(figure_csv).to_dict("records"):
-        label = f"{row['dataset']}: {row['released']} | {row['protected']}"
-        flagged = row["closed_form_flagged"] if isinstance(row["closed_form_flagged"], str) else ""
-        ratio = (f"{row['empirical_w_inf'] / row['gaussian_w_inf']:.3g} times"
-                 if row["gaussian_w_inf"] > 0 else "above")
-        distances = (f"W∞ = {row['empirical_w_inf']:g} is {ratio} the closed form {row['gaussian_w_inf']:.4g}"
-                     if row["empirical_w_inf"] > row["gaussian_w_inf"]
-                     else f"the closed form {row['gaussian_w_inf']:.4g} is at least W∞ = {row['empirical_w_inf']:g}")
-        if flagged:
-            verdict = (f"the data's own conditionals need more noise than the closed form gives: its scales FAIL "
-                       f"the exact audit on them ({flagged} noise); {distances}")
-        else:
-            verdict = (f"{distances}, and the closed-form scales pass the exact audit on the data's conditionals"
-                       + (" (W∞ is sufficient, not necessary)" if row["empirical_w_inf"] > row["gaussian_w_inf"]
-                          else ""))
-        lines.append(f"{label} ({row['rows']} records, {row['protected_values']} protected values, the rarest with "
-                     f"{row['min_rows']} record{'s' if row['min_rows'] != 1 else ''}): {verdict}.")
-    return lines
-
-
 # ------------------------------------------------------------------------------ diffusions
 def _seed(settings: DiffusionSettings, name: str, rate: float, time: float) -> np.random.SeedSequence:
     """The seed of one (potential, lambda, time): the config's seed with a key made of the values
@@ -355,7 +347,7 @@ def _seed(settings: DiffusionSettings, name: str, rate: float, time: float) -> n
 def diffusion_rows(settings: DiffusionSettings) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(the :data:`DIFFUSION_COLUMNS` table, the :data:`CHECK_COLUMNS` table) of every potential,
     lambda and time; ``ou_exact`` is empty (NaN) for a non-quadratic potential. The check's
-    ``violation`` is decided by :func:`coupling_violation_lines`' rule with rtol 0 here;
+    ``violation`` is decided by :func:`~pufferfish.sensitivity.captions.coupling_violation_lines`' rule with rtol 0 here;
     the pipeline applies its ``audit.rtol``."""
     from pufferfish.sensitivity.diffusion import euler_step
 
@@ -379,46 +371,6 @@ def diffusion_rows(settings: DiffusionSettings) -> tuple[pd.DataFrame, pd.DataFr
                 checks.append({"potential": name, "lambda": rate, "time": time, "bound": bound, "coupled_max": coupled,
                                "step": step, "steps": steps, "paths": settings.paths, "violation": coupled > bound})
     return pd.DataFrame(rows, columns=DIFFUSION_COLUMNS), pd.DataFrame(checks, columns=CHECK_COLUMNS)
-
-
-def coupling_violation_lines(check: pd.DataFrame, *, rtol: float = 0.0) -> list[str]:
-    """One WARNING line per row of a check table whose coupled distance exceeds bound * (1 + ``rtol``)."""
-    lines = []
-    for row in check.to_dict("records"):
-        if row["coupled_max"] > row["bound"] * (1.0 + rtol):
-            lines.append(f"WARNING: diffusion {row['potential']} lambda={row['lambda']:g} t={row['time']:g}: coupled "
-                         f"|X_t - X'_t| = {row['coupled_max']:.6g} exceeds the bound D e^(-lambda t) = "
-                         f"{row['bound']:.6g} (Prop. 6.3); see results/theta/diffusion_check.csv")
-    return lines
-
-
-def read_coupling_violations(check_csv) -> list[str]:
-    """:func:`coupling_violation_lines` of the rows of a written check table flagged ``violation``
-    (the job decided them with the audit's ``rtol``); nothing if the file does not exist."""
-    from pathlib import Path
-
-    from pufferfish.files import read_table
-
-    if not Path(check_csv).exists():
-        return []
-    check = read_table(check_csv)
-    flagged = check["violation"].astype(str).str.lower().isin(["true", "1"])
-    return coupling_violation_lines(check[flagged])
-
-
-def diffusion_caption(check_csv) -> str:
-    """The verdict of a written check table, for the figure's caption: the largest
-    coupled_max / bound and the rows above the bound."""
-    from pufferfish.files import read_table
-
-    check = read_table(check_csv)
-    ratio = check["coupled_max"] / check["bound"]
-    worst = check.loc[ratio.idxmax()]
-    above = int(check["violation"].astype(str).str.lower().isin(["true", "1"]).sum())
-    return (f"Largest coupled distance over the bound: {ratio.max():.6g} ({worst['potential']}, λ = "
-            f"{worst['lambda']:g}, t = {worst['time']:g}; {int(worst['paths'])} paths, Euler step "
-            f"{worst['step']:.4g}). Rows above the bound: {above} of {len(check)}"
-            + ("." if above == 0 else " (a WARNING at the end of the run names each)."))
 
 
 #: the ``experiment`` of the diffusion audit rows

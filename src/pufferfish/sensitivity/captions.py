@@ -1,0 +1,80 @@
+"""Readers of the sensitivity jobs' written tables, for figure captions and the end-of-run warnings.
+
+The workflow calls them when it builds its DAG (a caption param is evaluated on every run), so
+this module imports nothing heavier than pandas, which Snakemake has loaded already: not the
+audits, scipy or matplotlib of :mod:`pufferfish.sensitivity.experiments`.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+__all__ = ["attribute_caption", "coupling_violation_lines", "read_coupling_violations", "diffusion_caption"]
+
+
+def attribute_caption(figure_csv) -> list[str]:
+    """One line per triple of a written attribute figure CSV (:data:`~pufferfish.sensitivity.experiments.FIGURE_COLUMNS`), for the
+    figure's caption: the data's W_inf against the closed form, whether the closed-form scales
+    fail the exact audit (and for which noises), and how few records the rarest protected
+    value has."""
+    from pufferfish.files import read_table
+
+    lines = []
+    for row in read_table(figure_csv).to_dict("records"):
+        label = f"{row['dataset']}: {row['released']} | {row['protected']}"
+        flagged = row["closed_form_flagged"] if isinstance(row["closed_form_flagged"], str) else ""
+        ratio = (f"{row['empirical_w_inf'] / row['gaussian_w_inf']:.3g} times"
+                 if row["gaussian_w_inf"] > 0 else "above")
+        distances = (f"W∞ = {row['empirical_w_inf']:g} is {ratio} the closed form {row['gaussian_w_inf']:.4g}"
+                     if row["empirical_w_inf"] > row["gaussian_w_inf"]
+                     else f"the closed form {row['gaussian_w_inf']:.4g} is at least W∞ = {row['empirical_w_inf']:g}")
+        if flagged:
+            verdict = (f"the data's own conditionals need more noise than the closed form gives: its scales FAIL "
+                       f"the exact audit on them ({flagged} noise); {distances}")
+        else:
+            verdict = (f"{distances}, and the closed-form scales pass the exact audit on the data's conditionals"
+                       + (" (W∞ is sufficient, not necessary)" if row["empirical_w_inf"] > row["gaussian_w_inf"]
+                          else ""))
+        lines.append(f"{label} ({row['rows']} records, {row['protected_values']} protected values, the rarest with "
+                     f"{row['min_rows']} record{'s' if row['min_rows'] != 1 else ''}): {verdict}.")
+    return lines
+
+
+def coupling_violation_lines(check: pd.DataFrame, *, rtol: float = 0.0) -> list[str]:
+    """One WARNING line per row of a check table whose coupled distance exceeds bound * (1 + ``rtol``)."""
+    lines = []
+    for row in check.to_dict("records"):
+        if row["coupled_max"] > row["bound"] * (1.0 + rtol):
+            lines.append(f"WARNING: diffusion {row['potential']} lambda={row['lambda']:g} t={row['time']:g}: coupled "
+                         f"|X_t - X'_t| = {row['coupled_max']:.6g} exceeds the bound D e^(-lambda t) = "
+                         f"{row['bound']:.6g} (Prop. 6.3); see results/theta/diffusion_check.csv")
+    return lines
+
+
+def read_coupling_violations(check_csv) -> list[str]:
+    """:func:`coupling_violation_lines` of the rows of a written check table flagged ``violation``
+    (the job decided them with the audit's ``rtol``); nothing if the file does not exist."""
+    from pathlib import Path
+
+    from pufferfish.files import read_table
+
+    if not Path(check_csv).exists():
+        return []
+    check = read_table(check_csv)
+    flagged = check["violation"].astype(str).str.lower().isin(["true", "1"])
+    return coupling_violation_lines(check[flagged])
+
+
+def diffusion_caption(check_csv) -> str:
+    """The verdict of a written check table, for the figure's caption: the largest
+    coupled_max / bound and the rows above the bound."""
+    from pufferfish.files import read_table
+
+    check = read_table(check_csv)
+    ratio = check["coupled_max"] / check["bound"]
+    worst = check.loc[ratio.idxmax()]
+    above = int(check["violation"].astype(str).str.lower().isin(["true", "1"]).sum())
+    return (f"Largest coupled distance over the bound: {ratio.max():.6g} ({worst['potential']}, λ = "
+            f"{worst['lambda']:g}, t = {worst['time']:g}; {int(worst['paths'])} paths, Euler step "
+            f"{worst['step']:.4g}). Rows above the bound: {above} of {len(check)}"
+            + ("." if above == 0 else " (a WARNING at the end of the run names each)."))
