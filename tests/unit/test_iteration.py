@@ -311,6 +311,17 @@ def test_stationary_quadratic_by_fft_matches_the_dense_product():
         assert cq == pytest.approx(expect, rel=1e-8)
 
 
+@pytest.mark.parametrize("size", [2, 3, 17, 1000, 45211])
+def test_stationary_quadratic_is_scipy_fftconvolve_bit_for_bit(size):
+    """The autocorrelation by scipy.fft is the one scipy.signal.fftconvolve computes, to the last bit."""
+    from scipy.signal import fftconvolve
+
+    rng = np.random.default_rng(size)
+    gamma, q = np.sort(rng.random(size))[::-1], rng.normal(size=size)
+    lags = fftconvolve(q, q[::-1], mode="full")[size:]
+    assert StationaryCovariance(gamma).quadratic(q) == float(gamma[0] * np.dot(q, q) + 2.0 * np.dot(gamma[1:], lags))
+
+
 def test_equal_and_decaying_families_match_dense():
     T = 40
     q = step_weights(T, 0.1)
