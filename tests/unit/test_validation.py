@@ -766,8 +766,9 @@ def test_a_job_that_fails_says_one_line_and_removes_its_outputs(tmp_path, capsys
 
 
 def test_a_job_that_succeeds_exits_the_normal_way_with_its_outputs_and_log_complete(tmp_path):
-    """cli.run returns after a successful job; the process then exits the normal way: status 0,
-    the output is there, the rule's log and the standard streams are flushed, exit handlers ran."""
+    """cli.run returns after a successful job, its objects frozen (gc.freeze: the teardown's
+    collections skip them); the process then exits the normal way: status 0, the output is there,
+    the rule's log and the standard streams are flushed, exit handlers ran."""
     import subprocess
     import sys
     import textwrap
@@ -782,6 +783,8 @@ def test_a_job_that_succeeds_exits_the_normal_way_with_its_outputs_and_log_compl
             logging.getLogger("pufferfish").info("wrote the output")
             print("to stdout", end="")
         assert cli.run(main, types.SimpleNamespace(log=[{str(log)!r}], output=[{str(out)!r}])) is None
+        import gc
+        assert gc.get_freeze_count() > 10_000   # the job's objects: left to the end of the process
         print(" and after", end="")
     """)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
