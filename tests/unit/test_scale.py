@@ -10,7 +10,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from pufferfish.audit.laplace import (_log_forward, _log_kernel_sums, lattice_privacy_loss, log_density_at_lattice,
                               mgf_tail_loss, theta_min)
@@ -477,8 +477,15 @@ def test_theta_values_unchanged_at_1000_users(rest_1000):
 
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
+@example(seed=59287)
 def test_theta_min_brackets_like_bisection(seed):
-    """Accepted theta, rejected theta/(1+rtol), and the same value as plain bisection."""
+    """Accepted theta, rejected theta/(1+rtol), and the same value as plain bisection.
+
+    "Rejected" up to floating point: theta_min's rejected end lo satisfies hi/lo - 1 <= rtol as
+    computed in doubles, so theta/(1 + rtol) can sit an ulp above lo, and the loss there is itself
+    a rounded sum: seed 59287 reads it 2 ulps under epsilon (0.4999999999999998 at epsilon 0.5)
+    while lo was rejected. The code keeps its contract; the test allows 4 ulps at the boundary.
+    """
     rng = np.random.default_rng(seed)
     rest = sum_of_users([random_pmf(rng, lo=0, zero_prob=0.0) for _ in range(int(rng.integers(0, 4)))])
     p = sum_of_users([rest, random_pmf(rng)])
@@ -488,7 +495,7 @@ def test_theta_min_brackets_like_bisection(seed):
         if res.theta == 0:
             continue
         assert res.loss <= e and lattice_privacy_loss(p, q, res.theta).epsilon <= e
-        assert lattice_privacy_loss(p, q, res.theta / (1 + 1e-12)).epsilon > e
+        assert lattice_privacy_loss(p, q, res.theta / (1 + 1e-12)).epsilon > e - 4 * np.spacing(e)
         assert res.theta == pytest.approx(bisection_reference(p, q, e), rel=1e-11)
         assert res.steps <= 40
 
