@@ -25,7 +25,8 @@ from matplotlib.ticker import LogFormatterSciNotation  # noqa: E402
 
 from pufferfish.files import atomic_path  # noqa: E402
 
-__all__ = ["OKABE_ITO", "series_style", "setup_style", "save_figure", "TIGHT_STYLE", "log_axis", "superscript", "tight_bbox"]
+__all__ = ["OKABE_ITO", "series_style", "setup_style", "save_figure", "tight_bbox", "TIGHT_STYLE", "log_axis",
+           "superscript"]
 
 #: Okabe & Ito (2008) colour-blind-safe palette (black first)
 OKABE_ITO = ["#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7"]

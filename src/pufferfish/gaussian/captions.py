@@ -12,7 +12,8 @@ __all__ = ["read_gmm_rows"]
 
 
 def read_gmm_rows(gmm_json) -> dict:
-    """The rows-used record of :func:`~pufferfish.gaussian.experiments.fit_experiment_gmms` without the fitted parameters (for captions).
+    """The rows-used record of :func:`~pufferfish.gaussian.experiments.fit_experiment_gmms` without
+    the fitted parameters (for captions).
 
     Keys: ``dataset``, ``attribute``, ``rows_in_dataset``, ``missing_values`` and ``secrets``, a
     list (in config order) of ``label``, ``given``, ``rows_with_secret``, ``rows_used``,

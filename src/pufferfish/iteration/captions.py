@@ -9,8 +9,9 @@ __all__ = ["rejection_summary"]
 
 
 def rejection_summary(sigma_csv) -> str:
-    """One line per calibration table (:func:`~pufferfish.iteration.experiments.calibration_table`, as written): for each accountant, how
-    many of its sigmas (eta, secret, epsilon) the exact audit rejects, e.g.
+    """One line per calibration table (:func:`~pufferfish.iteration.experiments.calibration_table`,
+    as written): for each accountant, how many of its sigmas (eta, secret, epsilon) the exact
+    audit rejects, e.g.
     ``paper_bound: 0 of 220 rejected; ...; dp_assumption: 113 of 220 rejected``.
 
     For the caption of the sigma figure; the workflow calls it when it loads, so it reads the file

@@ -314,6 +314,3 @@ def run_series(settings: SeriesSettings, *, data_csv, theta_csv, sigma_csv, audi
     figure = sigma_figure_table(sigmas, accounts[2], settings, rtol=rtol)
     write_csv(figure, sigma_figure_csv)
     plot_sigma(figure, sigma_png, sigma_pdf)
-
-
-

@@ -7,18 +7,20 @@ audits, scipy or matplotlib of :mod:`pufferfish.sensitivity.experiments`.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
+
+from pufferfish.files import read_table
 
 __all__ = ["attribute_caption", "coupling_violation_lines", "read_coupling_violations", "diffusion_caption"]
 
 
 def attribute_caption(figure_csv) -> list[str]:
-    """One line per triple of a written attribute figure CSV (:data:`~pufferfish.sensitivity.experiments.FIGURE_COLUMNS`), for the
-    figure's caption: the data's W_inf against the closed form, whether the closed-form scales
-    fail the exact audit (and for which noises), and how few records the rarest protected
-    value has."""
-    from pufferfish.files import read_table
-
+    """One line per triple of a written attribute figure CSV
+    (:data:`~pufferfish.sensitivity.experiments.FIGURE_COLUMNS`), for the figure's caption: the
+    data's W_inf against the closed form, whether the closed-form scales fail the exact audit
+    (and for which noises), and how few records the rarest protected value has."""
     lines = []
     for row in read_table(figure_csv).to_dict("records"):
         label = f"{row['dataset']}: {row['released']} | {row['protected']}"
@@ -51,29 +53,27 @@ def coupling_violation_lines(check: pd.DataFrame, *, rtol: float = 0.0) -> list[
     return lines
 
 
+def _flagged(check: pd.DataFrame) -> pd.Series:
+    """The rows of a written check table whose ``violation`` reads true (as written: ``True``/``1``)."""
+    return check["violation"].astype(str).str.lower().isin(["true", "1"])
+
+
 def read_coupling_violations(check_csv) -> list[str]:
     """:func:`coupling_violation_lines` of the rows of a written check table flagged ``violation``
     (the job decided them with the audit's ``rtol``); nothing if the file does not exist."""
-    from pathlib import Path
-
-    from pufferfish.files import read_table
-
     if not Path(check_csv).exists():
         return []
     check = read_table(check_csv)
-    flagged = check["violation"].astype(str).str.lower().isin(["true", "1"])
-    return coupling_violation_lines(check[flagged])
+    return coupling_violation_lines(check[_flagged(check)])
 
 
 def diffusion_caption(check_csv) -> str:
     """The verdict of a written check table, for the figure's caption: the largest
     coupled_max / bound and the rows above the bound."""
-    from pufferfish.files import read_table
-
     check = read_table(check_csv)
     ratio = check["coupled_max"] / check["bound"]
     worst = check.loc[ratio.idxmax()]
-    above = int(check["violation"].astype(str).str.lower().isin(["true", "1"]).sum())
+    above = int(_flagged(check).sum())
     return (f"Largest coupled distance over the bound: {ratio.max():.6g} ({worst['potential']}, λ = "
             f"{worst['lambda']:g}, t = {worst['time']:g}; {int(worst['paths'])} paths, Euler step "
             f"{worst['step']:.4g}). Rows above the bound: {above} of {len(check)}"

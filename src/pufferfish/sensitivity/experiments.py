@@ -44,9 +44,8 @@ from pufferfish.wasserstein.table1 import PairSensitivity, SecretConditional, se
 
 __all__ = ["ATTRIBUTE_COLUMNS", "AUDIT_COLUMNS", "DIFFUSION_COLUMNS", "CHECK_COLUMNS", "FIGURE_COLUMNS",
            "EXPERIMENT", "DIFFUSION_EXPERIMENT", "SOURCES", "CLAIMED_SOURCES", "TripleResult", "triple_columns",
-           "attribute_triple", "audit_triple",
-           "run_attribute_privacy", "diffusion_rows",
-           "diffusion_audit", "run_diffusion"]
+           "attribute_triple", "audit_triple", "run_attribute_privacy", "diffusion_rows", "diffusion_audit",
+           "run_diffusion"]
 
 log = logging.getLogger("pufferfish")
 
@@ -347,8 +346,8 @@ def _seed(settings: DiffusionSettings, name: str, rate: float, time: float) -> n
 def diffusion_rows(settings: DiffusionSettings) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(the :data:`DIFFUSION_COLUMNS` table, the :data:`CHECK_COLUMNS` table) of every potential,
     lambda and time; ``ou_exact`` is empty (NaN) for a non-quadratic potential. The check's
-    ``violation`` is decided by :func:`~pufferfish.sensitivity.captions.coupling_violation_lines`' rule with rtol 0 here;
-    the pipeline applies its ``audit.rtol``."""
+    ``violation`` is decided by :func:`~pufferfish.sensitivity.captions.coupling_violation_lines`'
+    rule with rtol 0 here; the pipeline applies its ``audit.rtol``."""
     from pufferfish.sensitivity.diffusion import euler_step
 
     if not isinstance(settings, DiffusionSettings):
