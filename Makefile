@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 CORES  ?= all
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: setup reproduce test test-slow test-fast docs lint clean
+.PHONY: setup reproduce test test-slow test-fast test-slurm docs lint clean
 
 setup: $(STAMP)
 
@@ -33,9 +33,16 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -m "not slow"
 
 # the tests marked slow (pyproject.toml): a second complete run of the tiny project (determinism),
-# killed and resumed runs, the slurm profile, a non-editable install, the mpmath oracles
+# killed and resumed runs, a non-editable install, the mpmath oracles
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -m slow
+
+# the whole workflow through workflow/profiles/slurm on a real, throwaway single-node Slurm
+# (.ci/slurm: Debian's packages, installed when missing; needs root, else it says so and
+# exits 0), compared byte for byte with the local run of `make reproduce`; then a job failing
+# once (retried) and a job cancelled with scancel (nothing partial left, a rerun completes it)
+test-slurm: $(STAMP)
+	bash .ci/slurm
 
 # the unit tests only (no Snakemake run, nothing slow), under a minute
 test-fast: $(STAMP)

@@ -1,7 +1,6 @@
 """The two complete runs of the tiny project (tests/helpers.py) that the end-to-end tests share.
 
-The slurm profile test's two short runs (``slurm_runs``) start with them: they mostly wait
-on the executor's status checks. ``tiny`` is the run most tests read (in place, or a copy when they change files);
+``tiny`` is the run most tests read (in place, or a copy when they change files);
 ``tiny_again`` is a second run from an empty directory, for the determinism test. Each is
 made once per session, and only when a selected test needs it.
 
@@ -10,9 +9,7 @@ so that the two cores stay busy: the unit tests run first (``testpaths`` in pypr
 while ``tiny`` runs; ``tiny_again`` runs at a lower priority (nice 10), on the cycles the
 others leave, and the test that needs it runs last. Each fixture waits for its run.
 """
-import os
 import shutil
-import signal
 import tempfile
 from pathlib import Path
 
@@ -42,36 +39,17 @@ def pytest_collection_modifyitems(session, config, items):
     items.sort(key=lambda item: _uses(item, "tiny_again"))
 
 
-#: the runs of the slurm profile test (tests/integration/test_slurm.py), started with the others
-_slurm: dict = {}
-
-
-def _start_slurm() -> dict:
-    from tests.integration.test_slurm import start_runs
-
-    root = Path(tempfile.mkdtemp(prefix="pufferfish-slurm-"))
-    _roots.append(root)
-    _slurm.update(start_runs(root))
-    return _slurm
-
-
 def pytest_collection_finish(session):
     if session.config.option.collectonly:
         return
     for name in RUNS:
         if name not in _started and any(_uses(item, name) for item in session.items):
             _start(name)
-    if not _slurm and any(_uses(item, "slurm_runs") for item in session.items):
-        _start_slurm()
 
 
 def pytest_sessionfinish(session, exitstatus):
     for run in _started.values():
         run.stop()
-    for run in _slurm.values():
-        if run.proc.poll() is None:
-            os.killpg(run.proc.pid, signal.SIGKILL)
-            run.proc.wait()
     if session.testsfailed == 0 and exitstatus == 0:  # otherwise kept for a look
         for root in _roots:
             shutil.rmtree(root, ignore_errors=True)
@@ -87,9 +65,3 @@ def tiny():
 def tiny_again():
     """``(workdir, mirror)`` of a second complete run of the tiny project, from its own empty directory."""
     return (_started.get("tiny_again") or _start("tiny_again")).wait()
-
-
-@pytest.fixture(scope="session")
-def slurm_runs():
-    """The two background runs of the slurm profile test (cluster, failing), as started."""
-    return _slurm or _start_slurm()
