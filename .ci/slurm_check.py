@@ -52,7 +52,9 @@ if marker and os.environ.get("SLURM_JOB_ID") and "--target-jobs" in argv \\
 '''
 
 
-#: the Snakemake runs started and not yet finished: stopped on SIGTERM (they cancel their jobs)
+#: the rules that run on the login node: the download (a localrule) and the target rule
+LOCAL_RULES = {"download", "all"}
+#: the Snakemake runs started: any still running at exit gets a Ctrl-C (it cancels its jobs)
 RUNNING: list[subprocess.Popen] = []
 
 
@@ -110,10 +112,11 @@ def snakemake(workdir: Path, local: Path, *args, env: dict | None = None, wait: 
     cmd = [str(local / ".venv" / "bin" / "snakemake"), "--snakefile", str(local / "Snakefile"),
            "--directory", str(workdir), "--configfile", str(local / "config.yaml"),
            "--workflow-profile", str(local / "workflow" / "profiles" / "slurm"), *FAST, *args]
-    log = open(workdir / f"snakemake-{time.monotonic_ns()}.log", "w")
-    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})},
-                            cwd=workdir)
-    proc.logfile = Path(log.name)
+    logfile = workdir / f"snakemake-{time.monotonic_ns()}.log"
+    with open(logfile, "w") as log:
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})},
+                                cwd=workdir)
+    proc.logfile = logfile
     RUNNING.append(proc)
     if wait:
         proc.wait(timeout=3600)
@@ -133,7 +136,22 @@ def tail(proc, lines: int = 40) -> str:
     return "\n".join(out)
 
 
+def planned_jobs(workdir: Path, local: Path) -> dict[str, int]:
+    """Rule -> number of jobs of the whole workflow in ``workdir``, from Snakemake's dry run."""
+    out = run([str(local / ".venv" / "bin" / "snakemake"), "--snakefile", str(local / "Snakefile"),
+               "--directory", str(workdir), "--configfile", str(local / "config.yaml"), "--cores", "1",
+               "--dry-run", "--quiet", "rules"], check=True).stdout
+    counts = {}
+    for line in out.splitlines():
+        fields = line.split()
+        if len(fields) == 2 and fields[1].isdigit() and fields[0] != "total":
+            counts[fields[0]] = int(fields[1])
+    check(bool(counts), f"no job table in the dry run's output:\n{out}")
+    return counts
+
+
 def whole_workflow(local: Path, workdir: Path, profile: dict) -> None:
+    planned = planned_jobs(workdir, local)
     start = last_job_id()
     t0 = time.monotonic()
     proc = snakemake(workdir, local)
@@ -155,14 +173,19 @@ def whole_workflow(local: Path, workdir: Path, profile: dict) -> None:
         check(job["max_rss_mb"] is not None and job["max_rss_mb"] < resources["mem_mb"],
               f"{where}: MaxRSS {job['max_rss_mb']} MB against {resources['mem_mb']} MB asked")
     rules = sorted({j["rule"] for j in jobs})
-    check(not any(r.startswith("download") for r in rules), "a download went to a compute node (a localrule)")
+    submitted = {rule: sum(j["rule"] == rule for j in jobs) for rule in rules}
+    expected = {rule: n for rule, n in planned.items() if rule not in LOCAL_RULES}
+    check(submitted == expected, f"jobs through sbatch per rule {submitted}, the dry run plans {expected} "
+          f"(and {LOCAL_RULES} on the login node)")
     ours, theirs = csv_digests(workdir), csv_digests(local)
     check(sorted(ours) == sorted(theirs),
           f"CSV files differ: only on Slurm {sorted(set(ours) - set(theirs))}, only local {sorted(set(theirs) - set(ours))}")
     differ = [name for name in ours if ours[name] != theirs[name]]
     check(not differ, f"CSV files with other bytes than the local run's: {differ}")
     largest = max(jobs, key=lambda j: j["max_rss_mb"])
-    print(f"whole workflow: {len(jobs)} jobs through sbatch ({len(rules)} rules), all COMPLETED, "
+    local_jobs = sum(n for rule, n in planned.items() if rule in LOCAL_RULES)
+    print(f"whole workflow: {len(jobs)} jobs through sbatch ({len(rules)} rules; every job of the dry run "
+          f"but the {local_jobs} of {' and '.join(sorted(LOCAL_RULES))} on the login node), all COMPLETED, "
           f"status by sacct, in {seconds:.0f} s; account, partition, {resources['runtime']} min, "
           f"{resources['mem_mb']} MB and {resources['cpus_per_task']} CPU as the profile asks; "
           f"largest MaxRSS {largest['max_rss_mb']:.0f} MB ({largest['rule']})")
