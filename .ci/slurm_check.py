@@ -30,6 +30,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import yaml
@@ -76,6 +77,11 @@ def csv_digests(root: Path) -> dict[str, str]:
             for p in sorted((root / "results").rglob("*.csv"))}
 
 
+def same_bytes(workdir: Path, local: Path, outputs: list[str]) -> bool:
+    """Whether each of ``outputs`` exists in ``workdir`` with the bytes of the local run's file."""
+    return all((workdir / o).is_file() and (workdir / o).read_bytes() == (local / o).read_bytes() for o in outputs)
+
+
 def all_files(root: Path) -> set[str]:
     return {str(p.relative_to(root)) for p in (root / "results").rglob("*") if p.is_file()}
 
@@ -108,10 +114,15 @@ def jobs_since(job_id: int) -> list[dict]:
     return [jobs[k] for k in sorted(jobs, key=int)]
 
 
+def workflow_command(workdir: Path, local: Path, *args) -> list[str]:
+    """Snakemake on the project's workflow and config, in ``workdir``."""
+    return [str(local / ".venv" / "bin" / "snakemake"), "--snakefile", str(local / "Snakefile"),
+            "--directory", str(workdir), "--configfile", str(local / "config.yaml"), *args]
+
+
 def snakemake(workdir: Path, local: Path, *args, env: dict | None = None, wait: bool = True):
-    cmd = [str(local / ".venv" / "bin" / "snakemake"), "--snakefile", str(local / "Snakefile"),
-           "--directory", str(workdir), "--configfile", str(local / "config.yaml"),
-           "--workflow-profile", str(local / "workflow" / "profiles" / "slurm"), *FAST, *args]
+    cmd = workflow_command(workdir, local, "--workflow-profile", str(local / "workflow" / "profiles" / "slurm"),
+                           *FAST, *args)
     logfile = workdir / f"snakemake-{time.monotonic_ns()}.log"
     with open(logfile, "w") as log:
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})},
@@ -138,9 +149,7 @@ def tail(proc, lines: int = 40) -> str:
 
 def planned_jobs(workdir: Path, local: Path) -> dict[str, int]:
     """Rule -> number of jobs of the whole workflow in ``workdir``, from Snakemake's dry run."""
-    out = run([str(local / ".venv" / "bin" / "snakemake"), "--snakefile", str(local / "Snakefile"),
-               "--directory", str(workdir), "--configfile", str(local / "config.yaml"), "--cores", "1",
-               "--dry-run", "--quiet", "rules"], check=True).stdout
+    out = run(workflow_command(workdir, local, "--cores", "1", "--dry-run", "--quiet", "rules"), check=True).stdout
     counts = {}
     for line in out.splitlines():
         fields = line.split()
@@ -172,10 +181,9 @@ def whole_workflow(local: Path, workdir: Path, profile: dict) -> None:
         check(job["WorkDir"] == str(workdir), f"{where}: ran in {job['WorkDir']}")
         check(job["max_rss_mb"] is not None and job["max_rss_mb"] < resources["mem_mb"],
               f"{where}: MaxRSS {job['max_rss_mb']} MB against {resources['mem_mb']} MB asked")
-    rules = sorted({j["rule"] for j in jobs})
-    submitted = {rule: sum(j["rule"] == rule for j in jobs) for rule in rules}
+    submitted = Counter(j["rule"] for j in jobs)
     expected = {rule: n for rule, n in planned.items() if rule not in LOCAL_RULES}
-    check(submitted == expected, f"jobs through sbatch per rule {submitted}, the dry run plans {expected} "
+    check(submitted == expected, f"jobs through sbatch per rule {dict(submitted)}, the dry run plans {expected} "
           f"(and {LOCAL_RULES} on the login node)")
     ours, theirs = csv_digests(workdir), csv_digests(local)
     check(sorted(ours) == sorted(theirs),
@@ -184,7 +192,7 @@ def whole_workflow(local: Path, workdir: Path, profile: dict) -> None:
     check(not differ, f"CSV files with other bytes than the local run's: {differ}")
     largest = max(jobs, key=lambda j: j["max_rss_mb"])
     local_jobs = sum(n for rule, n in planned.items() if rule in LOCAL_RULES)
-    print(f"whole workflow: {len(jobs)} jobs through sbatch ({len(rules)} rules; every job of the dry run "
+    print(f"whole workflow: {len(jobs)} jobs through sbatch ({len(submitted)} rules; every job of the dry run "
           f"but the {local_jobs} of {' and '.join(sorted(LOCAL_RULES))} on the login node), all COMPLETED, "
           f"status by sacct, in {seconds:.0f} s; account, partition, {resources['runtime']} min, "
           f"{resources['mem_mb']} MB and {resources['cpus_per_task']} CPU as the profile asks; "
@@ -210,8 +218,7 @@ def retried_once(local: Path, workdir: Path) -> None:
     states = [(j["rule"], j["State"], j["ExitCode"]) for j in jobs]
     check(states == [(rule, "FAILED", "17:0"), (rule, "COMPLETED", "0:0")],
           f"expected a failed attempt (exit 17) then a completed one, got {states}")
-    ours, theirs = csv_digests(workdir), csv_digests(local)
-    check(all(ours.get(o) == theirs[o] for o in outputs), f"{outputs} differ from the local run after the retry")
+    check(same_bytes(workdir, local, outputs), f"{outputs} differ from the local run after the retry")
     print(f"retry: job {jobs[0]['JobIDRaw']} ({rule}) FAILED with exit 17 on its first attempt, "
           f"resubmitted as job {jobs[1]['JobIDRaw']} by the profile's retries: 1, COMPLETED; "
           f"status by squeue (MinJobAge set); outputs identical to the local run")
@@ -275,8 +282,7 @@ def cancelled_then_rerun(local: Path, workdir: Path) -> None:
               f"none of its outputs and no other file left, lock released")
     proc = snakemake(workdir, local, *outputs)
     check(proc.returncode == 0, f"the rerun after scancel failed (exit {proc.returncode}):\n{tail(proc)}")
-    ours, theirs = csv_digests(workdir), csv_digests(local)
-    check(all(ours.get(o) == theirs[o] for o in outputs), f"{outputs} differ from the local run after the rerun")
+    check(same_bytes(workdir, local, outputs), f"{outputs} differ from the local run after the rerun")
     print("scancel: the rerun completed the job; outputs identical to the local run")
 
 
