@@ -24,7 +24,7 @@ $(STAMP): requirements.txt pyproject.toml
 # A snakemake killed with SIGKILL leaves its lock in .snakemake/locks; it is removed here only
 # when no snakemake process runs in this directory (else: one line saying what to do).
 reproduce: $(STAMP)
-	@$(BIN)/python -m pufferfish.pipeline.cli release-stale-lock
+	@$(BIN)/python -m pufferfish.pipeline.jobs release-stale-lock
 	$(BIN)/snakemake --workflow-profile workflow/profiles/default --cores $(CORES)
 	$(BIN)/snakemake --cores 1 --report results/report.html
 

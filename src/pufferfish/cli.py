@@ -5,7 +5,7 @@ value must stay secret: for a secret pair (s_i, s_j) the adversary's priors of t
 value are the conditionals Pr(X | S = s_i) and Pr(X | S = s_j), paper 002's attribute
 privacy (Pierquin et al., ICML 2024, Section 6.2 and Appendix F.2). The command builds them
 with the pipeline's own code (:func:`pufferfish.wasserstein.conditionals.conditional_priors`:
-the same row selection, encodings and exact fractions as ``results/priors/pierquin_*``)
+the same row selection, encodings and exact fractions as ``results/priors/wasserstein_*``)
 and then:
 
 * ``pufferfish calibrate``: every mechanism of the comparison job
@@ -320,7 +320,7 @@ def build_priors(frame, path: str, args):
 
 def secret_pair(priors, first, second):
     """The :class:`~pufferfish.lattice.SecretPair` of two conditionals, built as the comparison job
-    builds a Table-1 pair (:func:`pufferfish.comparison.experiment.resolve_pair`)."""
+    builds a Table-1 pair (:func:`pufferfish.comparison.experiments.resolve_pair`)."""
     from pufferfish.lattice import Draws, SecretPair
 
     column = priors.record.get("column", "secret")

@@ -1,7 +1,7 @@
 """Errors that are the user's to fix: a bad config value, missing data, no network.
 
 Every entry point (the Snakefile, the workflow scripts) turns these into one line on
-stderr and a non-zero exit, never a traceback (see :mod:`pufferfish.pipeline.cli`).
+stderr and a non-zero exit, never a traceback (see :mod:`pufferfish.pipeline.jobs`).
 """
 
 from __future__ import annotations

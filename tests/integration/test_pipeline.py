@@ -56,12 +56,12 @@ def test_every_output_is_there(tiny):
         assert (workdir / "data" / "raw" / f"{dataset}.json").exists()
     # paper 002's Table 1 by config only: a nested, unpinned member recorded at its first download
     assert (workdir / "data" / "raw" / "student_mat.sha256.json").exists()
-    table1 = pd.read_csv(results / "theta" / "pierquin_table1.csv", keep_default_na=False)
+    table1 = pd.read_csv(results / "theta" / "wasserstein_table1.csv", keep_default_na=False)
     assert list(table1.columns) == ["setting", "secret_i", "secret_j", "rows_i", "rows_j", "range", "w_inf", "w_2"]
     assert [len(table1[table1.setting == s]) for s in ("student", "heart", "adult")] == [2, 11, 4]  # C(n, 2) + max
     for setting in ("student", "heart", "adult"):
         for ext in ("png", "pdf", "csv"):
-            assert (results / "figures" / "pierquin" / f"{setting}.{ext}").stat().st_size > 0
+            assert (results / "figures" / "wasserstein" / f"{setting}.{ext}").stat().st_size > 0
     # amplification by iteration (config iteration): Fig. 6 and the bank series, audited
     fig6 = pd.read_csv(results / "theta" / "iteration_fig6.csv")
     assert len(fig6) == 3 * 3 and fig6.steps.tolist()[:3] == [1, 10, 100]

@@ -10,7 +10,7 @@ The oracles are independent of the code under test:
 * GWM (paper 002, Cor. 3.1): W_inf / epsilon, with W_inf = 1 between two different Bernoullis;
 * hockey-stick and Renyi divergences of the noisy outputs by numerical integration (scipy
   ``quad``) of the mixture densities;
-* the pipeline: the comparison job's own function (:func:`pufferfish.comparison.experiment.write_pair`
+* the pipeline: the comparison job's own function (:func:`pufferfish.comparison.experiments.write_pair`
   on the priors :func:`pufferfish.wasserstein.conditionals.write_conditional_priors` writes) on
   the records of paper 002's Table-1 pair table1/adult (race = Asian-Pac-Islander vs Other).
 """
@@ -252,7 +252,7 @@ ADULT_EPS = [0.1, 0.5, 1.0]
 @pytest.fixture(scope="module")
 def adult_pair(tmp_path_factory):
     """A CSV of the records of table1/adult's pair, and the comparison job's rows for it."""
-    from pufferfish.comparison.experiment import write_pair
+    from pufferfish.comparison.experiments import write_pair
     from pufferfish.wasserstein.conditionals import write_conditional_priors
 
     tmp = tmp_path_factory.mktemp("adult")
@@ -263,7 +263,7 @@ def adult_pair(tmp_path_factory):
     spec = {"dataset": "adult_train", "attribute": "income", "encoding": {"indicator": [">50K"]}, "column": "race"}
     write_conditional_priors(setting="adult", spec=spec, data_csv=data, data_json=tmp / "adult.json",
                              out_csv=tmp / "priors.csv", out_json=tmp / "priors.json")
-    config = {"pierquin": {"settings": {"adult": spec}},
+    config = {"wasserstein": {"settings": {"adult": spec}},
               "comparison": {"epsilons": ADULT_EPS, "delta": 1e-5, "alpha": 2}}
     pipeline = write_pair(pair="table1/adult", config=config, data_users={}, table1_priors=str(tmp / "priors.json"),
                           out_csv=tmp / "rows.csv")

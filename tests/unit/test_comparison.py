@@ -9,7 +9,7 @@ from scipy.stats import norm
 
 from pufferfish.comparison import compare_pair, least_noise, noise_std
 from pufferfish.comparison.compare import winner_lines
-from pufferfish.comparison.experiment import parse_pair, slug
+from pufferfish.comparison.experiments import parse_pair, slug
 from pufferfish.errors import ConfigError
 from pufferfish.lattice import Absent, Draws, LatticePMF, Reports, SecretPair
 
@@ -121,7 +121,7 @@ def test_paper000_best_names_the_method():
 
 CONFIG = {
     "multiuser": {"experiments": {"fig5": {"panels": {"adult": {}, "bank": {}}}, "fig6": {"secrets": []}}},
-    "pierquin": {"settings": {"heart": {}}},
+    "wasserstein": {"settings": {"heart": {}}},
 }
 
 
@@ -137,7 +137,7 @@ def test_parse_pair(ref, expected):
 @pytest.mark.parametrize("ref, message", [
     ("fig7/adult", "no multiuser.experiments.fig7"), ("fig5/student", "has no panel 'student' (have: adult, bank)"),
     ("fig5", "has no panel ''"), ("fig6/x", "has no panels (write 'fig6')"),
-    ("table1/adult", "no pierquin.settings.adult (have: heart)"), ("a b", "must be <experiment>"),
+    ("table1/adult", "no wasserstein.settings.adult (have: heart)"), ("a b", "must be <experiment>"),
 ])
 def test_parse_pair_refuses(ref, message):
     with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):

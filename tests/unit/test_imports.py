@@ -24,7 +24,7 @@ def loaded_after(code: str) -> set[str]:
     ("import pufferfish", set()),
     ("from pufferfish import LatticePMF, SecretPair, User, Draws, Absent, sum_of_users, calibrate, lattice_auditor, "
      "Target", set()),
-    ("import pufferfish.pipeline.cli", set()),                              # every job's glue
+    ("import pufferfish.pipeline.jobs", set()),                              # every job's glue
     ("import pufferfish.pipeline.config\nfrom pufferfish import registry\nregistry.methods()",
      {"jsonschema", "yaml"}),                                                # what the Snakefile loads
     ("import pufferfish.multiuser.experiments", {"pandas"}),                # no scipy, no matplotlib

@@ -15,7 +15,7 @@ A public name in neither table fails :func:`test_every_public_name_is_in_a_table
 function cannot slip past. An entry whose name no longer exists fails too.
 
 Scope. ``pufferfish.pipeline`` and the job-level modules of the paper packages (experiments,
-plots, ``comparison.experiment``) are exempt by name: their arguments are typed settings built
+plots, ``comparison.experiments``) are exempt by name: their arguments are typed settings built
 from the config after :mod:`pufferfish.pipeline.config` validated it against the schema, and
 output paths (tested by ``test_config.py``, ``test_settings.py`` and the integration runs).
 Every function a user calls with numbers, priors or grids is walked.
@@ -526,7 +526,7 @@ JOB_MODULES = ("pufferfish.pipeline.", "pufferfish.files.", "pufferfish.plotting
                "pufferfish.iteration.experiments.", "pufferfish.iteration.plots.", "pufferfish.iteration.settings.",
                "pufferfish.sensitivity.experiments.", "pufferfish.sensitivity.plots.", "pufferfish.sensitivity.settings.",
                "pufferfish.multiuser.experiments", "pufferfish.multiuser.plots",
-               "pufferfish.gaussian.experiments", "pufferfish.gaussian.plots", "pufferfish.comparison.experiment",
+               "pufferfish.gaussian.experiments", "pufferfish.gaussian.plots", "pufferfish.comparison.experiments",
                "pufferfish.comparison.plots", "pufferfish.multiuser.captions", "pufferfish.gaussian.captions",
                "pufferfish.iteration.captions", "pufferfish.sensitivity.captions")
 

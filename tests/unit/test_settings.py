@@ -70,7 +70,7 @@ def test_every_settings_class_is_collected():
     assert {"Settings", "AuditSettings", "DatasetSettings", "LatticeUserSettings", "DataUserSettings", "Panel",
             "ExperimentSettings", "MultiuserSettings", "GaussianPrior", "Fig1Settings", "IntRange", "Fig2Settings",
             "Fig5Settings", "GMMSettings", "ConditionalSecret", "PrivacyPair", "GMMExperimentSettings",
-            "GaussianSettings", "PierquinSetting", "ComparisonSettings", "Fig6Settings", "SeriesSettings",
+            "GaussianSettings", "WassersteinSetting", "ComparisonSettings", "Fig6Settings", "SeriesSettings",
             "IterationSettings"} == names
 
 

@@ -192,13 +192,13 @@ def test_declared_values_numeric_secret_and_indicator_range():
 
 
 @pytest.mark.parametrize("changes, error, message", [
-    ({"domain": [0, 10]}, DataError, "pierquin.settings.student: G3 = 12 (given paid = no) is outside domain [0, 10]"),
-    ({"values": ["no", "maybe"]}, DataError, "pierquin.settings.student.values: dataset tiny_student: no row has paid = 'maybe' "
+    ({"domain": [0, 10]}, DataError, "wasserstein.settings.student: G3 = 12 (given paid = no) is outside domain [0, 10]"),
+    ({"values": ["no", "maybe"]}, DataError, "wasserstein.settings.student.values: dataset tiny_student: no row has paid = 'maybe' "
                                          "(values present: no, yes)"),
-    ({"column": "fees"}, DataError, "pierquin.settings.student: dataset tiny_student has no column 'fees'"),
-    ({"values": ["no"]}, DataError, "pierquin.settings.student: column paid has 1 value(s) (no); a secret pair needs two"),
+    ({"column": "fees"}, DataError, "wasserstein.settings.student: dataset tiny_student has no column 'fees'"),
+    ({"values": ["no"]}, DataError, "wasserstein.settings.student: column paid has 1 value(s) (no); a secret pair needs two"),
     ({"domain": None}, ConfigError,
-     "config: pierquin.settings.student: a numeric attribute needs `domain: [lo, hi]` or `range`"),
+     "config: wasserstein.settings.student: a numeric attribute needs `domain: [lo, hi]` or `range`"),
 ])
 def test_conditional_priors_refusals(changes, error, message):
     spec = {k: v for k, v in {**STUDENT_SPEC, **changes}.items() if v is not None}
@@ -211,7 +211,7 @@ def test_conditional_priors_refusals(changes, error, message):
 def test_declared_range_forms():
     assert declared_range({"encoding": "numeric", "range": 7}, setting="s") == (7.0, "config `range: 7`")
     assert declared_range({"encoding": {"codes": ["a", "b", "c"]}}, setting="s") == (2.0, "the codes encoding (values 1 to 3)")
-    with pytest.raises(ConfigError, match=r"^config: pierquin.settings.s.domain = \[3, 3\]: must be increasing$"):
+    with pytest.raises(ConfigError, match=r"^config: wasserstein.settings.s.domain = \[3, 3\]: must be increasing$"):
         declared_range({"encoding": "numeric", "domain": [3, 3]}, setting="s")
 
 
@@ -219,7 +219,7 @@ def test_files_round_trip_and_table(tmp_path):
     data_csv, data_json = tmp_path / "tiny.csv", tmp_path / "tiny.json"
     student_like().to_csv(data_csv, index=False)
     data_json.write_text(json.dumps({"sha256": "ab" * 32, "member": ["s.zip", "s.csv"], "url": "u"}))
-    out_csv, out_json = tmp_path / "pierquin_student.csv", tmp_path / "pierquin_student.json"
+    out_csv, out_json = tmp_path / "wasserstein_student.csv", tmp_path / "wasserstein_student.json"
     write_conditional_priors(setting="student", spec=STUDENT_SPEC, data_csv=data_csv, data_json=data_json,
                              out_csv=out_csv, out_json=out_json)
     priors_csv = pd.read_csv(out_csv)
@@ -228,8 +228,8 @@ def test_files_round_trip_and_table(tmp_path):
     back = read_conditional_priors(out_json)
     assert back.record["dataset_sha256"] == "ab" * 32 and back.record["dataset_member"] == ["s.zip", "s.csv"]
     assert list(back.conditionals[0].pmf.exact) == [Fraction(1, 4)] + [0] * 9 + [Fraction(1, 2), 0, Fraction(1, 4)]
-    table = write_table1([out_json], tmp_path / "pierquin_table1.csv")
-    lines = (tmp_path / "pierquin_table1.csv").read_text().splitlines()
+    table = write_table1([out_json], tmp_path / "wasserstein_table1.csv")
+    lines = (tmp_path / "wasserstein_table1.csv").read_text().splitlines()
     assert lines[0] == ",".join(TABLE1_COLUMNS)
     # W_2 = sqrt(64/4 + 4/4 + 4/4) = sqrt(18) = 4.242640687119285
     assert [line.rsplit(",", 1)[0] for line in lines[1:]] == ["student,no,yes,4,2,20,8", "student,max,max,,,20,8"]
@@ -254,7 +254,7 @@ def test_range_below_the_data_span_is_a_data_error(tmp_path):
     spec = {**{k: v for k, v in STUDENT_SPEC.items() if k != "domain"}, "range": 10}
     write_conditional_priors(setting="student", spec=spec, data_csv=data_csv, data_json=data_json,
                              out_csv=tmp_path / "p.csv", out_json=tmp_path / "p.json")
-    with pytest.raises(DataError, match=r"^pierquin.settings.student: attribute_range = 10: smaller than the span 12"):
+    with pytest.raises(DataError, match=r"^wasserstein.settings.student: attribute_range = 10: smaller than the span 12"):
         write_table1([tmp_path / "p.json"], tmp_path / "t.csv")
 
 
@@ -267,24 +267,24 @@ def shipped():
 
 def test_shipped_settings_valid(shipped):
     cfg = validate_config(copy.deepcopy(shipped))
-    settings = cfg["pierquin"]["settings"]
+    settings = cfg["wasserstein"]["settings"]
     assert list(settings) == ["student", "heart", "adult"]
     assert [declared_range(s, setting=k)[0] for k, s in settings.items()] == [20.0, 100.0, 1.0]  # Table 1's DP
 
 
-SETTING = ["pierquin", "settings"]
+SETTING = ["wasserstein", "settings"]
 
 
 @pytest.mark.parametrize("path, value, message", [
-    (SETTING + ["heart", "dataset"], "cleveland", "config: pierquin.settings.heart.dataset = 'cleveland': not a key of datasets"),
-    (SETTING + ["heart", "domain"], None, "config: pierquin.settings.heart: a numeric attribute needs `domain: [lo, hi]`"),
-    (SETTING + ["heart", "domain"], [100, 0], "config: pierquin.settings.heart.domain = [100, 0]: must be increasing"),
-    (SETTING + ["heart", "range"], 100, "config: pierquin.settings.heart = "),  # domain and range: one of them
-    (SETTING + ["heart", "range"], -1, "config: pierquin.settings.heart.range = -1: must be > 0"),
-    (SETTING + ["heart", "column"], "age", "config: pierquin.settings.heart: attribute and column are both 'age'"),
-    (SETTING + ["heart", "values"], [0], "config: pierquin.settings.heart.values = [0]: must have at least 2 item(s)"),
-    (SETTING + ["heart", "colum"], "num", "config: pierquin.settings.heart.colum: unknown key"),
-    (SETTING + ["heart", "encoding"], "integer", "config: pierquin.settings.heart.encoding = 'integer': is not a valid form"),
+    (SETTING + ["heart", "dataset"], "cleveland", "config: wasserstein.settings.heart.dataset = 'cleveland': not a key of datasets"),
+    (SETTING + ["heart", "domain"], None, "config: wasserstein.settings.heart: a numeric attribute needs `domain: [lo, hi]`"),
+    (SETTING + ["heart", "domain"], [100, 0], "config: wasserstein.settings.heart.domain = [100, 0]: must be increasing"),
+    (SETTING + ["heart", "range"], 100, "config: wasserstein.settings.heart = "),  # domain and range: one of them
+    (SETTING + ["heart", "range"], -1, "config: wasserstein.settings.heart.range = -1: must be > 0"),
+    (SETTING + ["heart", "column"], "age", "config: wasserstein.settings.heart: attribute and column are both 'age'"),
+    (SETTING + ["heart", "values"], [0], "config: wasserstein.settings.heart.values = [0]: must have at least 2 item(s)"),
+    (SETTING + ["heart", "colum"], "num", "config: wasserstein.settings.heart.colum: unknown key"),
+    (SETTING + ["heart", "encoding"], "integer", "config: wasserstein.settings.heart.encoding = 'integer': is not a valid form"),
 ])
 def test_bad_setting_gives_one_line(shipped, path, value, message):
     cfg = copy.deepcopy(shipped)
@@ -305,15 +305,15 @@ def test_bad_setting_gives_one_line(shipped, path, value, message):
 
 def test_setting_whose_priors_clash_with_a_user(shipped):
     cfg = copy.deepcopy(shipped)
-    cfg["multiuser"]["users"]["pierquin_heart"] = {"values": [0, 1], "probabilities": [0.5, 0.5]}
-    with pytest.raises(ConfigError, match=r"^config: pierquin.settings.heart: results/priors/pierquin_heart.csv "
-                                          r"would also be the prior of the user pierquin_heart"):
+    cfg["multiuser"]["users"]["wasserstein_heart"] = {"values": [0, 1], "probabilities": [0.5, 0.5]}
+    with pytest.raises(ConfigError, match=r"^config: wasserstein.settings.heart: results/priors/wasserstein_heart.csv "
+                                          r"would also be the prior of the user wasserstein_heart"):
         validate_config(cfg)
 
 
 def test_config_without_the_section_is_valid(shipped):
     cfg = copy.deepcopy(shipped)
-    del cfg["pierquin"]
+    del cfg["wasserstein"]
     del cfg["comparison"]  # its table1/<setting> pairs name the settings
     validate_config(cfg)
 
@@ -349,7 +349,7 @@ def test_table1_on_the_mirror_files(shipped):
                         names=shipped["datasets"]["adult_train"]["read_csv"]["names"])
     adult["salary"] = (adult["income"] == ">50K").astype(int)
     frames = {"student": (student, "G3", "paid"), "heart": (heart, "age", "num"), "adult": (adult, "salary", "race")}
-    settings = validate_config(copy.deepcopy(shipped))["pierquin"]["settings"]
+    settings = validate_config(copy.deepcopy(shipped))["wasserstein"]["settings"]
     found = {}
     for name, (frame, attribute, column) in frames.items():
         spec = settings[name]

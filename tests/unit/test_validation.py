@@ -456,7 +456,7 @@ import yaml  # noqa: E402
 
 from pufferfish.errors import ConfigError, DataError, OutputError  # noqa: E402
 from pufferfish import files  # noqa: E402
-from pufferfish.pipeline import cli  # noqa: E402
+from pufferfish.pipeline import jobs  # noqa: E402
 from pufferfish.pipeline.config import check_data, check_duplicate_keys, validate_config  # noqa: E402
 from pufferfish.data_priors import condition  # noqa: E402
 from pufferfish.pipeline.report import (NOT_COMPUTED, file_sha256, provenance,  # noqa: E402
@@ -556,7 +556,7 @@ def _data_config(tmp_path, cache=True) -> dict:
     gauss["fig4"]["missing_values"] = [0]
     gauss["gmm"]["components"] = 2
     del gauss["fig3"]
-    for section in ("pierquin", "comparison", "iteration", "sensitivity"):  # their datasets are not in this small config
+    for section in ("wasserstein", "comparison", "iteration", "sensitivity"):  # their datasets are not in this small config
         cfg.pop(section, None)
     validate_config(cfg)
     raw = tmp_path / "data" / "raw"
@@ -736,7 +736,7 @@ def _fake_job(tmp_path, outputs):
 
 @pytest.fixture(autouse=True)
 def _close_job_logs():
-    """cli.run logs to the job's file; close it after each test (a real job is a process of its own)."""
+    """jobs.run logs to the job's file; close it after each test (a real job is a process of its own)."""
     yield
     import logging
 
@@ -759,14 +759,14 @@ def test_a_job_that_fails_says_one_line_and_removes_its_outputs(tmp_path, capsys
         raise error
 
     with pytest.raises(SystemExit) as info:
-        cli.run(main, job)
+        jobs.run(main, job)
     assert info.value.code == 1
     assert capsys.readouterr().err == line + "\n"
     assert not out.exists() and log.read_text().endswith(line.replace("error: ", "ERROR ") + "\n")
 
 
 def test_a_job_that_succeeds_exits_the_normal_way_with_its_outputs_and_log_complete(tmp_path):
-    """cli.run returns after a successful job, its objects frozen (gc.freeze: the teardown's
+    """jobs.run returns after a successful job, its objects frozen (gc.freeze: the teardown's
     collections skip them); the process then exits the normal way: status 0, the output is there,
     the rule's log and the standard streams are flushed, exit handlers ran."""
     import subprocess
@@ -776,13 +776,13 @@ def test_a_job_that_succeeds_exits_the_normal_way_with_its_outputs_and_log_compl
     out, log, marker = tmp_path / "out.csv", tmp_path / "job.log", tmp_path / "atexit.txt"
     code = textwrap.dedent(f"""
         import atexit, logging, types
-        from pufferfish.pipeline import cli
+        from pufferfish.pipeline import jobs
         atexit.register(lambda: open({str(marker)!r}, "w").write("ran"))
         def main(_):
             open({str(out)!r}, "w").write("x,y\\n1,2\\n")
             logging.getLogger("pufferfish").info("wrote the output")
             print("to stdout", end="")
-        assert cli.run(main, types.SimpleNamespace(log=[{str(log)!r}], output=[{str(out)!r}])) is None
+        assert jobs.run(main, types.SimpleNamespace(log=[{str(log)!r}], output=[{str(out)!r}])) is None
         import gc
         assert gc.get_freeze_count() > 10_000   # the job's objects: left to the end of the process
         print(" and after", end="")
@@ -799,14 +799,14 @@ def test_a_job_whose_log_cannot_be_written_says_so(tmp_path, capsys):
     (tmp_path / "logs").write_text("a file")
     job = types.SimpleNamespace(log=[str(tmp_path / "logs" / "x.log")], output=[])
     with pytest.raises(SystemExit):
-        cli.run(lambda _: None, job)
+        jobs.run(lambda _: None, job)
     assert capsys.readouterr().err == f"error: {tmp_path / 'logs' / 'x.log'}: {tmp_path / 'logs'} is a file, not a directory\n"
 
 
 # ------------------------------------------------------------------------------ stale lock after SIGKILL
 def test_a_stale_lock_is_removed_only_when_no_snakemake_runs_here(tmp_path):
     """Issue case 7: after SIGKILL of snakemake the next run refused with "Directory cannot be locked"."""
-    assert cli.release_stale_lock(tmp_path) == ""                        # no lock: nothing to do
+    assert jobs.release_stale_lock(tmp_path) == ""                        # no lock: nothing to do
     locks = tmp_path / ".snakemake" / "locks"
     locks.mkdir(parents=True)
     (locks / "0.output.lock").write_text("results/x.csv\n")
@@ -817,31 +817,31 @@ def test_a_stale_lock_is_removed_only_when_no_snakemake_runs_here(tmp_path):
     proc = subprocess.Popen([str(fake)], cwd=tmp_path, stdout=subprocess.PIPE)
     try:
         assert proc.stdout.readline() == b"up\n"
-        if cli.snakemake_processes(tmp_path) is None:
+        if jobs.snakemake_processes(tmp_path) is None:
             pytest.skip("no /proc: the lock is never removed, the message says what to do")
-        assert cli.snakemake_processes(tmp_path) == [proc.pid]
+        assert jobs.snakemake_processes(tmp_path) == [proc.pid]
         with pytest.raises(PufferfishError) as info:
-            cli.release_stale_lock(tmp_path)
+            jobs.release_stale_lock(tmp_path)
         assert f"process {proc.pid}" in one_line(info) and "make reproduce" in str(info.value)
         assert (locks / "0.output.lock").exists()
     finally:
         proc.kill()
         proc.wait()
         proc.stdout.close()
-    assert cli.snakemake_processes(tmp_path) == []
-    assert "removed the lock" in cli.release_stale_lock(tmp_path)
+    assert jobs.snakemake_processes(tmp_path) == []
+    assert "removed the lock" in jobs.release_stale_lock(tmp_path)
     assert not locks.exists()
-    assert cli.main(["release-stale-lock", str(tmp_path)]) == 0 and cli.main(["bogus"]) == 2
+    assert jobs.main(["release-stale-lock", str(tmp_path)]) == 0 and jobs.main(["bogus"]) == 2
 
 
 def test_table1_settings_are_checked_on_cached_data(tmp_path):
-    """A pierquin setting naming a column the cached table lacks stops at load, naming the key."""
+    """A wasserstein setting naming a column the cached table lacks stops at load, naming the key."""
     cfg = _data_config(tmp_path)
-    cfg["pierquin"] = {"settings": {"loans": {"title": "t", "dataset": "bank_marketing", "attribute": "loan",
+    cfg["wasserstein"] = {"settings": {"loans": {"title": "t", "dataset": "bank_marketing", "attribute": "loan",
                                               "encoding": {"indicator": ["yes"]}, "column": "jobb"}}}
     with pytest.raises(ConfigError) as info:
         check_data(cfg, tmp_path / "data" / "raw")
-    assert one_line(info) == ("config: pierquin.settings.loans.column: no column 'jobb' in dataset bank_marketing "
+    assert one_line(info) == ("config: wasserstein.settings.loans.column: no column 'jobb' in dataset bank_marketing "
                               "(columns: job, loan)")
-    cfg["pierquin"]["settings"]["loans"]["column"] = "job"
+    cfg["wasserstein"]["settings"]["loans"]["column"] = "job"
     check_data(cfg, tmp_path / "data" / "raw")  # job has values; the indicator occurs

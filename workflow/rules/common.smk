@@ -45,7 +45,7 @@ TARGETS = []
 from pufferfish.pipeline.sources import source_digest
 
 CODE = source_digest()  # the whole package (every computing rule)
-FETCH_CODE = source_digest(["pipeline.fetch", "files", "pipeline.cli", "errors"])  # downloads only
+FETCH_CODE = source_digest(["pipeline.fetch", "files", "pipeline.jobs", "errors"])  # downloads only
 
 
 def once_written(path, read, empty):
@@ -166,26 +166,26 @@ def gaussian_figure_output(*, audited):
 def comparison_inputs(wildcards):
     """The priors a pair of config `comparison` needs: the data users' JSON (a multiuser pair)
     or its setting's conditionals (a Table 1 pair)."""
-    from pufferfish.comparison.experiment import parse_pair, slug
+    from pufferfish.comparison.experiments import parse_pair, slug
 
     pair = {slug(p): p for p in (config.get("comparison") or {}).get("pairs", [])}[wildcards.pair]
     kind, name, panel = parse_pair(pair, config)
     if kind == "table1":
-        return {"table1": f"results/priors/pierquin_{name}.json"}
+        return {"table1": f"results/priors/wasserstein_{name}.json"}
     return {"users": [f"results/priors/{u}.json" for u in SETTINGS.multiuser.data_users_of(name)]}
 
 
 def comparison_config(wildcards):
     """The part of the config one pair of `comparison` reads (its experiment or setting, the
     users, the grid): editing another experiment or the list of pairs does not rerun it."""
-    from pufferfish.comparison.experiment import parse_pair, slug
+    from pufferfish.comparison.experiments import parse_pair, slug
 
     section = config.get("comparison") or {}
     pair = {slug(p): p for p in section.get("pairs", [])}[wildcards.pair]
     kind, name, panel = parse_pair(pair, config)
     out = {"comparison": {k: section[k] for k in ("epsilons", "delta", "alpha")}}
     if kind == "table1":
-        out["pierquin"] = {"settings": {name: config["pierquin"]["settings"][name]}}
+        out["wasserstein"] = {"settings": {name: config["wasserstein"]["settings"][name]}}
     else:
         mu = config["multiuser"]
         out["multiuser"] = {"users": mu["users"], "data_users": mu["data_users"],

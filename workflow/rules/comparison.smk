@@ -1,7 +1,7 @@
 # Which noise for my secret pair? Every mechanism of papers 000 and 002 on each pair of
 # config `comparison.pairs`, every scale audited exactly; one job per pair (its rows and its
 # figure), then the table. The work is in pufferfish.comparison.
-from pufferfish.comparison.experiment import pair_caption, slug
+from pufferfish.comparison.experiments import pair_caption, slug
 
 COMPARISON = config.get("comparison") or {}
 COMPARISON_PAIRS = {slug(p): p for p in COMPARISON.get("pairs", [])}

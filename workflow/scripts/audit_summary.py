@@ -1,5 +1,5 @@
 """Rule audit_summary: one row per (experiment, panel, method) of every audit table."""
-from pufferfish.pipeline.cli import run
+from pufferfish.pipeline.jobs import run
 from pufferfish.pipeline.report import write_audit_summary
 
 

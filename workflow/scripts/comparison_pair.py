@@ -1,8 +1,8 @@
 """Rule comparison_pair: every mechanism on one secret pair, each scale audited exactly, and its figure."""
 from pathlib import Path
 
-from pufferfish.comparison.experiment import write_pair
-from pufferfish.pipeline.cli import run
+from pufferfish.comparison.experiments import write_pair
+from pufferfish.pipeline.jobs import run
 
 
 def main(smk):

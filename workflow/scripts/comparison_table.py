@@ -1,6 +1,6 @@
 """Rule comparison_table: the per-pair rows of the noise comparison as one table."""
-from pufferfish.comparison.experiment import write_table
-from pufferfish.pipeline.cli import run
+from pufferfish.comparison.experiments import write_table
+from pufferfish.pipeline.jobs import run
 
 
 def main(smk):

@@ -3,7 +3,7 @@
 Reads ``$UCI_MIRROR`` if set (no network then), else downloads from archive.ics.uci.edu.
 """
 
-from pufferfish.pipeline.cli import run
+from pufferfish.pipeline.jobs import run
 from pufferfish.pipeline.fetch import download
 
 

@@ -3,7 +3,7 @@
 Fig. 2 is the audited one: its rule adds the audit table and the ``audit`` settings.
 """
 from pufferfish.gaussian.experiments import run_figure
-from pufferfish.pipeline.cli import run
+from pufferfish.pipeline.jobs import run
 from pufferfish.gaussian.settings import GaussianSettings
 from pufferfish.settings import AuditSettings
 

@@ -1,6 +1,6 @@
 """Rule gaussian_gmm_figure: Theorem 2 on the fitted GMMs of one experiment, exact audit, b_min, figures."""
 from pufferfish.gaussian.experiments import run_gmm_experiment
-from pufferfish.pipeline.cli import run
+from pufferfish.pipeline.jobs import run
 from pufferfish.gaussian.settings import GMMExperimentSettings
 from pufferfish.settings import AuditSettings
 

@@ -1,7 +1,7 @@
 """Rule iteration_fig6: the Fig. 6 analogue of paper 002 (amplification by iteration), its audit table and figure."""
 from pufferfish.iteration.experiments import run_fig6
 from pufferfish.iteration.settings import Fig6Settings
-from pufferfish.pipeline.cli import run
+from pufferfish.pipeline.jobs import run
 from pufferfish.settings import AuditSettings
 
 

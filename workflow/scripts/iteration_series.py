@@ -2,7 +2,7 @@
 secret, the calibrated sigmas audited exactly, the audit table and the two figures."""
 from pufferfish.iteration.experiments import run_series
 from pufferfish.iteration.settings import SeriesSettings
-from pufferfish.pipeline.cli import run
+from pufferfish.pipeline.jobs import run
 from pufferfish.settings import AuditSettings
 
 

@@ -1,5 +1,5 @@
 """Rule multiuser_config_users: the lattice users given in config.yaml, written as prior tables (one job)."""
-from pufferfish.pipeline.cli import run
+from pufferfish.pipeline.jobs import run
 from pufferfish.multiuser.experiments import write_config_user
 
 

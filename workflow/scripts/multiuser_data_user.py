@@ -1,5 +1,5 @@
 """Rule multiuser_data_user: Pr(attribute | given) of one dataset, as a lattice prior."""
-from pufferfish.pipeline.cli import run
+from pufferfish.pipeline.jobs import run
 from pufferfish.multiuser.experiments import write_data_user
 
 

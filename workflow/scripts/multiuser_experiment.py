@@ -2,7 +2,7 @@
 scale, add `tight`, write pi* and Delta* for a plan experiment, and draw the figure."""
 from pathlib import Path
 
-from pufferfish.pipeline.cli import run
+from pufferfish.pipeline.jobs import run
 from pufferfish.multiuser.experiments import write_experiment
 
 

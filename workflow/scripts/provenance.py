@@ -1,5 +1,5 @@
 """Rule provenance: versions, git commit, config hash, dataset checksums, outputs' sha256 (results/provenance.json)."""
-from pufferfish.pipeline.cli import run
+from pufferfish.pipeline.jobs import run
 from pufferfish.pipeline.report import write_provenance
 
 

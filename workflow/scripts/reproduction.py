@@ -1,5 +1,5 @@
 """Rule reproduction: every number the papers state next to ours (results/reproduction.csv)."""
-from pufferfish.pipeline.cli import run
+from pufferfish.pipeline.jobs import run
 from pufferfish.pipeline.report import write_reproduction
 
 

@@ -1,7 +1,7 @@
 """Rule sensitivity_attribute_privacy: the closed-form attribute sensitivities (paper 002, Prop. 6.2) on UCI data, audited."""
 from pathlib import Path
 
-from pufferfish.pipeline.cli import run
+from pufferfish.pipeline.jobs import run
 from pufferfish.sensitivity.experiments import run_attribute_privacy
 from pufferfish.sensitivity.settings import AttributePrivacySettings
 

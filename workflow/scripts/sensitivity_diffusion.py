@@ -1,5 +1,5 @@
 """Rule sensitivity_diffusion: Prop. 6.3's bound against the exact OU W_inf and coupled Euler-Maruyama paths."""
-from pufferfish.pipeline.cli import run
+from pufferfish.pipeline.jobs import run
 from pufferfish.sensitivity.experiments import run_diffusion
 from pufferfish.sensitivity.settings import DiffusionSettings
 

@@ -1,6 +1,6 @@
 """Which noise for my secret pair? Every mechanism of papers 000 and 002 on one pair, each
 scale audited exactly (:mod:`.compare`), its typed settings (:mod:`.settings`), the pairs of
-config ``comparison`` run and written (:mod:`.experiment`) and its figure (:mod:`.plots`).
+config ``comparison`` run and written (:mod:`.experiments`) and its figure (:mod:`.plots`).
 Names are imported on first use."""
 
 from pufferfish._lazy import attach
@@ -14,4 +14,4 @@ _EXPORTS = {
 
 __all__ = list(_EXPORTS)
 
-__getattr__, __dir__ = attach(__name__, _EXPORTS, ("compare", "settings", "experiment", "plots"))
+__getattr__, __dir__ = attach(__name__, _EXPORTS, ("compare", "settings", "experiments", "plots"))

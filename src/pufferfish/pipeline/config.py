@@ -40,7 +40,7 @@ from pufferfish.iteration.settings import IterationSettings
 from pufferfish.multiuser.settings import MultiuserSettings
 from pufferfish.sensitivity.settings import SensitivitySettings
 from pufferfish.settings import AuditSettings, DatasetSettings, read_section
-from pufferfish.wasserstein.settings import PierquinSetting
+from pufferfish.wasserstein.settings import WassersteinSetting
 
 __all__ = ["load_schema", "validate_config", "load_settings", "Settings", "format_path", "SCHEMA_PATH",
            "check_duplicate_keys", "check_data", "cached_dataset", "known_columns"]
@@ -294,17 +294,17 @@ def _check_gaussian_keys(gaussian) -> None:
                               f"(results/figures/gaussian/<name>_theta.* are the b tables' figures)")
 
 
-def _check_pierquin(config: Mapping) -> None:
-    """Cross-references of ``pierquin.settings`` (paper 002's Table 1): datasets, DP range, output names.
+def _check_wasserstein(config: Mapping) -> None:
+    """Cross-references of ``wasserstein.settings`` (paper 002's Table 1): datasets, DP range, output names.
 
     Each setting's dataset is a key of ``datasets``; its DP sensitivity is declared
     (``domain`` or ``range``; implied by an ``indicator`` or ``codes`` encoding); the
-    released attribute is not the secret column; and ``results/priors/pierquin_<setting>.*``
+    released attribute is not the secret column; and ``results/priors/wasserstein_<setting>.*``
     is not also a user's prior (``results/priors/<user>.*``).
     """
     from pufferfish.wasserstein.conditionals import SECTION, declared_range
 
-    settings = (config.get("pierquin") or {}).get("settings", {})
+    settings = (config.get("wasserstein") or {}).get("settings", {})
     datasets = config.get("datasets", {})
     mu = config.get("multiuser", {})
     users = set(mu.get("users", {})) | set(mu.get("data_users", {}))
@@ -317,9 +317,9 @@ def _check_pierquin(config: Mapping) -> None:
             raise ConfigError(f"{where}: attribute and column are both {spec['attribute']!r}; the secret "
                               "column must be another column")
         declared_range(spec, setting=name)
-        if f"pierquin_{name}" in users:
-            raise ConfigError(f"{where}: results/priors/pierquin_{name}.csv would also be the prior of the user "
-                              f"pierquin_{name} (multiuser); rename one of them")
+        if f"wasserstein_{name}" in users:
+            raise ConfigError(f"{where}: results/priors/wasserstein_{name}.csv would also be the prior of the user "
+                              f"wasserstein_{name} (multiuser); rename one of them")
 
 
 def _check_comparison(config: Mapping) -> None:
@@ -328,7 +328,7 @@ def _check_comparison(config: Mapping) -> None:
     spec = config.get("comparison")
     if not spec:
         return
-    from pufferfish.comparison.experiment import parse_pair, slug
+    from pufferfish.comparison.experiments import parse_pair, slug
 
     seen = {}
     for pair in spec["pairs"]:
@@ -382,7 +382,7 @@ class Settings:
     datasets: dict[str, DatasetSettings]
     multiuser: MultiuserSettings
     gaussian: GaussianSettings
-    pierquin: dict[str, PierquinSetting]
+    wasserstein: dict[str, WassersteinSetting]
     comparison: ComparisonSettings | None
     audit: AuditSettings
     iteration: IterationSettings | None
@@ -392,13 +392,13 @@ class Settings:
     def from_config(cls, config: Mapping[str, Any]) -> Settings:
         """The settings of a configuration that the schema has validated (defaults filled in)."""
         s = read_section(config, "", required=("seed", "datasets", "multiuser", "gaussian", "audit"),
-                         optional=("pierquin", "comparison", "iteration", "sensitivity"))
-        pierquin = read_section(s.get("pierquin") or {}, "pierquin", required=(), optional=("settings",))
+                         optional=("wasserstein", "comparison", "iteration", "sensitivity"))
+        wasserstein = read_section(s.get("wasserstein") or {}, "wasserstein", required=(), optional=("settings",))
         return cls(seed=int(s["seed"]),
                    datasets={k: DatasetSettings.from_config(k, v) for k, v in s["datasets"].items()},
                    multiuser=MultiuserSettings.from_config(s["multiuser"]),
                    gaussian=GaussianSettings.from_config(s["gaussian"]),
-                   pierquin={k: PierquinSetting.from_config(k, v) for k, v in (pierquin.get("settings") or {}).items()},
+                   wasserstein={k: WassersteinSetting.from_config(k, v) for k, v in (wasserstein.get("settings") or {}).items()},
                    comparison=None if not s.get("comparison") else ComparisonSettings.from_config(s["comparison"]),
                    audit=AuditSettings.from_config(s["audit"]),
                    iteration=None if not s.get("iteration") else IterationSettings.from_config(s["iteration"]),
@@ -426,7 +426,7 @@ def load_settings(config: dict, schema: Mapping | None = None) -> Settings:
     _fill_defaults(config, schema)
     settings = Settings.from_config(config)
     _check_references(config)
-    _check_pierquin(config)
+    _check_wasserstein(config)
     _check_comparison(config)
     _check_iteration(config)
     _check_sensitivity(config)
@@ -610,9 +610,9 @@ def _data_requests(config: Mapping) -> list[dict]:
         requests.append({"where": f"gaussian.{fig}", "kind": "gmm", "name": fig, "spec": spec,
                          "dataset": spec["dataset"], "attribute": spec["attribute"],
                          "givens": [(f"secrets[{k}].given", s["given"]) for k, s in enumerate(spec["secrets"])]})
-    for name, spec in (config.get("pierquin") or {}).get("settings", {}).items():
+    for name, spec in (config.get("wasserstein") or {}).get("settings", {}).items():
         # paper 002's Table 1 settings: the released attribute given each value of a secret column
-        requests.append({"where": f"pierquin.settings.{name}", "kind": "pierquin", "name": name, "spec": spec,
+        requests.append({"where": f"wasserstein.settings.{name}", "kind": "wasserstein", "name": name, "spec": spec,
                          "dataset": spec["dataset"], "attribute": spec["attribute"],
                          "givens": [("column", {spec["column"]: None})]})
     attribute = (config.get("sensitivity") or {}).get("attribute_privacy") or {}
@@ -658,7 +658,7 @@ def check_data(config: Mapping, raw_dir: str | Path = "data/raw") -> None:
         if columns is None:
             continue
         used = [(req.get("keys", ("attribute",))[0], req["attribute"])] + [
-            (g if req["kind"] in ("pierquin", "sensitivity") else f"{g}.{c}", c)
+            (g if req["kind"] in ("wasserstein", "sensitivity") else f"{g}.{c}", c)
             for g, given in req["givens"] for c in given]
         for key, column in used:
             if str(column) not in columns:
@@ -707,7 +707,7 @@ def _check_request_on_frame(req: Mapping, frame, config: Mapping) -> None:
 
             data_user_prior(frame, req["spec"], name=req["name"])
             return
-        if req["kind"] == "pierquin":
+        if req["kind"] == "wasserstein":
             from pufferfish.wasserstein.conditionals import conditional_priors
 
             conditional_priors(frame, req["spec"], setting=req["name"])

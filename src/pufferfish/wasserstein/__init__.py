@@ -9,7 +9,7 @@ Appendix F.2): the released attribute's range (DP), W_inf (the GWM, Theorem 3.3 
 Corollary 3.1) and W_2 (the DAGWM with Cauchy noise at alpha = 2, Theorem 4.5 /
 Corollary 4.1) between the conditional priors of every secret pair; the conditional priors
 read off the data and the table written (:mod:`.conditionals`); the typed form of config
-``pierquin.settings`` (:mod:`.settings`). Names are imported on first use."""
+``wasserstein.settings`` (:mod:`.settings`). Names are imported on first use."""
 
 from pufferfish._lazy import attach
 
@@ -22,7 +22,7 @@ _EXPORTS = {
                      "setting_sensitivities", "binding_pair", "table1_frame"], "pufferfish.wasserstein.table1"),
     **dict.fromkeys(["ConditionalPriors", "conditional_priors", "declared_range", "read_conditional_priors"],
                     "pufferfish.wasserstein.conditionals"),
-    **dict.fromkeys(["PierquinSetting"], "pufferfish.wasserstein.settings"),
+    **dict.fromkeys(["WassersteinSetting"], "pufferfish.wasserstein.settings"),
 }
 
 __all__ = list(_EXPORTS)

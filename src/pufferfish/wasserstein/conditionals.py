@@ -1,8 +1,8 @@
-"""Conditional priors of a released attribute given each value of a secret column (config ``pierquin``).
+"""Conditional priors of a released attribute given each value of a secret column (config ``wasserstein``).
 
 Paper 002's attribute-privacy experiments (Pierquin et al., ICML 2024, Section 6.2 and
 Appendix F.2.3) release one column X of a record and protect another column S of the same
-record. A setting of config ``pierquin.settings`` declares them by name, without code:
+record. A setting of config ``wasserstein.settings`` declares them by name, without code:
 
 * ``dataset``: a key of ``datasets``;
 * ``attribute`` and ``encoding``: the released column and how its values become integers,
@@ -17,9 +17,9 @@ record. A setting of config ``pierquin.settings`` declares them by name, without
 :func:`conditional_priors` reads Pr(X | S = s) for each secret value s off the table
 (:func:`pufferfish.data_priors.condition`, ``encode``, ``empirical_pmf``): exact
 fractions count / rows. Rows missing X or S are dropped and counted once. The rule
-helpers write them to ``results/priors/pierquin_<setting>.csv`` (``secret,value,probability``)
+helpers write them to ``results/priors/wasserstein_<setting>.csv`` (``secret,value,probability``)
 and ``.json`` (the counts, from which :func:`read_conditional_priors` rebuilds the exact
-priors), Table 1 to ``results/theta/pierquin_table1.csv`` and one figure per setting.
+priors), Table 1 to ``results/theta/wasserstein_table1.csv`` and one figure per setting.
 """
 
 from __future__ import annotations
@@ -47,10 +47,10 @@ __all__ = ["ConditionalPriors", "declared_range", "secret_values", "conditional_
 log = logging.getLogger("pufferfish")
 
 #: the config section of the settings
-SECTION = "pierquin.settings"
-#: columns of results/priors/pierquin_<setting>.csv
+SECTION = "wasserstein.settings"
+#: columns of results/priors/wasserstein_<setting>.csv
 PRIOR_COLUMNS = ["secret", "value", "probability"]
-#: columns of results/figures/pierquin/<setting>.csv
+#: columns of results/figures/wasserstein/<setting>.csv
 FIGURE_COLUMNS = ["setting", "secret", "value", "probability", "cdf"]
 
 
@@ -59,7 +59,7 @@ class ConditionalPriors:
     """Pr(X | S = s) for each secret value s of one setting, with the DP range and the row accounting.
 
     Attributes:
-        setting: the key of the setting in ``pierquin.settings``.
+        setting: the key of the setting in ``wasserstein.settings``.
         conditionals: one :class:`SecretConditional` per secret value, in order.
         attribute_range: the DP sensitivity (the range of X's domain).
         range_source: where ``attribute_range`` comes from (for captions).
@@ -130,7 +130,7 @@ def secret_values(frame: pd.DataFrame, column: str, values: Sequence | None = No
 
 
 def conditional_priors(frame: pd.DataFrame, spec: Mapping, *, setting: str) -> ConditionalPriors:
-    """Pr(attribute | column = s) for every secret value s of a ``pierquin.settings`` entry.
+    """Pr(attribute | column = s) for every secret value s of a ``wasserstein.settings`` entry.
 
     Rows missing the attribute or the secret column are dropped (and counted); a declared
     secret value that no row has, an encoded value outside the declared ``domain``, or
@@ -206,7 +206,7 @@ def prior_rows(priors: ConditionalPriors) -> pd.DataFrame:
 
 def write_conditional_priors(*, setting: str, spec: Mapping, data_csv, data_json, out_csv, out_json,
                              png=None, pdf=None, csv=None) -> ConditionalPriors:
-    """Rule ``pierquin_conditionals``: one setting's priors to ``out_csv`` and their record to
+    """Rule ``wasserstein_conditionals``: one setting's priors to ``out_csv`` and their record to
     ``out_json``; with ``png``, their figure (:func:`write_conditionals_figure`: PNG, PDF and the
     numbers plotted), drawn from the record as written."""
     frame = pd.read_csv(data_csv)
@@ -242,7 +242,7 @@ def read_conditional_priors(path) -> ConditionalPriors:
 
 # ------------------------------------------------------------------------------ Table 1
 def write_table1(priors_json: Sequence, out_csv) -> pd.DataFrame:
-    """Rule ``pierquin_table1``: every secret pair of every setting and each setting's maxima.
+    """Rule ``wasserstein_table1``: every secret pair of every setting and each setting's maxima.
 
     ``priors_json`` lists the records of :func:`write_conditional_priors`, in the order
     the settings appear in the config.
@@ -260,7 +260,7 @@ def write_table1(priors_json: Sequence, out_csv) -> pd.DataFrame:
 
 
 def setting_table1_rows(priors_json) -> list[dict]:
-    """The rows of one setting as they stand in ``results/theta/pierquin_table1.csv`` (its pairs,
+    """The rows of one setting as they stand in ``results/theta/wasserstein_table1.csv`` (its pairs,
     then its maximum), computed from the setting's own priors, for the caption of its figure."""
     priors = read_conditional_priors(priors_json)
     try:
@@ -351,7 +351,7 @@ def plot_conditionals(priors: ConditionalPriors, *, title: str, attribute_label:
 
 
 def write_conditionals_figure(*, priors_json, spec: Mapping, png, pdf, csv) -> PairSensitivity:
-    """The figure of one setting's conditionals (end of rule ``pierquin_conditionals``)."""
+    """The figure of one setting's conditionals (end of rule ``wasserstein_conditionals``)."""
     priors = read_conditional_priors(priors_json)
     title = spec.get("title") or priors.setting
     record = priors.record

@@ -1,4 +1,4 @@
-"""Typed settings of paper 002's Table 1 (config ``pierquin.settings``).
+"""Typed settings of paper 002's Table 1 (config ``wasserstein.settings``).
 
 Built by :mod:`pufferfish.pipeline.config` from the validated config; a job builds the
 section it receives (:mod:`pufferfish.settings`).
@@ -12,16 +12,16 @@ from typing import ClassVar
 
 from pufferfish.settings import Encoding, read_section
 
-__all__ = ["PierquinSetting"]
+__all__ = ["WassersteinSetting"]
 
 
 @dataclass(frozen=True)
-class PierquinSetting:
-    """One setting of paper 002's Table 1 (config ``pierquin.settings``): the released
+class WassersteinSetting:
+    """One setting of paper 002's Table 1 (config ``wasserstein.settings``): the released
     ``attribute`` of ``dataset`` (encoded by ``encoding``) given each value of the secret
     ``column`` (``values``: all present when None); DP sensitivity from ``domain`` or ``range``."""
 
-    schema_path: ClassVar[str] = "/$defs/pierquin_setting"
+    schema_path: ClassVar[str] = "/$defs/wasserstein_setting"
     name: str
     title: str | None
     note: str
@@ -34,8 +34,8 @@ class PierquinSetting:
     range: float | None
 
     @classmethod
-    def from_config(cls, name: str, section: Mapping) -> PierquinSetting:
-        where = f"pierquin.settings.{name}"
+    def from_config(cls, name: str, section: Mapping) -> WassersteinSetting:
+        where = f"wasserstein.settings.{name}"
         s = read_section(section, where, required=("dataset", "attribute", "encoding", "column", "note"),
                          optional=("title", "values", "domain", "range"))
         return cls(name=name, title=s.get("title"), note=str(s["note"]), dataset=str(s["dataset"]),

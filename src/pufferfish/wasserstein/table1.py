@@ -36,7 +36,7 @@ from pufferfish.lattice.pmf import LatticePMF
 __all__ = ["SecretConditional", "PairSensitivity", "TABLE1_COLUMNS", "MAX_LABEL", "pair_sensitivity",
            "setting_sensitivities", "binding_pair", "table1_frame"]
 
-#: columns of results/theta/pierquin_table1.csv
+#: columns of results/theta/wasserstein_table1.csv
 TABLE1_COLUMNS = ["setting", "secret_i", "secret_j", "rows_i", "rows_j", "range", "w_inf", "w_2"]
 #: ``secret_i`` and ``secret_j`` of a setting's row of maxima (the numbers Table 1 prints)
 MAX_LABEL = "max"
@@ -69,7 +69,7 @@ class SecretConditional:
 
 @dataclass(frozen=True)
 class PairSensitivity:
-    """One row of ``results/theta/pierquin_table1.csv``.
+    """One row of ``results/theta/wasserstein_table1.csv``.
 
     For a secret pair: its two secret values and row counts, the DP range, W_inf and W_2
     of its conditionals. For a setting's row of maxima (``secret_i = secret_j = "max"``,
@@ -173,7 +173,7 @@ def binding_pair(rows: Sequence[PairSensitivity]) -> PairSensitivity:
 
 
 def table1_frame(rows: Sequence[PairSensitivity]) -> pd.DataFrame:
-    """The rows as ``results/theta/pierquin_table1.csv`` (:data:`TABLE1_COLUMNS`; empty row counts on maxima)."""
+    """The rows as ``results/theta/wasserstein_table1.csv`` (:data:`TABLE1_COLUMNS`; empty row counts on maxima)."""
     frame = pd.DataFrame([{"setting": r.setting, "secret_i": r.secret_i, "secret_j": r.secret_j,
                            "rows_i": r.rows_i, "rows_j": r.rows_j, "range": r.range, "w_inf": r.w_inf,
                            "w_2": r.w_2} for r in rows], columns=TABLE1_COLUMNS)

@@ -1,6 +1,6 @@
-"""Rule pierquin_conditionals: Pr(attribute | column = s) for every secret value s of one
+"""Rule wasserstein_conditionals: Pr(attribute | column = s) for every secret value s of one
 setting, and their figure (paper 002, Appendix F, Figs. 2-4): PNG, PDF, CSV."""
-from pufferfish.pipeline.cli import run
+from pufferfish.pipeline.jobs import run
 from pufferfish.wasserstein.conditionals import write_conditional_priors
 
 

@@ -2,7 +2,7 @@
 
 A pair is named ``<experiment>/<panel>`` (a panel of a ``multiuser.experiments`` entry, e.g.
 ``fig5/adult``), ``<experiment>`` (an experiment with one pair), or ``table1/<setting>`` (a
-setting of ``pierquin.settings``: its binding pair, the largest W_inf, ties broken by the
+setting of ``wasserstein.settings``: its binding pair, the largest W_inf, ties broken by the
 largest W_2, :func:`pufferfish.wasserstein.table1.binding_pair`). Each pair's rows go to
 ``results/figures/comparison/<slug>.csv`` with its figure; the rule ``comparison_table``
 gathers them into ``results/theta/noise_comparison.csv``.
@@ -22,7 +22,7 @@ __all__ = ["TABLE1", "slug", "parse_pair", "resolve_pair", "write_pair", "write_
 
 log = logging.getLogger("pufferfish")
 
-#: the prefix of a pair taken from paper 002's Table 1 settings (config ``pierquin.settings``)
+#: the prefix of a pair taken from paper 002's Table 1 settings (config ``wasserstein.settings``)
 TABLE1 = "table1"
 
 
@@ -39,9 +39,9 @@ def parse_pair(pair: str, config: Mapping) -> tuple[str, str, str]:
         raise ConfigError(f"{where}: must be <experiment>, <experiment>/<panel> or {TABLE1}/<setting>")
     name, _, panel = pair.partition("/")
     if name == TABLE1:
-        settings = (config.get("pierquin") or {}).get("settings", {})
+        settings = (config.get("wasserstein") or {}).get("settings", {})
         if panel not in settings:
-            raise ConfigError(f"{where}: no pierquin.settings.{panel} (have: {', '.join(settings) or 'none'})")
+            raise ConfigError(f"{where}: no wasserstein.settings.{panel} (have: {', '.join(settings) or 'none'})")
         return TABLE1, panel, ""
     experiments = config.get("multiuser", {}).get("experiments", {})
     if name not in experiments:
@@ -60,7 +60,7 @@ def resolve_pair(pair: str, config: Mapping, *, data_users: Mapping[str, str] = 
     """The :class:`~pufferfish.lattice.SecretPair` of a reference and a description of it.
 
     ``data_users``: name -> prior JSON of the data-derived users it needs; ``table1_priors``:
-    the JSON of the setting's conditional priors (``results/priors/pierquin_<setting>.json``).
+    the JSON of the setting's conditional priors (``results/priors/wasserstein_<setting>.json``).
     """
     from pufferfish.lattice import Draws, SecretPair
 

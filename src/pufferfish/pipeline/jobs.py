@@ -6,7 +6,7 @@ no permission) end as one line on stderr (and in the rule's log) naming the path
 cause, exit status 1 and no output files; anything else is a bug and keeps its traceback.
 A job that succeeds returns, and its process exits the normal way.
 
-``python -m pufferfish.pipeline.cli release-stale-lock`` (run by ``make reproduce``)
+``python -m pufferfish.pipeline.jobs release-stale-lock`` (run by ``make reproduce``)
 removes the lock a Snakemake killed by SIGKILL leaves behind, but only when no Snakemake
 process runs in the directory (:func:`release_stale_lock`).
 """
@@ -151,10 +151,10 @@ def release_stale_lock(directory: str | os.PathLike = ".") -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m pufferfish.pipeline.cli release-stale-lock [DIR]`` (used by ``make reproduce``)."""
+    """``python -m pufferfish.pipeline.jobs release-stale-lock [DIR]`` (used by ``make reproduce``)."""
     argv = sys.argv[1:] if argv is None else argv
     if not argv or argv[0] != "release-stale-lock" or len(argv) > 2:
-        sys.stderr.write("usage: python -m pufferfish.pipeline.cli release-stale-lock [DIRECTORY]\n")
+        sys.stderr.write("usage: python -m pufferfish.pipeline.jobs release-stale-lock [DIRECTORY]\n")
         return 2
     try:
         done = release_stale_lock(argv[1] if len(argv) == 2 else ".")
