@@ -19,19 +19,23 @@ Snakemake jobs get their section as a plain mapping param and call the section's
 ``from_config`` themselves: Snakemake reruns a job when a param changes, but it only
 compares params of builtin types (a dataclass param would silently stop the reruns on a
 config edit).
+
+What a config entry reads of a dataset is a :class:`DataRequest`: each paper's settings
+module declares its own (``data_requests(config)``), and
+:mod:`pufferfish.pipeline.data_checks` checks them on the cached data before any job.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from pufferfish.errors import ConfigError
 from pufferfish.grids import check_deltas, check_epsilons, expand_grid
 
-__all__ = ["AuditSettings", "DatasetSettings", "Encoding", "read_section", "join_key", "floats", "epsilon_grid",
-           "delta_grid"]
+__all__ = ["AuditSettings", "DatasetSettings", "Encoding", "DataRequest", "read_section", "join_key", "floats",
+           "epsilon_grid", "delta_grid"]
 
 
 def read_section(mapping, where: str, *, required: tuple[str, ...], optional: tuple[str, ...] = ()) -> Mapping:
@@ -156,3 +160,23 @@ class Encoding:
     def as_config(self):
         """The form config.yaml writes (what :func:`pufferfish.data_priors.encode` reads)."""
         return "numeric" if self.kind == "numeric" else {self.kind: list(self.values)}
+
+
+@dataclass(frozen=True)
+class DataRequest:
+    """What one entry of config.yaml reads of a dataset, checked on the cached table before any job.
+
+    Declared by the entry's paper (``data_requests(config)`` of its settings module, on the
+    validated mapping) and checked by :func:`pufferfish.pipeline.data_checks.check_data`:
+    ``where`` is the entry's config key (a failing ``check`` is reported there), ``dataset``
+    a key of ``datasets``, ``columns`` the (config key, column) of every column it reads (a
+    missing column is reported at its own key), ``check`` what the job will refuse, called
+    with the cached table (only the requests' columns, read with pandas' ``low_memory`` as
+    the job reads it) and raising a :class:`~pufferfish.errors.PufferfishError`, or None.
+    """
+
+    where: str
+    dataset: str
+    columns: tuple[tuple[str, str], ...]
+    check: Callable[[Any], None] | None
+    low_memory: bool

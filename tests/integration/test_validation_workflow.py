@@ -75,6 +75,19 @@ def test_duplicate_key_stops_before_any_job(cached):
     assert line.startswith("config: gaussian.fig4.attribute: key 'attribute' appears twice in tiny.yaml (lines ")
 
 
+def test_the_old_key_of_paper_002_stops_before_any_job(cached):
+    """Issue 30: paper 002's section is `wasserstein`; a config still using `pierquin` is told so."""
+    workdir, mirror = cached
+    path = workdir / "tiny.yaml"
+    original = path.read_text(encoding="utf-8")
+    path.write_text(original.rstrip("\n") + "\npierquin:\n  settings: {}\n", encoding="utf-8")
+    try:
+        line = one_error_line(snakemake(workdir, mirror, "-n"))
+    finally:
+        path.write_text(original, encoding="utf-8")
+    assert line == "config: pierquin: renamed to wasserstein"
+
+
 def test_an_output_directory_that_is_a_file_is_named_before_any_job(cached):
     """Issue case 5: results/plans as a file ended in a traceback."""
     workdir, mirror = cached

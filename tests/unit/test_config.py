@@ -243,3 +243,42 @@ def test_tight_cauchy_takes_any_order_above_one(shipped):
     exp = cfg["multiuser"]["experiments"]["noise_families"]
     exp["alpha"], exp["methods"] = 3.5, ["tight_cauchy", "gwm_laplace"]
     assert validate_config(cfg)["multiuser"]["experiments"]["noise_families"]["alpha"] == 3.5
+
+
+@pytest.mark.parametrize("section", [{"settings": {}}, None, {"settings": {"student": {"dataset": "nope"}}}])
+def test_the_old_key_of_paper_002_names_its_new_key(shipped, section):
+    """Paper 002's section was `pierquin` (issue 30): the old key stops the load, naming the new one,
+    whatever it holds and before any other check (the rest of this config is fine or not)."""
+    cfg = copy.deepcopy(shipped)
+    cfg["pierquin"] = section
+    with pytest.raises(ConfigError) as info:
+        validate_config(cfg)
+    assert str(info.value) == "config: pierquin: renamed to wasserstein"
+    cfg = copy.deepcopy(shipped)
+    cfg["pierquin"] = cfg.pop("wasserstein")  # a config written before the rename
+    cfg["multiuser"]["experiments"]["fig4"]["epsilons"] = [-0.1]
+    with pytest.raises(ConfigError) as info:
+        validate_config(cfg)
+    assert str(info.value) == "config: pierquin: renamed to wasserstein"
+
+
+def test_each_paper_checks_its_own_references(shipped):
+    """The cross-references live in each paper's settings module; pipeline.config only dispatches
+    (every paper of PAPERS has check_references; those that read data declare data_requests)."""
+    from pufferfish.pipeline.config import PAPERS
+
+    names = [paper.__name__ for paper in PAPERS]
+    assert names == [f"pufferfish.{p}.settings" for p in
+                     ("multiuser", "gaussian", "wasserstein", "comparison", "iteration", "sensitivity")]
+    assert all(callable(paper.check_references) for paper in PAPERS)
+    cfg = validate_config(copy.deepcopy(shipped))
+    readers = {paper.__name__.split(".")[1]: {r.where.split(".")[0] for r in paper.data_requests(cfg)}
+               for paper in PAPERS if hasattr(paper, "data_requests")}
+    # each declares only requests of its own section (the shipped config reads data in all four)
+    assert readers == {"multiuser": {"multiuser"}, "gaussian": {"gaussian"}, "wasserstein": {"wasserstein"},
+                       "sensitivity": {"sensitivity"}}
+    from pufferfish.wasserstein.settings import check_references
+
+    cfg["wasserstein"]["settings"]["heart"]["column"] = "age"
+    with pytest.raises(ConfigError, match=r"^config: wasserstein.settings.heart: attribute and column are both 'age'"):
+        check_references(cfg)

@@ -9,7 +9,8 @@ import pytest
 import yaml
 
 from pufferfish.errors import ConfigError
-from pufferfish.pipeline.config import Settings, check_data, load_settings, validate_config
+from pufferfish.pipeline.config import Settings, load_settings, validate_config
+from pufferfish.pipeline.data_checks import check_data
 from pufferfish.sensitivity.settings import AttributeTriple
 
 ROOT = Path(__file__).resolve().parents[2]

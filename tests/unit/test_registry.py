@@ -1,5 +1,7 @@
 """The method registry and the shared audit interface."""
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,8 +18,51 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def test_schema_method_enum_is_the_registry():
+    """The loaded schema's method enum is the registry's names, in its order (load_schema fills it in)."""
     enum = load_schema()["$defs"]["method"]["enum"]
-    assert sorted(enum) == sorted(registry.names(automatic=False))
+    assert enum == registry.names(automatic=False)
+    assert "tight" not in enum and {"kantorovich", "dagwm_cauchy", "tight_cauchy"} <= set(enum)
+
+
+def test_schema_file_is_valid_on_its_own_and_lists_no_method():
+    """The file is a valid JSON schema by itself (any string is a method there) and holds no copy
+    of the method names that could drift from the registry."""
+    import jsonschema
+    import yaml
+
+    raw = yaml.safe_load((REPO / "src" / "pufferfish" / "pipeline" / "config.schema.yaml").read_text())
+    jsonschema.Draft202012Validator.check_schema(raw)
+    assert raw["$defs"]["method"] == {"description": raw["$defs"]["method"]["description"], "type": "string"}
+    jsonschema.Draft202012Validator.check_schema(load_schema())
+
+
+def test_a_new_registry_method_needs_no_schema_edit():
+    """A method registered in a fresh interpreter is accepted by the config (and a misspelt one still
+    refused by the schema, naming the registry's methods)."""
+    code = """
+import sys, yaml
+from pufferfish.errors import ConfigError
+from pufferfish.registry import Method, register
+from pufferfish.pipeline.config import validate_config
+
+register(Method("twice_kantorovich", lambda pair, epsilons, **_: 2.0 / epsilons, pairs=None, label="2 x eq. (5)",
+                citation="a test"))
+cfg = yaml.safe_load(open("config.yaml"))
+cfg["multiuser"]["experiments"]["fig4"]["methods"].append("twice_kantorovich")
+validate_config(cfg)
+cfg["multiuser"]["experiments"]["fig4"]["methods"][-1] = "thrice_kantorovich"
+try:
+    validate_config(cfg)
+except ConfigError as err:
+    print(err)
+from pufferfish import registry
+print(", ".join(registry.names(automatic=False)))
+"""
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
+    error, names = out.stdout.splitlines()
+    assert "twice_kantorovich" in names.split(", ")
+    assert error.startswith("config: multiuser.experiments.fig4.methods[")
+    assert error.endswith(f"= 'thrice_kantorovich': must be one of {names}")
 
 
 def test_docs_methods_table_lists_every_method():

@@ -457,7 +457,8 @@ import yaml  # noqa: E402
 from pufferfish.errors import ConfigError, DataError, OutputError  # noqa: E402
 from pufferfish import files  # noqa: E402
 from pufferfish.pipeline import jobs  # noqa: E402
-from pufferfish.pipeline.config import check_data, check_duplicate_keys, validate_config  # noqa: E402
+from pufferfish.pipeline.config import check_duplicate_keys, validate_config  # noqa: E402
+from pufferfish.pipeline.data_checks import check_data  # noqa: E402
 from pufferfish.data_priors import condition  # noqa: E402
 from pufferfish.pipeline.report import (NOT_COMPUTED, file_sha256, provenance,  # noqa: E402
                                         reproduction_table)
@@ -612,6 +613,43 @@ def test_data_mistakes_are_named_before_any_job(tmp_path, path, value, fragment)
     with pytest.raises(ConfigError) as info:
         check_data(cfg, tmp_path / "data" / "raw")
     assert one_line(info).startswith(fragment)
+
+
+def test_check_data_checks_a_new_papers_requests_without_knowing_the_paper(tmp_path, monkeypatch):
+    """A paper declares what it reads (``data_requests`` of its settings module); check_data names
+    a missing column at the request's key and reports its own check at its entry, as for the others."""
+    import types
+
+    from pufferfish.errors import DataError
+    from pufferfish.pipeline import data_checks
+    from pufferfish.settings import DataRequest
+
+    seen = []
+
+    def check(frame):
+        seen.append(sorted(frame.columns))  # only the columns requested of this dataset
+        if frame["chol"].max() > 250:
+            raise DataError(f"newpaper.items.a: chol up to {frame['chol'].max()}, above 250")
+
+    def requests(config):
+        where = "newpaper.items.a"
+        return [DataRequest(where=where, dataset="hungarian_heart", low_memory=False, check=check,
+                            columns=((f"{where}.released", config["newpaper"]), (f"{where}.given.sex", "sex")))]
+
+    paper = types.ModuleType("newpaper_settings")
+    paper.data_requests = requests
+    monkeypatch.setattr(data_checks, "PAPERS", (paper,))
+    cfg = _data_config(tmp_path)
+    cfg["newpaper"] = "chol"
+    with pytest.raises(ConfigError) as info:
+        check_data(cfg, tmp_path / "data" / "raw")
+    assert one_line(info) == "config: newpaper.items.a: chol up to 300, above 250"
+    assert seen == [["chol", "sex"]]
+    cfg["newpaper"] = "cholesterol"
+    with pytest.raises(ConfigError) as info:
+        check_data(cfg, tmp_path / "data" / "raw")
+    assert one_line(info) == ("config: newpaper.items.a.released: no column 'cholesterol' in dataset hungarian_heart "
+                              "(columns: age, sex, chol)")
 
 
 def test_without_a_cache_only_known_columns_are_checked(tmp_path):

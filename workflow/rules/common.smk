@@ -8,7 +8,8 @@ from pathlib import Path
 from snakemake.utils import validate
 
 try:
-    from pufferfish.pipeline.config import check_data, check_duplicate_keys, load_schema, load_settings
+    from pufferfish.pipeline.config import check_duplicate_keys, load_schema, load_settings, schema_file
+    from pufferfish.pipeline.data_checks import check_data
     from pufferfish.errors import ConfigError
 except ModuleNotFoundError as err:
     sys.stderr.write(
@@ -26,13 +27,16 @@ SCHEMA = Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml"
 try:
     for _configfile in workflow.configfiles:  # config.yaml and any --configfile: no key twice in a mapping
         check_duplicate_keys(_configfile)
-    SETTINGS = load_settings(config, load_schema(SCHEMA))  # fills the schema's defaults into config
+    SCHEMA_FILLED = load_schema(SCHEMA)  # the schema file, the registry's method names filled in
+    SETTINGS = load_settings(config, SCHEMA_FILLED)  # fills the schema's defaults into config
     check_data(config)  # columns, conditioning values, encodings: on the cached data, before any job
 except ConfigError as err:
     sys.stderr.write(f"{err}\n")
     sys.exit(1)
-# snakemake's own pass (defaults are already filled in; this keeps the schema the contract)
-validate(config, str(SCHEMA))
+# snakemake's own pass, against the same filled-in schema (defaults are already filled in; this
+# keeps the schema the contract)
+with schema_file(SCHEMA_FILLED) as _schema_path:
+    validate(config, _schema_path)
 
 # package functions that rules call when they run (params of figure captions, provenance)
 from pufferfish.multiuser.captions import read_user_records
@@ -40,6 +44,9 @@ from pufferfish.pipeline.report import audit_violations, git_state, paper_value_
 
 #: final targets; every rules file appends its own
 TARGETS = []
+#: every audit table (the audit summary's inputs); every rules file appends its own as it
+#: appends its targets, and report.smk, included last, reads the list
+AUDIT_TABLES = []
 
 # digests of the package code each stage runs: a `code` param, so editing src/ reruns the jobs
 from pufferfish.pipeline.sources import source_digest
@@ -75,22 +82,6 @@ def raw_json(dataset):
 def alternatives(names):
     """A wildcard constraint matching exactly the given names."""
     return "|".join(re.escape(n) for n in sorted(names)) or "(?!x)x"
-
-
-def audit_tables():
-    """Every per-experiment audit table of both papers (inputs of the summary)."""
-    tables = [f"results/audit/multiuser_{e}.csv" for e in sorted(SETTINGS.multiuser.experiments)]
-    gauss = SETTINGS.gaussian
-    figs = (["fig2"] if gauss.fig2 is not None else []) + sorted(gauss.experiments)
-    tables += [f"results/audit/gaussian_{f}.csv" for f in figs]
-    if SETTINGS.iteration is not None:  # amplification by iteration: Fig. 6 and each series
-        tables += ["results/audit/iteration_fig6.csv"]
-        tables += [f"results/audit/iteration_{s}.csv" for s in sorted(SETTINGS.iteration.series)]
-    sens = SETTINGS.sensitivity  # closed-form sensitivities (paper 002, Sections 6.2-6.3)
-    if sens is not None:
-        tables += ["results/audit/sensitivity_attribute_privacy.csv"] if sens.attribute_privacy is not None else []
-        tables += ["results/audit/sensitivity_diffusion.csv"] if sens.diffusion is not None else []
-    return tables
 
 
 #: further checks a rules file reports at the end of a run: callables returning WARNING lines

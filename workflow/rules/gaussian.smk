@@ -103,6 +103,7 @@ rule gaussian_gmm_figure:
 # every final output of the figures and GMM experiments present in the config
 TARGETS.extend(f"results/theta/gaussian_{fig}.csv" for fig in FIGURES + GMM_FIGS)
 TARGETS.extend(f"results/audit/gaussian_{fig}.csv" for fig in AUDITED_FIGURES + GMM_FIGS)
+AUDIT_TABLES.extend(f"results/audit/gaussian_{fig}.csv" for fig in AUDITED_FIGURES + GMM_FIGS)
 TARGETS.extend(f"results/gmm/gaussian_{fig}.json" for fig in GMM_FIGS)
 TARGETS.extend(expand("results/figures/gaussian/{fig}.{ext}", fig=FIGURES + GMM_FIGS, ext=["png", "pdf", "csv"]))
 TARGETS.extend(expand("results/figures/gaussian/{fig}_theta.{ext}", fig=GMM_FIGS, ext=["png", "pdf", "csv"]))

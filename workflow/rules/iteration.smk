@@ -94,3 +94,5 @@ if ITERATION:
     TARGETS.extend(f"results/audit/iteration_{s}.csv" for s in ITERATION_SERIES)
     TARGETS.extend(expand("results/figures/iteration/{series}{suffix}.{ext}", series=ITERATION_SERIES,
                           suffix=["", "_sigma"], ext=["png", "pdf", "csv"]))
+    AUDIT_TABLES.append("results/audit/iteration_fig6.csv")
+    AUDIT_TABLES.extend(f"results/audit/iteration_{s}.csv" for s in ITERATION_SERIES)

@@ -72,6 +72,7 @@ use rule multiuser_experiment as multiuser_plan_experiment with:
         experiment=alternatives(PLAN_EXPERIMENTS),
 
 
+AUDIT_TABLES.extend(f"results/audit/multiuser_{e}.csv" for e in sorted(EXPERIMENTS))
 TARGETS.extend(
     expand(
         "results/{kind}/multiuser_{experiment}.csv",

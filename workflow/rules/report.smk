@@ -1,6 +1,7 @@
 # Reviewers' view: audit summary, paper-versus-reproduction table, provenance.
 # (`snakemake --report results/report.html` renders every figure, table and caption.)
-# Loaded last: every other rule exists, so the outputs can be checked (and listed) here.
+# Loaded last: every other rule exists, so the outputs can be checked (and listed) here, and
+# every rules file has appended its audit tables to AUDIT_TABLES (the summary's inputs).
 from pufferfish.errors import OutputError
 from pufferfish.files import check_output_paths
 from pufferfish.pipeline.report import producible
@@ -14,7 +15,7 @@ REPRODUCTION_FILES = producible(paper_value_files(PAPER_VALUES), workflow.rules)
 
 rule audit_summary:
     input:
-        audit_tables(),
+        AUDIT_TABLES,
     output:
         report(
             "results/audit/summary.csv",

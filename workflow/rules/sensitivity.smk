@@ -48,6 +48,7 @@ if ATTRIBUTE_PRIVACY is not None:
             "../scripts/sensitivity_attribute_privacy.py"
 
     TARGETS.extend(["results/theta/attribute_privacy.csv", "results/audit/sensitivity_attribute_privacy.csv"])
+    AUDIT_TABLES.append("results/audit/sensitivity_attribute_privacy.csv")
     TARGETS.extend(expand("results/figures/sensitivity/attribute_privacy.{ext}", ext=["png", "pdf", "csv"]))
 
 
@@ -84,5 +85,6 @@ if DIFFUSION is not None:
 
     TARGETS.extend(["results/theta/diffusion.csv", "results/theta/diffusion_check.csv",
                     "results/audit/sensitivity_diffusion.csv"])
+    AUDIT_TABLES.append("results/audit/sensitivity_diffusion.csv")
     TARGETS.extend(expand("results/figures/sensitivity/diffusion.{ext}", ext=["png", "pdf", "csv"]))
     END_OF_RUN_WARNINGS.append(coupling_warnings)

@@ -3,22 +3,25 @@
 Figs. 1, 2 and 5 have fixed keys (:data:`PAPER_FIGURES`); ``gmm`` holds the mixture fits'
 settings; every other key is a GMM experiment (Figs. 3, 4 and any added one,
 :func:`gmm_experiment_names`). Built by :mod:`pufferfish.pipeline.config` from the validated
-config; a job builds the section it receives (:mod:`pufferfish.settings`).
+config; a job builds the section it receives (:mod:`pufferfish.settings`). The section's own
+checks beyond the schema are :func:`check_keys` (before it) and :func:`check_references`;
+what its GMM experiments read of their datasets is :func:`data_requests`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import ClassVar
 
 from pufferfish.errors import ConfigError
-from pufferfish.grids import check_deltas
-from pufferfish.settings import delta_grid, epsilon_grid, floats, read_section
+from pufferfish.grids import MAX_GRID, check_deltas
+from pufferfish.settings import DataRequest, delta_grid, epsilon_grid, floats, read_section
 
 __all__ = ["GaussianPrior", "Fig1Settings", "IntRange", "Fig2Settings", "Fig5Settings", "GMMSettings",
            "ConditionalSecret", "PrivacyPair", "GMMExperimentSettings", "GaussianSettings", "PAPER_FIGURES",
-           "GAUSSIAN_FIXED_KEYS", "gmm_experiment_names"]
+           "GAUSSIAN_FIXED_KEYS", "gmm_experiment_names", "check_keys", "check_references", "data_requests"]
 
 #: the figures of paper 004 with a fixed key in config ``gaussian``
 PAPER_FIGURES = ("fig1", "fig2", "fig5")
@@ -242,3 +245,102 @@ class GaussianSettings:
         if name not in classes:
             raise ConfigError(f"config: gaussian.{name}: not one of {', '.join(PAPER_FIGURES)}")
         return classes[name].from_config(section, where=f"gaussian.{name}")
+
+
+# ------------------------------------------------------------------------------ checks beyond the schema
+def check_keys(config: Mapping) -> None:
+    """Keys of config ``gaussian`` that would be misread, refused before the schema reads them.
+
+    A mistyped fixed key (``GMM``, ``Fig5``) would be read as a GMM experiment, and a GMM
+    experiment named ``<other>_theta`` would write ``<other>``'s theta figure.
+
+    Parameters
+    ----------
+    config : Mapping
+        The whole configuration as read (not validated yet).
+
+    Raises
+    ------
+    ConfigError
+        One line naming the key.
+    """
+    gaussian = config.get("gaussian")
+    if not isinstance(gaussian, Mapping):
+        return
+    for key in gaussian:
+        if key not in GAUSSIAN_FIXED_KEYS and key.lower() in GAUSSIAN_FIXED_KEYS:
+            raise ConfigError(f"config: gaussian.{key}: not one of {', '.join(GAUSSIAN_FIXED_KEYS)} (keys are "
+                              f"case-sensitive; any other key is read as a GMM experiment)")
+        if key.endswith("_theta"):
+            raise ConfigError(f"config: gaussian.{key}: a GMM experiment name must not end in '_theta' "
+                              f"(results/figures/gaussian/<name>_theta.* are the b tables' figures)")
+
+
+def check_references(config: Mapping) -> None:
+    """Cross-references of config ``gaussian`` that no schema can state, on the validated mapping:
+    each GMM experiment's dataset is a key of ``datasets``, Fig. 2's K range is increasing and
+    at most :data:`pufferfish.grids.MAX_GRID` long, Fig. 1's window is increasing.
+
+    Parameters
+    ----------
+    config : Mapping
+        The whole configuration, validated by the schema (defaults filled in).
+
+    Raises
+    ------
+    ConfigError
+        One line naming the key and what is wrong with it.
+    """
+    datasets = config.get("datasets", {})
+    gauss = config.get("gaussian", {})
+    for fig in gmm_experiment_names(gauss):
+        spec = gauss[fig]
+        if spec["dataset"] not in datasets:
+            raise ConfigError(f"config: gaussian.{fig}.dataset = {spec['dataset']!r}: not a key of datasets")
+    if "fig2" in gauss:
+        start, stop = gauss["fig2"]["K"]["start"], gauss["fig2"]["K"]["stop"]
+        if stop < start:
+            raise ConfigError("config: gaussian.fig2.K.stop: must be >= K.start")
+        if stop - start + 1 > MAX_GRID:
+            raise ConfigError(f"config: gaussian.fig2.K = {{start: {start}, stop: {stop}}}: "
+                              f"at most {MAX_GRID} values allowed")
+    if "fig1" in gauss:
+        lo, hi = gauss["fig1"]["window"]
+        if not lo < hi:
+            raise ConfigError(f"config: gaussian.fig1.window = [{lo}, {hi}]: must be increasing")
+
+
+def data_requests(config: Mapping) -> list[DataRequest]:
+    """What each secret of each GMM experiment reads: the numeric ``attribute`` given the
+    secret's ``given`` columns, checked on the cached table as the GMM job reads it (the rows
+    it keeps, :func:`pufferfish.data_priors.condition`, numeric, :func:`pufferfish.gaussian.gmm.numeric_values`,
+    and at least ``gaussian.gmm.components`` distinct values)."""
+    gauss = config.get("gaussian", {})
+    components = int(gauss.get("gmm", {}).get("components", 1))
+    requests = []
+    for fig in gmm_experiment_names(gauss):
+        spec = gauss[fig]
+        for k, secret in enumerate(spec["secrets"]):
+            where = f"gaussian.{fig}.secrets[{k}]"
+            columns = ((f"gaussian.{fig}.attribute", spec["attribute"]),) + tuple(
+                (f"{where}.given.{column}", column) for column in secret["given"])
+            requests.append(DataRequest(where=where, dataset=spec["dataset"], columns=columns, low_memory=False,
+                                        check=partial(_check_secret_rows, spec=spec, secret=secret,
+                                                      components=components)))
+    return requests
+
+
+def _check_secret_rows(frame, *, spec: Mapping, secret: Mapping, components: int) -> None:
+    import numpy as np
+
+    from pufferfish.data_priors import condition
+    from pufferfish.errors import DataError
+    from pufferfish.gaussian.gmm import numeric_values
+
+    cond = condition(frame, attribute=spec["attribute"], given=secret["given"], dataset=spec["dataset"],
+                     missing_values=list(spec.get("missing_values", [])))
+    values = numeric_values(cond.values, name=f"{spec['attribute']} | {secret['label']}")
+    if values.size < components or np.unique(values).size < components:
+        raise DataError(f"{np.unique(values).size} distinct value(s) in {values.size} row(s) of "
+                        f"{spec['attribute']} | {secret['label']}, fewer than the {components} GMM components "
+                        f"(gaussian.gmm.components)")

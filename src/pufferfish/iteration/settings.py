@@ -19,7 +19,7 @@ from pufferfish.checks import integer, real
 from pufferfish.errors import ConfigError
 from pufferfish.grids import check_epsilons, expand_grid
 
-__all__ = ["Fig6Settings", "SeriesSettings", "IterationSettings"]
+__all__ = ["Fig6Settings", "SeriesSettings", "IterationSettings", "check_references"]
 
 
 def _keys(section, where: str, required: tuple[str, ...], optional: tuple[str, ...] = ()) -> Mapping:
@@ -154,3 +154,36 @@ class IterationSettings:
             raise ConfigError(f"config: {where}.series = {series!r}: must be a mapping of series names")
         return cls(fig6=Fig6Settings.from_config(s["fig6"], where=f"{where}.fig6"),
                    series={str(k): SeriesSettings.from_config(str(k), v) for k, v in series.items()})
+
+
+def check_references(config: Mapping) -> None:
+    """Cross-references of config ``iteration.series``: each series reads a column its dataset
+    declares (``datasets.<key>.columns``, checked against the data when it is read), sorted by
+    ``file`` or a declared column; and its outputs (``results/theta/iteration_<name>.csv``,
+    ``iteration_<name>_sigma.csv``) are not the Fig. 6 table's or another series' files.
+
+    Parameters
+    ----------
+    config : Mapping
+        The whole configuration, validated by the schema (defaults filled in).
+
+    Raises
+    ------
+    ConfigError
+        One line naming the key and what is wrong with it.
+    """
+    series = (config.get("iteration") or {}).get("series") or {}
+    datasets = config.get("datasets", {})
+    for name, spec in series.items():
+        where = f"config: iteration.series.{name}"
+        if name == "fig6" or name.endswith("_sigma"):
+            raise ConfigError(f"{where}: a series name must not be 'fig6' or end in '_sigma' (results/theta/"
+                              f"iteration_{name}.csv would be another table's file)")
+        if spec["dataset"] not in datasets:
+            raise ConfigError(f"{where}.dataset = {spec['dataset']!r}: not a key of datasets "
+                              f"(have: {', '.join(sorted(datasets))})")
+        columns = datasets[spec["dataset"]].get("columns", [])
+        for key in ("column", "order"):
+            if (key == "column" or spec[key] != "file") and spec[key] not in columns:
+                raise ConfigError(f"{where}.{key} = {spec[key]!r}: not a column of datasets.{spec['dataset']}.columns "
+                                  f"(have: {', '.join(map(str, columns))}{'; or file' if key == 'order' else ''})")

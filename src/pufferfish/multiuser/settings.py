@@ -1,20 +1,27 @@
 """Typed settings of paper 000's experiments (config ``multiuser``): users, secrets, experiments.
 
 Built by :mod:`pufferfish.pipeline.config` from the validated config; a job builds the
-section it receives (:mod:`pufferfish.settings` says how and why).
+section it receives (:mod:`pufferfish.settings` says how and why). The section's
+cross-references, which no schema can state (users named by experiments, methods that apply
+to a secret pair, lattices the computation can hold), are checked by
+:func:`check_references`; what its data users read is :func:`data_requests`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import ClassVar
 
+import numpy as np
+
+from pufferfish import registry
 from pufferfish.errors import ConfigError
-from pufferfish.settings import Encoding, epsilon_grid, floats, read_section
+from pufferfish.settings import DataRequest, Encoding, epsilon_grid, floats, read_section
 
 __all__ = ["LatticeUserSettings", "DataUserSettings", "Secret", "Panel", "ExperimentSettings", "users_from_config",
-           "MultiuserSettings"]
+           "MultiuserSettings", "check_references", "data_requests"]
 
 
 @dataclass(frozen=True)
@@ -180,3 +187,173 @@ class MultiuserSettings:
     def plan_experiments(self) -> list[str]:
         """The experiments of ``kind: plan``, sorted."""
         return sorted(k for k, v in self.experiments.items() if v.kind == "plan")
+
+
+# ------------------------------------------------------------------------------ cross-references (validated config)
+def check_references(config: Mapping) -> None:
+    """Cross-references of config ``multiuser`` that no schema can state, on the validated mapping.
+
+    Each lattice user's values and probabilities make a distribution; user names are unique
+    and clash with no output; data users read a key of ``datasets``; experiments name known
+    users, and methods that apply to each secret pair with the parameters they need; their
+    priors span at most :data:`pufferfish.lattice.pmf.MAX_LATTICE_POINTS` points.
+
+    Parameters
+    ----------
+    config : Mapping
+        The whole configuration, validated by the schema (defaults filled in).
+
+    Raises
+    ------
+    ConfigError
+        One line naming the key and what is wrong with it.
+    """
+    mu = config.get("multiuser", {})
+    _check_users(mu, config.get("datasets", {}))
+    for exp_name, exp in mu.get("experiments", {}).items():
+        _check_experiment(exp_name, exp, mu)
+    _check_lattice_sizes(mu)
+
+
+def _check_users(mu: Mapping, datasets: Mapping) -> None:
+    users = mu.get("users", {})
+    data_users = mu.get("data_users", {})
+    for name, user in users.items():
+        where = f"config: multiuser.users.{name}"
+        if len(user["values"]) != len(user["probabilities"]):
+            raise ConfigError(f"{where}: values and probabilities have different lengths "
+                              f"({len(user['values'])} vs {len(user['probabilities'])})")
+        if len(set(user["values"])) != len(user["values"]):
+            raise ConfigError(f"{where}.values: must not repeat a value")
+        total = float(np.sum(user["probabilities"]))
+        if abs(total - 1.0) > 1e-9:
+            raise ConfigError(f"{where}.probabilities: sum to {total!r}, must sum to 1 (within 1e-9)")
+    for name in set(users) & set(data_users):
+        raise ConfigError(f"config: multiuser.data_users.{name}: name already used in multiuser.users")
+    for exp_name in mu.get("experiments", {}):  # results/plans/multiuser_<name>_cdf.csv belongs to <name>
+        if exp_name.endswith("_cdf"):
+            raise ConfigError(f"config: multiuser.experiments.{exp_name}: an experiment name must not end in '_cdf'")
+    for section, names in (("users", users), ("data_users", data_users)):
+        for name in names:  # results/priors/<name>.csv must not clash with results/priors/multiuser_<experiment>.csv
+            if name.startswith("multiuser_"):
+                raise ConfigError(f"config: multiuser.{section}.{name}: a user name must not start with 'multiuser_'")
+    for name, user in data_users.items():
+        if user["dataset"] not in datasets:
+            raise ConfigError(f"config: multiuser.data_users.{name}.dataset = {user['dataset']!r}: "
+                              f"not a key of datasets (have: {', '.join(sorted(datasets))})")
+
+
+def _secret_kind(secret) -> str:
+    return "absent" if secret == "absent" else next(iter(secret))
+
+
+def _check_experiment(exp_name: str, exp: Mapping, mu: Mapping) -> None:
+    """The users, panels and methods of experiment ``exp_name``."""
+    users = mu.get("users", {})
+    known = set(users) | set(mu.get("data_users", {}))
+    where = f"config: multiuser.experiments.{exp_name}"
+    for k, user in enumerate(exp.get("rest", [])):
+        if user not in known:
+            raise ConfigError(f"{where}.rest[{k}] = {user!r}: unknown user (not in multiuser.users or data_users)")
+    if exp["kind"] == "plan" and "panels" in exp:
+        raise ConfigError(f"{where}: kind 'plan' draws one secret pair; use `secrets`, not `panels`")
+    _check_method_params(exp_name, exp)
+    panels = exp["panels"] if "panels" in exp else {"": {"secrets": exp["secrets"]}}
+    for panel_name, panel in panels.items():
+        pwhere = f"{where}.panels.{panel_name}" if panel_name else where
+        for k, user in enumerate(panel.get("rest", [])):
+            if user not in known:
+                raise ConfigError(f"{pwhere}.rest[{k}] = {user!r}: unknown user")
+        secrets = panel["secrets"]
+        for k, secret in enumerate(secrets):
+            if isinstance(secret, Mapping) and "user" in secret and secret["user"] not in known:
+                raise ConfigError(f"{pwhere}.secrets[{k}].user = {secret['user']!r}: unknown user "
+                                  f"(not in multiuser.users or data_users)")
+        if secrets[0] == secrets[1]:
+            raise ConfigError(f"{pwhere}.secrets: the two secrets are the same")
+        kinds = (_secret_kind(secrets[0]), _secret_kind(secrets[1]))
+        for method in exp["methods"]:
+            record = registry.get(method)
+            if not record.applies_to(kinds):
+                raise ConfigError(f"{where}.methods: {method} does not apply to the secret pair "
+                                  f"({kinds[0]}, {kinds[1]}) of {pwhere.removeprefix('config: ')}")
+            if record.bernoulli:  # Bernoulli users only; data users are checked on the data
+                for k, secret in enumerate(secrets):
+                    user = users.get(secret["user"])
+                    if user is not None and any(v not in (0, 1) for v, pr in
+                                                zip(user["values"], user["probabilities"]) if pr > 0):
+                        raise ConfigError(f"{where}.methods: {method} needs Bernoulli users, but "
+                                          f"{pwhere.removeprefix('config: ')}.secrets[{k}].user = "
+                                          f"{secret['user']!r} takes values outside {{0, 1}}")
+
+
+def _check_method_params(exp_name: str, exp: Mapping) -> None:
+    """Every method of experiment ``exp_name`` has the parameters its registry record ``needs``
+    (``delta``, ``alpha``) and values it is stated for (``refuses``), e.g.
+    ``config: multiuser.experiments.fig5.methods: gawm_laplace needs `delta` (set multiuser.experiments.fig5.delta)``."""
+    where = f"multiuser.experiments.{exp_name}"
+    params = {key: exp[key] for key in ("delta", "alpha") if key in exp}
+    for method in exp["methods"]:
+        record = registry.get(method)
+        for need in record.needs:
+            if need not in params:
+                raise ConfigError(f"config: {where}.methods: {method} needs `{need}` (set {where}.{need})")
+        reason = record.refuses(params) if record.refuses is not None else ""
+        if reason:
+            raise ConfigError(f"config: {where}.methods: {method} {reason}")
+
+
+def _check_lattice_sizes(mu: Mapping) -> None:
+    """A lattice user, or an experiment's priors built from lattice users and reported values,
+    spanning more than :data:`pufferfish.lattice.pmf.MAX_LATTICE_POINTS` points (data users'
+    ranges are known only from the data: their jobs check them)."""
+    from pufferfish.lattice.pmf import MAX_LATTICE_POINTS
+
+    spans = {}
+    for name, user in mu.get("users", {}).items():
+        values = [v for v, p in zip(user["values"], user["probabilities"]) if p > 0] or user["values"]
+        spans[name] = (min(values), max(values))
+        if max(values) - min(values) + 1 > MAX_LATTICE_POINTS:
+            raise ConfigError(f"config: multiuser.users.{name}.values: span {max(values) - min(values) + 1} lattice "
+                              f"points (from {min(values)} to {max(values)}), at most {MAX_LATTICE_POINTS} allowed")
+    for exp_name, exp in mu.get("experiments", {}).items():
+        panels = exp["panels"] if "panels" in exp else {"": {"secrets": exp["secrets"]}}
+        for panel_name, panel in panels.items():
+            rest = panel.get("rest", exp.get("rest", []))
+            parts = []
+            for secret in panel["secrets"]:
+                if secret == "absent":
+                    parts.append((0, 0))
+                elif "value" in secret:
+                    parts.append((secret["value"], secret["value"]))
+                else:
+                    parts.append(spans.get(secret["user"]))
+            if any(part is None for part in parts) or any(u not in spans for u in rest):
+                continue  # a data user: its range is known only from the data
+            lo = sum(spans[u][0] for u in rest) + min(p[0] for p in parts)
+            hi = sum(spans[u][1] for u in rest) + max(p[1] for p in parts)
+            if hi - lo + 1 > MAX_LATTICE_POINTS:
+                where = f"multiuser.experiments.{exp_name}" + (f".panels.{panel_name}" if panel_name else "")
+                raise ConfigError(f"config: {where}: the two query priors span {hi - lo + 1} lattice points (from "
+                                  f"{lo} to {hi}), at most {MAX_LATTICE_POINTS} allowed")
+
+
+# ------------------------------------------------------------------------------ data requests
+def data_requests(config: Mapping) -> list[DataRequest]:
+    """What each data user of config ``multiuser.data_users`` reads: its ``attribute`` given its
+    ``given`` columns, checked on the cached table as its job builds the prior
+    (:func:`pufferfish.multiuser.experiments.data_user_prior`; read with pandas' defaults)."""
+    requests = []
+    for name, spec in config.get("multiuser", {}).get("data_users", {}).items():
+        where = f"multiuser.data_users.{name}"
+        columns = ((f"{where}.attribute", spec["attribute"]),) + tuple(
+            (f"{where}.given.{column}", column) for column in spec["given"])
+        requests.append(DataRequest(where=where, dataset=spec["dataset"], columns=columns,
+                                    check=partial(_check_data_user, name=name, spec=spec), low_memory=True))
+    return requests
+
+
+def _check_data_user(frame, *, name: str, spec: Mapping) -> None:
+    from pufferfish.multiuser.experiments import data_user_prior
+
+    data_user_prior(frame, spec, name=name)

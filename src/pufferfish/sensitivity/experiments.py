@@ -115,7 +115,7 @@ def triple_columns(frame: pd.DataFrame, triple: AttributeTriple) -> tuple[np.nda
     (one line naming the triple) for a missing column, no complete row, a released column
     that is not integer, a protected column that is not numeric, or a released column of a
     single value. The workflow runs it on the cached data before any job
-    (:func:`pufferfish.pipeline.config.check_data`)."""
+    (:func:`pufferfish.pipeline.data_checks.check_data`)."""
     where = f"sensitivity.attribute_privacy [{triple.label}]"
     for column in (triple.released, triple.protected):
         if column not in frame.columns:

@@ -22,19 +22,24 @@ Config section ``sensitivity`` (two subsections)::
 
 Either subsection may be left out (its experiment is then not run; :class:`SensitivitySettings`
 holds both). The seed of the paths is the config's top-level ``seed``. Every ``from_config`` checks its
-keys (an unknown or missing key is a :class:`ConfigError` naming it) and its values.
+keys (an unknown or missing key is a :class:`ConfigError` naming it) and its values; the
+triples' datasets are checked by :func:`check_references` and what they read of the data is
+:func:`data_requests`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 
 from pufferfish.checks import integer, real
 from pufferfish.errors import ConfigError, InvalidArgumentError
 from pufferfish.grids import check_epsilons, expand_grid
+from pufferfish.settings import DataRequest
 
-__all__ = ["AttributeTriple", "AttributePrivacySettings", "DiffusionSettings", "SensitivitySettings"]
+__all__ = ["AttributeTriple", "AttributePrivacySettings", "DiffusionSettings", "SensitivitySettings",
+           "check_references", "data_requests"]
 
 
 def _section(section, where: str, *, required: tuple[str, ...], optional: tuple[str, ...] = ()) -> Mapping:
@@ -189,3 +194,52 @@ class SensitivitySettings:
                 attribute, where=f"{where}.attribute_privacy"),
             diffusion=None if diffusion is None else DiffusionSettings.from_config(
                 diffusion, seed=seed, where=f"{where}.diffusion"))
+
+
+def check_references(config: Mapping) -> None:
+    """Cross-references of config ``sensitivity.attribute_privacy``: every triple's dataset is a
+    key of ``datasets`` (its columns are checked against the data, :func:`data_requests`).
+
+    Parameters
+    ----------
+    config : Mapping
+        The whole configuration, validated by the schema (defaults filled in).
+
+    Raises
+    ------
+    ConfigError
+        One line naming the key and what is wrong with it.
+    """
+    attribute = (config.get("sensitivity") or {}).get("attribute_privacy") or {}
+    datasets = config.get("datasets", {})
+    for k, triple in enumerate(attribute.get("triples", [])):
+        if triple["dataset"] not in datasets:
+            raise ConfigError(f"config: sensitivity.attribute_privacy.triples[{k}].dataset = {triple['dataset']!r}: "
+                              f"not a key of datasets (have: {', '.join(sorted(datasets))})")
+
+
+def data_requests(config: Mapping) -> list[DataRequest]:
+    """What each attribute-privacy triple reads (paper 002, Prop. 6.2): its ``released`` column
+    and its ``protected`` one, checked on the cached table as the job reads them
+    (:func:`pufferfish.sensitivity.experiments.triple_columns`)."""
+    attribute = (config.get("sensitivity") or {}).get("attribute_privacy") or {}
+    requests = []
+    for k, spec in enumerate(attribute.get("triples", [])):
+        where = f"sensitivity.attribute_privacy.triples[{k}]"
+        triple = AttributeTriple(spec["dataset"], spec["released"], spec["protected"])
+        requests.append(DataRequest(where=where, dataset=spec["dataset"], low_memory=False,
+                                    columns=((f"{where}.released", spec["released"]),
+                                             (f"{where}.protected", spec["protected"])),
+                                    check=partial(_check_triple_rows, where=where, triple=triple)))
+    return requests
+
+
+def _check_triple_rows(frame, *, where: str, triple: AttributeTriple) -> None:
+    from pufferfish.errors import DataError
+    from pufferfish.sensitivity.experiments import triple_columns
+
+    try:
+        triple_columns(frame, triple)
+    except DataError as err:  # its message names the triple; the config key names it here
+        text = str(err).splitlines()[0].removeprefix(f"sensitivity.attribute_privacy [{triple.label}]")
+        raise ConfigError(f"config: {where}: {text.removeprefix(':').strip()}") from None

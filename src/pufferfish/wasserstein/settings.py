@@ -1,18 +1,21 @@
 """Typed settings of paper 002's Table 1 (config ``wasserstein.settings``).
 
 Built by :mod:`pufferfish.pipeline.config` from the validated config; a job builds the
-section it receives (:mod:`pufferfish.settings`).
+section it receives (:mod:`pufferfish.settings`). The section's cross-references are checked
+by :func:`check_references`; what each setting reads of its dataset is :func:`data_requests`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import ClassVar
 
-from pufferfish.settings import Encoding, read_section
+from pufferfish.errors import ConfigError
+from pufferfish.settings import DataRequest, Encoding, read_section
 
-__all__ = ["WassersteinSetting"]
+__all__ = ["WassersteinSetting", "check_references", "data_requests"]
 
 
 @dataclass(frozen=True)
@@ -43,3 +46,61 @@ class WassersteinSetting:
                    column=str(s["column"]), values=None if s.get("values") is None else tuple(s["values"]),
                    domain=None if s.get("domain") is None else (int(s["domain"][0]), int(s["domain"][1])),
                    range=None if s.get("range") is None else float(s["range"]))
+
+
+def check_references(config: Mapping) -> None:
+    """Cross-references of config ``wasserstein.settings`` (paper 002's Table 1): datasets, DP range, output names.
+
+    Each setting's dataset is a key of ``datasets``; its DP sensitivity is declared
+    (``domain`` or ``range``; implied by an ``indicator`` or ``codes`` encoding,
+    :func:`pufferfish.wasserstein.conditionals.declared_range`); the released attribute is
+    not the secret column; and ``results/priors/wasserstein_<setting>.*`` is not also a
+    user's prior (``results/priors/<user>.*``).
+
+    Parameters
+    ----------
+    config : Mapping
+        The whole configuration, validated by the schema (defaults filled in).
+
+    Raises
+    ------
+    ConfigError
+        One line naming the key and what is wrong with it.
+    """
+    from pufferfish.wasserstein.conditionals import SECTION, declared_range
+
+    settings = (config.get("wasserstein") or {}).get("settings", {})
+    datasets = config.get("datasets", {})
+    mu = config.get("multiuser", {})
+    users = set(mu.get("users", {})) | set(mu.get("data_users", {}))
+    for name, spec in settings.items():
+        where = f"config: {SECTION}.{name}"
+        if spec["dataset"] not in datasets:
+            raise ConfigError(f"{where}.dataset = {spec['dataset']!r}: not a key of datasets "
+                              f"(have: {', '.join(sorted(datasets))})")
+        if spec["attribute"] == spec["column"]:
+            raise ConfigError(f"{where}: attribute and column are both {spec['attribute']!r}; the secret "
+                              "column must be another column")
+        declared_range(spec, setting=name)
+        if f"wasserstein_{name}" in users:
+            raise ConfigError(f"{where}: results/priors/wasserstein_{name}.csv would also be the prior of the user "
+                              f"wasserstein_{name} (multiuser); rename one of them")
+
+
+def data_requests(config: Mapping) -> list[DataRequest]:
+    """What each setting reads: its released ``attribute`` given each value of its secret
+    ``column``, checked on the cached table as its job builds the conditionals
+    (:func:`pufferfish.wasserstein.conditionals.conditional_priors`)."""
+    requests = []
+    for name, spec in (config.get("wasserstein") or {}).get("settings", {}).items():
+        where = f"wasserstein.settings.{name}"
+        requests.append(DataRequest(where=where, dataset=spec["dataset"], low_memory=False,
+                                    columns=((f"{where}.attribute", spec["attribute"]), (f"{where}.column", spec["column"])),
+                                    check=partial(_check_setting_rows, name=name, spec=spec)))
+    return requests
+
+
+def _check_setting_rows(frame, *, name: str, spec: Mapping) -> None:
+    from pufferfish.wasserstein.conditionals import conditional_priors
+
+    conditional_priors(frame, spec, setting=name)
