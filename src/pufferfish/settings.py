@@ -27,7 +27,7 @@ module declares its own (``data_requests(config)``), and
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -167,16 +167,23 @@ class DataRequest:
     """What one entry of config.yaml reads of a dataset, checked on the cached table before any job.
 
     Declared by the entry's paper (``data_requests(config)`` of its settings module, on the
-    validated mapping) and checked by :func:`pufferfish.pipeline.data_checks.check_data`:
-    ``where`` is the entry's config key (a failing ``check`` is reported there), ``dataset``
-    a key of ``datasets``, ``columns`` the (config key, column) of every column it reads (a
-    missing column is reported at its own key), ``check`` what the job will refuse, called
-    with the cached table (only the requests' columns, read with pandas' ``low_memory`` as
-    the job reads it) and raising a :class:`~pufferfish.errors.PufferfishError`, or None.
+    validated mapping) and checked by :func:`pufferfish.pipeline.data_checks.check_data`.
+
+    ``where`` is the entry's config key and ``dataset`` a key of ``datasets``; ``columns`` are
+    the (config key, column) of every column it reads (a missing column is reported at its
+    own key). ``reader`` names, as ``module:function``, the public function its job reads
+    the rows with; it is called as ``reader(frame, **arguments)`` on the cached table (only
+    the requests' columns, read with pandas' ``low_memory`` as the job reads it) and raises a
+    :class:`~pufferfish.errors.PufferfishError` on what the job will refuse, reported at
+    ``where`` (a message starting with ``label``, the entry's name in the reader's own
+    messages, has it replaced by ``where``). The reader is named, not imported: a settings
+    module sits below the code that reads the data, which imports it.
     """
 
     where: str
     dataset: str
     columns: tuple[tuple[str, str], ...]
-    check: Callable[[Any], None] | None
+    reader: str
+    arguments: Mapping[str, Any]
+    label: str
     low_memory: bool

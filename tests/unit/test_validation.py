@@ -616,40 +616,62 @@ def test_data_mistakes_are_named_before_any_job(tmp_path, path, value, fragment)
 
 
 def test_check_data_checks_a_new_papers_requests_without_knowing_the_paper(tmp_path, monkeypatch):
-    """A paper declares what it reads (``data_requests`` of its settings module); check_data names
-    a missing column at the request's key and reports its own check at its entry, as for the others."""
+    """A paper declares what it reads (``data_requests`` of its settings module, naming the function
+    its job reads the rows with); check_data names a missing column at its own key and a refusal
+    of the reader at the request's entry, as for the papers it has."""
     import types
 
-    from pufferfish.errors import DataError
     from pufferfish.pipeline import data_checks
     from pufferfish.settings import DataRequest
 
-    seen = []
-
-    def check(frame):
-        seen.append(sorted(frame.columns))  # only the columns requested of this dataset
-        if frame["chol"].max() > 250:
-            raise DataError(f"newpaper.items.a: chol up to {frame['chol'].max()}, above 250")
-
     def requests(config):
         where = "newpaper.items.a"
-        return [DataRequest(where=where, dataset="hungarian_heart", low_memory=False, check=check,
-                            columns=((f"{where}.released", config["newpaper"]), (f"{where}.given.sex", "sex")))]
+        return [DataRequest(where=where, dataset="hungarian_heart", low_memory=False, label=where,
+                            columns=((f"{where}.released", config["newpaper"]["column"]), (f"{where}.given.sex", "sex")),
+                            reader="pufferfish.data_priors:condition",
+                            arguments={"attribute": config["newpaper"]["column"], "given": {"sex": config["newpaper"]["sex"]},
+                                       "dataset": "hungarian_heart"})]
 
     paper = types.ModuleType("newpaper_settings")
     paper.data_requests = requests
     monkeypatch.setattr(data_checks, "PAPERS", (paper,))
     cfg = _data_config(tmp_path)
-    cfg["newpaper"] = "chol"
+    raw = tmp_path / "data" / "raw"
+    cfg["newpaper"] = {"column": "chol", "sex": 1}
+    check_data(cfg, raw)
+    cfg["newpaper"]["sex"] = 7
     with pytest.raises(ConfigError) as info:
-        check_data(cfg, tmp_path / "data" / "raw")
-    assert one_line(info) == "config: newpaper.items.a: chol up to 300, above 250"
-    assert seen == [["chol", "sex"]]
-    cfg["newpaper"] = "cholesterol"
+        check_data(cfg, raw)
+    assert one_line(info) == "config: newpaper.items.a: dataset hungarian_heart: no row has sex = 7 (values present: 0, 1)"
+    cfg["newpaper"]["column"] = "cholesterol"
     with pytest.raises(ConfigError) as info:
-        check_data(cfg, tmp_path / "data" / "raw")
+        check_data(cfg, raw)
     assert one_line(info) == ("config: newpaper.items.a.released: no column 'cholesterol' in dataset hungarian_heart "
                               "(columns: age, sex, chol)")
+
+
+def test_every_shipped_data_request_names_a_public_reader_that_takes_its_arguments():
+    """A request names its reader (module:function); each one of the shipped config resolves to a
+    public function of its paper that accepts (frame, **arguments)."""
+    import dataclasses
+    import inspect
+    from importlib import import_module
+
+    import pandas as pd
+
+    from pufferfish.pipeline.data_checks import data_requests, reader
+
+    cfg = validate_config(yaml.safe_load((ROOT / "config.yaml").read_text(encoding="utf-8")))
+    requests = data_requests(cfg)
+    assert {r.where.split(".")[0] for r in requests} == {"multiuser", "gaussian", "wasserstein", "sensitivity"}
+    for request in requests:
+        function = reader(request)
+        module, name = request.reader.split(":")
+        assert name in import_module(module).__all__
+        inspect.signature(function).bind(pd.DataFrame(), **request.arguments)
+    bad = dataclasses.replace(requests[0], reader="pufferfish.multiuser.experiments:_load_data_users")
+    with pytest.raises(ValueError, match="not module:function of a public function"):
+        reader(bad)
 
 
 def test_without_a_cache_only_known_columns_are_checked(tmp_path):

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import partial
 from typing import ClassVar
 
 from pufferfish.errors import ConfigError
@@ -21,7 +20,8 @@ from pufferfish.settings import DataRequest, delta_grid, epsilon_grid, floats, r
 
 __all__ = ["GaussianPrior", "Fig1Settings", "IntRange", "Fig2Settings", "Fig5Settings", "GMMSettings",
            "ConditionalSecret", "PrivacyPair", "GMMExperimentSettings", "GaussianSettings", "PAPER_FIGURES",
-           "GAUSSIAN_FIXED_KEYS", "gmm_experiment_names", "check_keys", "check_references", "data_requests"]
+           "GAUSSIAN_FIXED_KEYS", "gmm_experiment_names", "check_keys", "check_references", "data_requests",
+           "check_secret_rows"]
 
 #: the figures of paper 004 with a fixed key in config ``gaussian``
 PAPER_FIGURES = ("fig1", "fig2", "fig5")
@@ -312,9 +312,7 @@ def check_references(config: Mapping) -> None:
 
 def data_requests(config: Mapping) -> list[DataRequest]:
     """What each secret of each GMM experiment reads: the numeric ``attribute`` given the
-    secret's ``given`` columns, checked on the cached table as the GMM job reads it (the rows
-    it keeps, :func:`pufferfish.data_priors.condition`, numeric, :func:`pufferfish.gaussian.gmm.numeric_values`,
-    and at least ``gaussian.gmm.components`` distinct values)."""
+    secret's ``given`` columns, checked as the GMM job reads them (:func:`check_secret_rows`)."""
     gauss = config.get("gaussian", {})
     components = int(gauss.get("gmm", {}).get("components", 1))
     requests = []
@@ -325,12 +323,32 @@ def data_requests(config: Mapping) -> list[DataRequest]:
             columns = ((f"gaussian.{fig}.attribute", spec["attribute"]),) + tuple(
                 (f"{where}.given.{column}", column) for column in secret["given"])
             requests.append(DataRequest(where=where, dataset=spec["dataset"], columns=columns, low_memory=False,
-                                        check=partial(_check_secret_rows, spec=spec, secret=secret,
-                                                      components=components)))
+                                        reader="pufferfish.gaussian.settings:check_secret_rows", label=f"gaussian.{fig}",
+                                        arguments={"spec": spec, "secret": secret, "components": components}))
     return requests
 
 
-def _check_secret_rows(frame, *, spec: Mapping, secret: Mapping, components: int) -> None:
+def check_secret_rows(frame, *, spec: Mapping, secret: Mapping, components: int) -> None:
+    """The rows of one secret of a GMM experiment, as its job reads them: those with the
+    secret's condition and the attribute present (:func:`pufferfish.data_priors.condition`),
+    numeric (:func:`pufferfish.gaussian.gmm.numeric_values`), at least ``components`` distinct values.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The dataset's table (at least the attribute and the secret's condition columns).
+    spec : Mapping
+        The experiment's validated section (``dataset``, ``attribute``, ``missing_values``).
+    secret : Mapping
+        One of its ``secrets`` (``label``, ``given``).
+    components : int
+        ``gaussian.gmm.components``.
+
+    Raises
+    ------
+    DataError
+        One line: no row with the condition, a value that is not a number, too few values.
+    """
     import numpy as np
 
     from pufferfish.data_priors import condition

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import partial
 from typing import ClassVar
 
 import numpy as np
@@ -341,19 +340,14 @@ def _check_lattice_sizes(mu: Mapping) -> None:
 # ------------------------------------------------------------------------------ data requests
 def data_requests(config: Mapping) -> list[DataRequest]:
     """What each data user of config ``multiuser.data_users`` reads: its ``attribute`` given its
-    ``given`` columns, checked on the cached table as its job builds the prior
-    (:func:`pufferfish.multiuser.experiments.data_user_prior`; read with pandas' defaults)."""
+    ``given`` columns, read as its job builds the prior
+    (:func:`pufferfish.multiuser.experiments.data_user_prior`, pandas' default ``low_memory``)."""
     requests = []
     for name, spec in config.get("multiuser", {}).get("data_users", {}).items():
         where = f"multiuser.data_users.{name}"
         columns = ((f"{where}.attribute", spec["attribute"]),) + tuple(
             (f"{where}.given.{column}", column) for column in spec["given"])
         requests.append(DataRequest(where=where, dataset=spec["dataset"], columns=columns,
-                                    check=partial(_check_data_user, name=name, spec=spec), low_memory=True))
+                                    reader="pufferfish.multiuser.experiments:data_user_prior",
+                                    arguments={"spec": spec, "name": name}, label=where, low_memory=True))
     return requests
-
-
-def _check_data_user(frame, *, name: str, spec: Mapping) -> None:
-    from pufferfish.multiuser.experiments import data_user_prior
-
-    data_user_prior(frame, spec, name=name)

@@ -5,7 +5,8 @@ settings module, a list of :class:`~pufferfish.settings.DataRequest`); :func:`ch
 checks them all, without knowing any paper: every column a request reads exists where the
 dataset's columns are known (:func:`known_columns`: the cached table's record, else
 ``read_csv.names``), and on a cached table that is the one the spec asks for
-(:func:`cached_dataset`) each request's own ``check`` runs on the rows, as its job will.
+(:func:`cached_dataset`) each request's reader, the function its job reads the rows with,
+runs on them (:func:`reader`).
 Where the data are not cached yet, the jobs make the same checks when they run.
 
 A mistake is a :class:`~pufferfish.errors.ConfigError` of one line naming the config key,
@@ -16,14 +17,15 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from importlib import import_module
 from pathlib import Path
 
 from pufferfish.errors import ConfigError, PufferfishError
 from pufferfish.pipeline.config import PAPERS
 from pufferfish.settings import DataRequest
 
-__all__ = ["check_data", "cached_dataset", "known_columns", "data_requests"]
+__all__ = ["check_data", "cached_dataset", "known_columns", "data_requests", "reader"]
 
 #: the fields of a dataset spec that decide the bytes of data/raw/<dataset>.csv, by source (ucimlrepo, archive)
 _SOURCE_FIELDS = (("uci_id",), ("url", "member"))
@@ -84,8 +86,8 @@ def check_data(config: Mapping, raw_dir: str | Path = "data/raw") -> None:
     * every column a dataset declares in ``columns`` is in its cached table;
     * every column a request reads (:func:`data_requests`) exists, where the dataset's
       columns are known (:func:`known_columns`);
-    * on a cached table, every request's ``check`` passes: the functions its job runs
-      (conditioning values that match some row, encodings that fit, enough numeric rows).
+    * on a cached table, every request's reader accepts the rows: the function its job reads
+      them with (conditioning values that match some row, encodings that fit, enough numeric rows).
 
     Parameters
     ----------
@@ -117,12 +119,11 @@ def check_data(config: Mapping, raw_dir: str | Path = "data/raw") -> None:
             if str(column) not in columns:
                 raise ConfigError(f"config: {key}: no column {column!r} in dataset {request.dataset} "
                                   f"(columns: {', '.join(columns)})")
-    cached = [r for r in requests if r.check is not None and cached_dataset(r.dataset, datasets[r.dataset], raw_dir)]
-    _check_rows(cached, raw_dir)
+    _check_rows([r for r in requests if cached_dataset(r.dataset, datasets[r.dataset], raw_dir)], raw_dir)
 
 
 def _check_rows(requests: Sequence[DataRequest], raw_dir) -> None:
-    """Each request's ``check`` on its cached table, read as its job reads it (``low_memory``);
+    """Each request's reader on its cached table, read as its job reads it (``low_memory``);
     only the columns some request reads (a column's values do not depend on the others)."""
     usecols: dict[tuple, set] = defaultdict(set)
     for request in requests:
@@ -133,12 +134,40 @@ def _check_rows(requests: Sequence[DataRequest], raw_dir) -> None:
         frame = _cached_frame(request.dataset, raw_dir, frames, low_memory=request.low_memory, usecols=usecols[key])
         if frame is None:
             continue
+        read = reader(request)  # a wrong name is the paper's bug, not a config mistake: not caught below
         try:
-            request.check(frame)
+            read(frame, **request.arguments)
         except PufferfishError as err:
             message = str(err).splitlines()[0] if str(err) else type(err).__name__
-            message = message.removeprefix("config: ").removeprefix(request.where).removeprefix(":").strip()
+            message = message.removeprefix("config: ").removeprefix(request.label).removeprefix(":").strip()
             raise ConfigError(f"config: {request.where}: {message}") from None
+
+
+def reader(request: DataRequest) -> Callable:
+    """The function a request names (``module:function``), imported.
+
+    Parameters
+    ----------
+    request : DataRequest
+        A request of a paper's ``data_requests``.
+
+    Returns
+    -------
+    Callable
+        Its reader, called as ``reader(frame, **request.arguments)``.
+
+    Raises
+    ------
+    ValueError
+        When the name is not ``module:function`` of an importable module and a public function
+        of it (a paper's mistake, not the user's).
+    """
+    module, _, name = request.reader.partition(":")
+    function = getattr(import_module(module), name, None) if module and name else None
+    if not callable(function) or name.startswith("_"):
+        raise ValueError(f"DataRequest.reader = {request.reader!r} of {request.where}: not module:function "
+                         f"of a public function")
+    return function
 
 
 def _cached_frame(name: str, raw_dir, frames: dict, *, low_memory: bool, usecols=None):

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import partial
 
 from pufferfish.checks import integer, real
 from pufferfish.errors import ConfigError, InvalidArgumentError
@@ -220,7 +219,7 @@ def check_references(config: Mapping) -> None:
 
 def data_requests(config: Mapping) -> list[DataRequest]:
     """What each attribute-privacy triple reads (paper 002, Prop. 6.2): its ``released`` column
-    and its ``protected`` one, checked on the cached table as the job reads them
+    and its ``protected`` one, read as its job reads them
     (:func:`pufferfish.sensitivity.experiments.triple_columns`)."""
     attribute = (config.get("sensitivity") or {}).get("attribute_privacy") or {}
     requests = []
@@ -230,16 +229,7 @@ def data_requests(config: Mapping) -> list[DataRequest]:
         requests.append(DataRequest(where=where, dataset=spec["dataset"], low_memory=False,
                                     columns=((f"{where}.released", spec["released"]),
                                              (f"{where}.protected", spec["protected"])),
-                                    check=partial(_check_triple_rows, where=where, triple=triple)))
+                                    reader="pufferfish.sensitivity.experiments:triple_columns",
+                                    arguments={"triple": triple},
+                                    label=f"sensitivity.attribute_privacy [{triple.label}]"))
     return requests
-
-
-def _check_triple_rows(frame, *, where: str, triple: AttributeTriple) -> None:
-    from pufferfish.errors import DataError
-    from pufferfish.sensitivity.experiments import triple_columns
-
-    try:
-        triple_columns(frame, triple)
-    except DataError as err:  # its message names the triple; the config key names it here
-        text = str(err).splitlines()[0].removeprefix(f"sensitivity.attribute_privacy [{triple.label}]")
-        raise ConfigError(f"config: {where}: {text.removeprefix(':').strip()}") from None

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import partial
 from typing import ClassVar
 
 from pufferfish.errors import ConfigError
@@ -89,18 +88,13 @@ def check_references(config: Mapping) -> None:
 
 def data_requests(config: Mapping) -> list[DataRequest]:
     """What each setting reads: its released ``attribute`` given each value of its secret
-    ``column``, checked on the cached table as its job builds the conditionals
+    ``column``, read as its job builds the conditionals
     (:func:`pufferfish.wasserstein.conditionals.conditional_priors`)."""
     requests = []
     for name, spec in (config.get("wasserstein") or {}).get("settings", {}).items():
         where = f"wasserstein.settings.{name}"
-        requests.append(DataRequest(where=where, dataset=spec["dataset"], low_memory=False,
+        requests.append(DataRequest(where=where, dataset=spec["dataset"], label=where, low_memory=False,
                                     columns=((f"{where}.attribute", spec["attribute"]), (f"{where}.column", spec["column"])),
-                                    check=partial(_check_setting_rows, name=name, spec=spec)))
+                                    reader="pufferfish.wasserstein.conditionals:conditional_priors",
+                                    arguments={"spec": spec, "setting": name}))
     return requests
-
-
-def _check_setting_rows(frame, *, name: str, spec: Mapping) -> None:
-    from pufferfish.wasserstein.conditionals import conditional_priors
-
-    conditional_priors(frame, spec, setting=name)
