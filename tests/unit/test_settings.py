@@ -48,6 +48,28 @@ def test_schema_is_package_data_and_the_workflow_reads_it_through_a_symlink():
     assert Path(SCHEMA_PATH).relative_to(Path(pipeline_package.__file__).parents[1]).as_posix() in package_data
 
 
+def test_snakemake_validates_against_the_same_filled_schema(shipped):
+    """snakemake.utils.validate reads a path: schema_file writes the loaded schema (the registry's
+    method names filled in) to a temporary file, removed afterwards; a method outside the registry
+    fails Snakemake's pass too."""
+    import json
+
+    from snakemake.exceptions import WorkflowError
+    from snakemake.utils import validate
+
+    from pufferfish.pipeline.config import schema_file
+
+    schema = load_schema()
+    with schema_file(schema) as path:
+        assert json.loads(Path(path).read_text(encoding="utf-8")) == schema
+        cfg = validate_config(copy.deepcopy(shipped))
+        validate(cfg, path)
+        cfg["multiuser"]["experiments"]["fig4"]["methods"] = ["theorem9"]
+        with pytest.raises(WorkflowError):
+            validate(cfg, path)
+    assert not Path(path).exists() and not Path(path).parent.exists()
+
+
 # ------------------------------------------------------------------------------ the classes follow the schema
 def _resolve(schema: dict, pointer: str) -> dict:
     node = schema
