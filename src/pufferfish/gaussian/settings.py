@@ -323,8 +323,9 @@ def data_requests(config: Mapping) -> list[DataRequest]:
             columns = ((f"gaussian.{fig}.attribute", spec["attribute"]),) + tuple(
                 (f"{where}.given.{column}", column) for column in secret["given"])
             requests.append(DataRequest(where=where, dataset=spec["dataset"], columns=columns, low_memory=False,
-                                        reader="pufferfish.gaussian.settings:check_secret_rows", label=f"gaussian.{fig}",
-                                        arguments={"spec": spec, "secret": secret, "components": components}))
+                                        reader="pufferfish.gaussian.settings:check_secret_rows",
+                                        arguments={"spec": spec, "secret": secret, "components": components},
+                                        label=f"gaussian.{fig}"))
     return requests
 
 

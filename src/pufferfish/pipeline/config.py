@@ -251,7 +251,8 @@ class Settings:
                    datasets={k: DatasetSettings.from_config(k, v) for k, v in s["datasets"].items()},
                    multiuser=MultiuserSettings.from_config(s["multiuser"]),
                    gaussian=GaussianSettings.from_config(s["gaussian"]),
-                   wasserstein={k: WassersteinSetting.from_config(k, v) for k, v in (wasserstein.get("settings") or {}).items()},
+                   wasserstein={k: WassersteinSetting.from_config(k, v)
+                                for k, v in (wasserstein.get("settings") or {}).items()},
                    comparison=None if not s.get("comparison") else ComparisonSettings.from_config(s["comparison"]),
                    audit=AuditSettings.from_config(s["audit"]),
                    iteration=None if not s.get("iteration") else IterationSettings.from_config(s["iteration"]),

@@ -94,7 +94,8 @@ def data_requests(config: Mapping) -> list[DataRequest]:
     for name, spec in (config.get("wasserstein") or {}).get("settings", {}).items():
         where = f"wasserstein.settings.{name}"
         requests.append(DataRequest(where=where, dataset=spec["dataset"], label=where, low_memory=False,
-                                    columns=((f"{where}.attribute", spec["attribute"]), (f"{where}.column", spec["column"])),
+                                    columns=((f"{where}.attribute", spec["attribute"]),
+                                             (f"{where}.column", spec["column"])),
                                     reader="pufferfish.wasserstein.conditionals:conditional_priors",
                                     arguments={"spec": spec, "setting": name}))
     return requests
