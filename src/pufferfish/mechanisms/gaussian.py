@@ -79,9 +79,11 @@ def balle_wang_delta(shift, scale, *, epsilon) -> float:
     Returns
     -------
     float
-        delta(epsilon). The second term is computed as exp(eps + log Phi(.)) so that it neither
-        overflows nor underflows early; the difference has an absolute error of a few units in
-        the last place of the first term (and may round a hair below 0 where delta is tiny).
+        delta(epsilon) in [0, 1]. The second term is computed as exp(eps + log Phi(.)) so that it
+        neither overflows nor underflows early; where the two terms agree to more than 6 digits
+        (delta < :data:`CANCELLATION` Phi(a)) delta is integrated instead (no subtraction). The
+        relative error is about 1e-15 (Phi(a) / delta) (2 + eps + |log Phi(b)|) at most
+        (``docs/math/mechanisms.md``); a delta below the smallest normal float may be 0.
 
     Raises
     ------
@@ -113,7 +115,7 @@ def _tail_delta(mu: float, epsilon: float) -> float:
     """delta = int_0^inf -expm1(-mu s) phi(z0 + s) ds, z0 = epsilon / mu - mu / 2: no cancellation.
 
     The privacy loss of one shift is L ~ N(mu^2 / 2, mu^2) and delta = E[(1 - e^(eps - L))^+];
-    put L = eps + mu s. For z0 > 0, phi(z0) is taken out in logarithms and s = x / z0 scales
+    put L = eps + mu s. For z0 > 1, phi(z0) is taken out in logarithms and s = x / z0 scales
     the integrand (e^(-z0 s - s^2 / 2)) to width 1, so that a delta below the smallest float
     rounds to 0 instead of failing.
     """

@@ -66,9 +66,13 @@ class TwoSidedGeometric:
         return math.exp(-self.epsilon)
 
     @property
+    def norm(self) -> float:
+        """P(G = 0) = (1 - r) / (1 + r) = -expm1(-eps_A) / (1 + r)."""
+        return -math.expm1(-self.epsilon) / (1.0 + self.ratio)
+
+    @property
     def log_norm(self) -> float:
-        """log P(G = 0) = log((1 - r) / (1 + r)): log(-expm1(-eps_A)) - log1p(r) below eps_A = 1,
-        -2 atanh(r) above (where the two logs would cancel)."""
+        """log P(G = 0): log(-expm1(-eps_A)) - log1p(r) below eps_A = 1, -2 atanh(r) above (no cancellation)."""
         if self.epsilon < 1.0:
             return math.log(-math.expm1(-self.epsilon)) - math.log1p(self.ratio)
         return -2.0 * math.atanh(self.ratio)
@@ -78,23 +82,18 @@ class TwoSidedGeometric:
         """sd(G) = sqrt(2 r) / (1 - r) = sqrt(2) e^(-eps_A / 2) / -expm1(-eps_A)."""
         return math.sqrt(2.0) * math.exp(-self.epsilon / 2.0) / -math.expm1(-self.epsilon)
 
-    def log_pmf(self, values) -> np.ndarray:
-        """log P(G = g) = log((1 - r) / (1 + r)) - eps_A |g| for each integer g (any shape).
-
-        Raises
-        ------
-        InvalidArgumentError, ArgumentTypeError
-            A value that is not a finite integer.
-        """
-        return self.log_norm - self.epsilon * np.abs(_integers(values, name="values"))
-
-    @property
-    def norm(self) -> float:
-        """P(G = 0) = (1 - r) / (1 + r) = -expm1(-eps_A) / (1 + r)."""
-        return -math.expm1(-self.epsilon) / (1.0 + self.ratio)
-
     def pmf(self, values) -> np.ndarray:
-        """P(G = g) = (1 - r) / (1 + r) e^(-eps_A |g|) for each integer g (any shape).
+        """P(G = g) = (1 - r) / (1 + r) e^(-eps_A |g|) for each integer g.
+
+        Parameters
+        ----------
+        values : int or array_like
+            Integers g (any shape; finite, integer-valued floats are accepted).
+
+        Returns
+        -------
+        numpy.ndarray
+            One probability per g, in the shape of ``values``.
 
         Raises
         ------
@@ -103,28 +102,22 @@ class TwoSidedGeometric:
         """
         return self.norm * np.exp(-self.epsilon * np.abs(_integers(values, name="values")))
 
-    def log_sf(self, values) -> np.ndarray:
-        """log P(G >= g): -eps_A g - log1p(r) for g >= 0, log1p(-r^(1 - g) / (1 + r)) for g < 0.
-
-        Raises
-        ------
-        InvalidArgumentError, ArgumentTypeError
-            A value that is not a finite integer.
-        """
-        return self._log_sf(_integers(values, name="values"))
-
-    def _log_sf(self, g: np.ndarray) -> np.ndarray:
-        upper = -self.epsilon * np.maximum(g, 0.0) - math.log1p(self.ratio)
-        lower = np.log1p(-np.exp(-self.epsilon * (1.0 - np.minimum(g, 0.0))) / (1.0 + self.ratio))
-        return np.where(g >= 0, upper, lower)
-
-    def _sf(self, g: np.ndarray) -> np.ndarray:
-        upper = np.exp(-self.epsilon * np.maximum(g, 0.0)) / (1.0 + self.ratio)
-        lower = 1.0 - np.exp(-self.epsilon * (1.0 - np.minimum(g, 0.0))) / (1.0 + self.ratio)
-        return np.where(g >= 0, upper, lower)
+    def log_pmf(self, values) -> np.ndarray:
+        """log P(G = g) = log P(G = 0) - eps_A |g| (exact where P(G = g) underflows); see :meth:`pmf`."""
+        return self.log_norm - self.epsilon * np.abs(_integers(values, name="values"))
 
     def sf(self, values) -> np.ndarray:
-        """P(G >= g): r^g / (1 + r) for g >= 0, 1 - r^(1 - g) / (1 + r) for g < 0.
+        """P(G >= g): r^g / (1 + r) for g >= 0, 1 - r^(1 - g) / (1 + r) for g < 0 (the subtracted term <= 1/2).
+
+        Parameters
+        ----------
+        values : int or array_like
+            Integers g (any shape).
+
+        Returns
+        -------
+        numpy.ndarray
+            One tail probability per g, in the shape of ``values``.
 
         Raises
         ------
@@ -133,13 +126,27 @@ class TwoSidedGeometric:
         """
         return self._sf(_integers(values, name="values"))
 
-    def log_cdf(self, values) -> np.ndarray:
-        """log P(G <= g) = log P(G >= -g) (symmetry; see :meth:`log_sf`)."""
-        return self._log_sf(-_integers(values, name="values"))
+    def log_sf(self, values) -> np.ndarray:
+        """log P(G >= g): -eps_A g - log1p(r) for g >= 0, log1p(-r^(1 - g) / (1 + r)) for g < 0; see :meth:`sf`."""
+        return self._log_sf(_integers(values, name="values"))
 
     def cdf(self, values) -> np.ndarray:
-        """P(G <= g) = P(G >= -g) (symmetry; see :meth:`sf`)."""
+        """P(G <= g) = P(G >= -g) (symmetry); see :meth:`sf`."""
         return self._sf(-_integers(values, name="values"))
+
+    def log_cdf(self, values) -> np.ndarray:
+        """log P(G <= g) = log P(G >= -g) (symmetry); see :meth:`sf`."""
+        return self._log_sf(-_integers(values, name="values"))
+
+    def _sf(self, g: np.ndarray) -> np.ndarray:
+        upper = np.exp(-self.epsilon * np.maximum(g, 0.0)) / (1.0 + self.ratio)
+        lower = 1.0 - np.exp(-self.epsilon * (1.0 - np.minimum(g, 0.0))) / (1.0 + self.ratio)
+        return np.where(g >= 0, upper, lower)
+
+    def _log_sf(self, g: np.ndarray) -> np.ndarray:
+        upper = -self.epsilon * np.maximum(g, 0.0) - math.log1p(self.ratio)
+        lower = np.log1p(-np.exp(-self.epsilon * (1.0 - np.minimum(g, 0.0))) / (1.0 + self.ratio))
+        return np.where(g >= 0, upper, lower)
 
 
 @dataclass(frozen=True)
@@ -193,12 +200,24 @@ class ClampedGeometric:
         return self.epsilon * (self.domain[-1] - self.domain[0])
 
     def pair_epsilons(self) -> np.ndarray:
-        """E[x, x'] = eps_A |x - x'| for every pair of the domain: the channel's exact epsilon of each pair."""
+        """E[x, x'] = eps_A |x - x'| for every pair of the domain: the channel's exact epsilon of each pair.
+
+        Returns
+        -------
+        numpy.ndarray
+            E (domain x domain), symmetric, 0 on the diagonal.
+        """
         x = np.asarray(self.domain, dtype=float)
         return self.epsilon * np.abs(x[:, None] - x[None, :])
 
     def log_matrix(self) -> np.ndarray:
-        """log P(y | x): interior log P(G = y - x), ends -eps_A d - log1p(r) with d the distance to the end."""
+        """log P(y | x): interior log P(G = y - x), ends -eps_A d - log1p(r) with d the distance to the end.
+
+        Returns
+        -------
+        numpy.ndarray
+            log C (domain x :attr:`outputs`), exact where C underflows.
+        """
         noise = self.noise
         x = np.asarray(self.domain, dtype=float)[:, None]
         y = self.outputs.astype(float)[None, :]
@@ -209,7 +228,13 @@ class ClampedGeometric:
         return out
 
     def matrix(self) -> np.ndarray:
-        """P(y | x), each entry from its closed form (see :meth:`log_matrix`); rows sum to 1 to rounding."""
+        """P(y | x), each entry from its closed form (see :meth:`log_matrix`).
+
+        Returns
+        -------
+        numpy.ndarray
+            C (domain x :attr:`outputs`), rows summing to 1 to rounding (positive terms only).
+        """
         noise = self.noise
         r = noise.ratio
         x = np.asarray(self.domain, dtype=float)[:, None]

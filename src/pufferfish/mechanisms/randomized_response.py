@@ -98,7 +98,18 @@ class RandomizedResponse:
         return self._square(self.keep, self.other)
 
     def log_matrix(self) -> np.ndarray:
-        """log C: ``log_keep`` on the diagonal, ``log_other`` elsewhere (see :meth:`matrix`)."""
+        """log C: ``log_keep`` on the diagonal, ``log_other`` elsewhere (see :meth:`matrix`).
+
+        Returns
+        -------
+        numpy.ndarray
+            log C (m x m), exact where ``other`` underflows.
+
+        Raises
+        ------
+        InvalidArgumentError
+            m^2 above ``MAX_LATTICE_POINTS`` entries.
+        """
         return self._square(self.log_keep, self.log_other)
 
     def _square(self, diagonal: float, off: float) -> np.ndarray:
