@@ -90,6 +90,9 @@ BAD = {
               [[True, False], [False, False]], [["a", 0.5], [0.25, 0.25]], "0.5", None],
     "int_weights": [[1.5], [1, 1.5], [NAN, 1], [True, 1], "1", 1.0],   # integer weights, one per record
     "secret_pairs": ["P", None, 1.0, [], [("a", "b")], [(1,)]],
+    # mechanisms
+    "domain": [[], [1], [1, 1], [2, 1], [0.5, 1], [True, 1], "01", None, 1.0, [NAN, 1]],   # >= 2 increasing ints
+    "log_probs": [[[NAN]], [[0.5]], [], "0.5", None, [-1.0], [[True]]],   # a matrix of log probabilities
 }
 
 
@@ -201,6 +204,30 @@ CALLS = {
     "pufferfish.lattice.distances.wasserstein_inf": pq(),
     "pufferfish.lattice.distances.near_mass": pq(distance=(1.0, "nonneg_or_inf")),
     "pufferfish.lattice.distances.delta_near": pq(delta=(0.1, "unit")),
+    # ---------------------------------------------------------------- mechanisms
+    "pufferfish.mechanisms.gaussian.balle_wang_delta": kw(shift=(2.0, "nonneg"), scale=(1.0, "pos"),
+                                                          epsilon=(0.5, "nonneg")),
+    "pufferfish.mechanisms.gaussian.analytic_gaussian_sigma": kw(sensitivity=(2.0, "nonneg"), epsilon=(0.5, "pos"),
+                                                                 delta=(0.1, "open_unit")),
+    "pufferfish.mechanisms.gaussian.gaussian_rdp_sigma": kw(sensitivity=(2.0, "nonneg"), epsilon=(0.5, "pos"),
+                                                            delta=(0.1, "open_unit")),
+    "pufferfish.mechanisms.gaussian.gaussian_rdp_sigma_at": kw(sensitivity=(2.0, "nonneg"), epsilon=(0.5, "pos"),
+                                                               delta=(0.1, "open_unit"), alpha=(2.0, "alpha")),
+    "pufferfish.mechanisms.gaussian.gaussian_rdp_alpha": kw(epsilon=(0.5, "pos"), delta=(0.1, "open_unit")),
+    "pufferfish.mechanisms.laplace.laplace_scale": kw(sensitivity=(2.0, "nonneg"), epsilons=EPS),
+    "pufferfish.mechanisms.laplace.laplace_delta": kw(shift=(2.0, "nonneg"), scale=(1.0, "pos"),
+                                                      epsilon=(0.5, "nonneg")),
+    "pufferfish.mechanisms.cauchy.cauchy_renyi2": kw(shift=(2.0, "nonneg"), scale=(1.0, "pos")),
+    "pufferfish.mechanisms.cauchy.cauchy_renyi2_scale": kw(sensitivity=(2.0, "nonneg"), epsilons=EPS),
+    "pufferfish.mechanisms.randomized_response.RandomizedResponse": Call({"size": 3, "epsilon": 1.0},
+                                                                         {"size": "count", "epsilon": "nonneg"},
+                                                                         extra_bad={"size": [1]}),
+    "pufferfish.mechanisms.geometric.TwoSidedGeometric": kw(epsilon=(1.0, "pos")),
+    "pufferfish.mechanisms.geometric.ClampedGeometric": kw(domain=((0, 1, 3), "domain"), epsilon=(1.0, "pos")),
+    "pufferfish.mechanisms.channel.output_law": kw(channel=([[0.5, 0.5], [0.25, 0.75]], "matrix"),
+                                                   pmf=([0.5, 0.5], "reals")),
+    "pufferfish.mechanisms.channel.channel_epsilons": kw(log_channel=([[-1.0, -0.5]], "log_probs")),
+    "pufferfish.mechanisms.channel.check_input_pmf": kw(pmf=([0.5, 0.5], "reals"), size=(2, "count")),
     # ---------------------------------------------------------------- audit
     "pufferfish.audit.base.Target": kw(epsilon=(0.5, "pos")),
     "pufferfish.audit.base.noise_std": kw(noise=("laplace", "str"), scale=(2.0, "nonneg")),
@@ -271,18 +298,7 @@ CALLS = {
     "pufferfish.wasserstein.methods.tight_laplace_delta": pq(epsilons=EPS, delta=(0.1, "open_unit")),
     "pufferfish.wasserstein.methods.tight_gaussian": pq(epsilons=EPS, delta=(0.1, "open_unit")),
     "pufferfish.wasserstein.methods.tight_cauchy": pq(epsilons=EPS, alpha=(2.0, "alpha")),
-    "pufferfish.wasserstein.methods.gaussian_rdp_sigma": kw(w=(2.0, "nonneg"), epsilon=(0.5, "pos"),
-                                                            delta=(0.1, "open_unit")),
-    "pufferfish.wasserstein.methods.gaussian_rdp_sigma_at": kw(w=(2.0, "nonneg"), epsilon=(0.5, "pos"),
-                                                               delta=(0.1, "open_unit"), alpha=(2.0, "alpha")),
-    "pufferfish.wasserstein.methods.gaussian_rdp_alpha": kw(epsilon=(0.5, "pos"), delta=(0.1, "open_unit")),
-    "pufferfish.wasserstein.methods.balle_wang_delta": kw(w=(2.0, "nonneg"), sigma=(1.0, "pos"),
-                                                          epsilon=(0.5, "nonneg")),
-    "pufferfish.wasserstein.methods.analytic_gaussian_sigma": kw(w=(2.0, "nonneg"), epsilon=(0.5, "pos"),
-                                                                 delta=(0.1, "open_unit")),
     # ---------------------------------------------------------------- paper 002, Section 6 (iteration)
-    "pufferfish.wasserstein.methods.gwm_laplace_scale": kw(w=(2.0, "nonneg"), epsilons=EPS),
-    "pufferfish.wasserstein.methods.dagwm_cauchy_scale": kw(w2=(2.0, "nonneg"), epsilons=EPS),
     "pufferfish.iteration.covariance.as_vector": Call(
         {"values": [1.0, 2.0], "name": "x", "nonnegative": True, "min_size": 1},
         {"values": "nonneg_reals", "name": "str", "min_size": "size"}, alias={"values": "x"}),
@@ -514,6 +530,11 @@ EXEMPT = {
     "pufferfish.wasserstein.table1.pair_sensitivity": "Table 1 job on SecretConditional records (test_table1.py)",
     "pufferfish.wasserstein.table1.setting_sensitivities": "Table 1 job on SecretConditional records",
     "pufferfish.wasserstein.table1.binding_pair": "Table 1 job on PairSensitivity results",
+    "pufferfish.mechanisms.scales.check_scales": "called by the mechanisms on the scales they computed from "
+                                                 "validated arguments (test_mechanisms_laplace_cauchy.py)",
+    **dict.fromkeys(["pufferfish.mechanisms.gaussian.ANALYTIC_RTOL", "pufferfish.mechanisms.gaussian.SMALLEST",
+                     "pufferfish.mechanisms.gaussian.LARGEST", "pufferfish.mechanisms.gaussian.CANCELLATION",
+                     "pufferfish.mechanisms.scales.NORMAL"], _DATA),
     "pufferfish.wasserstein.table1.table1_frame": "Table 1 job on PairSensitivity results",
 }
 

@@ -18,7 +18,7 @@ Every accountant bounds D_alpha by alpha X / (2 sigma^2) (:mod:`.accountants`), 
 The exact audit (:mod:`.exact`, the quadratic-loss linear-Gaussian model) then says whether
 the sigma meets the target: exact delta(epsilon) <= delta (1 + rtol), or exact D_alpha <=
 epsilon (1 + rtol). :func:`exact_sigma` is the smallest sigma the exact audit accepts
-(:func:`pufferfish.wasserstein.methods.analytic_gaussian_sigma` solves the Gaussian hockey
+(:func:`pufferfish.mechanisms.gaussian.analytic_gaussian_sigma` solves the Gaussian hockey
 stick for the total standard deviation sqrt(V), Brent's method on log sigma; then
 sigma^2 = (V - data variance) / gain, 0 when the data's own conditional variance suffices).
 """
@@ -100,9 +100,9 @@ def exact_sigma(audit: ExactAudit, *, epsilon: float, delta: float | None = None
     if audit.mean_gap == 0.0:
         return 0.0
     if delta is not None:
-        from pufferfish.wasserstein.methods import analytic_gaussian_sigma
+        from pufferfish.mechanisms.gaussian import analytic_gaussian_sigma
 
-        std = analytic_gaussian_sigma(audit.mean_gap, epsilon, delta)
+        std = analytic_gaussian_sigma(audit.mean_gap, epsilon=epsilon, delta=delta)
         needed = std * std
     else:
         needed = alpha * audit.mean_gap ** 2 / (2.0 * epsilon)

@@ -24,7 +24,7 @@ Two Gaussians N(m, V) and N(m + Delta, V) have, exactly,
 * D_alpha = alpha Delta^2 / (2 V) for every alpha > 1 (both orders);
 * the (epsilon, delta) curve delta(epsilon) = Phi(mu/2 - epsilon/mu) - e^epsilon Phi(-mu/2 - epsilon/mu),
   mu = |Delta| / sqrt(V) (Balle and Wang 2018, Thm 8; the project's
-  :func:`pufferfish.wasserstein.methods.balle_wang_delta`, reused here).
+  :func:`pufferfish.mechanisms.gaussian.balle_wang_delta`, reused here).
 
 Every accountant of :mod:`.accountants` (but ``dp_assumption``, which ignores the other
 records' shifts) must be at least these values; the tests check it on random covariances.
@@ -111,10 +111,10 @@ class ExactAudit:
 
     def delta(self, *, epsilon: float) -> float:
         """The exact delta(epsilon) of the Gaussian hockey stick (Balle and Wang 2018, Thm 8)."""
-        from pufferfish.wasserstein.methods import balle_wang_delta
+        from pufferfish.mechanisms.gaussian import balle_wang_delta
 
         epsilon = real(epsilon, name="epsilon", lo=0.0)
-        return max(0.0, balle_wang_delta(self.mean_gap, math.sqrt(self.variance), epsilon))
+        return max(0.0, balle_wang_delta(self.mean_gap, math.sqrt(self.variance), epsilon=epsilon))
 
     def epsilon(self, *, delta: float) -> float:
         """The exact epsilon at ``delta``: the root of delta(epsilon) = delta (0 if delta(0) <= delta).

@@ -168,19 +168,21 @@ def _target(guarantee: str, epsilon: float, settings: AttributePrivacySettings) 
 def _upper_bound(noise: str, pair: PairSensitivity, scale: float, target: Target) -> float:
     """A sound upper bound of what noise of ``scale`` achieves on ``pair``: the GWM / DAGWM theorems
     for the pair's own W_inf / W_2 (paper 002, Cor. 3.1 and Cor. 4.1; proofs in
-    :mod:`pufferfish.wasserstein.methods`): Laplace eps <= W_inf / b; Gaussian delta <= the
-    hockey stick of one shift W_inf (Balle-Wang); Cauchy D_2 <= log(1 + W_2^2 / (2 gamma^2)).
+    :mod:`pufferfish.wasserstein.methods`; the one-shift closed forms in :mod:`pufferfish.mechanisms`):
+    Laplace eps <= W_inf / b; Gaussian delta <= the hockey stick of one shift W_inf (Balle-Wang);
+    Cauchy D_2 <= log(1 + W_2^2 / (2 gamma^2)).
     Used only to skip exact audits that cannot change a maximum; inf when it does not apply."""
-    from pufferfish.wasserstein.methods import balle_wang_delta
+    from pufferfish.mechanisms.cauchy import cauchy_renyi2
+    from pufferfish.mechanisms.gaussian import balle_wang_delta
 
     if scale <= 0:
         return 0.0 if pair.w_inf == 0 else math.inf
     if noise == "laplace" and target.guarantee == "epsilon":
         return pair.w_inf / scale
     if noise == "gaussian" and target.guarantee == "epsilon_delta":
-        return max(balle_wang_delta(pair.w_inf, scale, target.epsilon), 0.0)
+        return max(balle_wang_delta(pair.w_inf, scale, epsilon=target.epsilon), 0.0)
     if noise == "cauchy" and target.guarantee == "renyi" and target.alpha == 2.0:
-        return math.log1p(pair.w_2 ** 2 / (2.0 * scale ** 2))
+        return cauchy_renyi2(pair.w_2, scale)
     return math.inf
 
 
@@ -399,7 +401,7 @@ def diffusion_audit(settings: DiffusionSettings, *, rtol: float) -> pd.DataFrame
     """
     from pufferfish.audit.gaussian_prior import epsilon_achieved
     from pufferfish.sensitivity.diffusion import ou_law
-    from pufferfish.wasserstein.methods import analytic_gaussian_sigma, balle_wang_delta
+    from pufferfish.mechanisms.gaussian import analytic_gaussian_sigma, balle_wang_delta
 
     rows = []
     if "quadratic" not in settings.potentials:
@@ -423,8 +425,8 @@ def diffusion_audit(settings: DiffusionSettings, *, rtol: float) -> pd.DataFrame
                 sigma = float(scales_from_sensitivity("gwm_gaussian_analytic", w_inf=bound, w_2=bound,
                                                       epsilons=[epsilon], delta=settings.delta)[0])
                 total = math.sqrt(var + sigma ** 2)
-                got = balle_wang_delta(shift, total, epsilon) if total > 0 else (0.0 if shift == 0 else 1.0)
-                tight = analytic_gaussian_sigma(shift, epsilon, settings.delta)
+                got = balle_wang_delta(shift, total, epsilon=epsilon) if total > 0 else (0.0 if shift == 0 else 1.0)
+                tight = analytic_gaussian_sigma(shift, epsilon=epsilon, delta=settings.delta)
                 rows.append({**common, "method": "prop6_3_gwm_gaussian_analytic", "delta": settings.delta,
                              "scale": sigma, "epsilon_achieved": np.nan, "delta_achieved": got,
                              "scale_min": math.sqrt(max(tight ** 2 - var, 0.0)),

@@ -2,8 +2,9 @@
 
 A closed form of this package gives a number, the GWM sensitivity W_inf (and W_2, which
 it also bounds); the scale is then the one paper 002's Wasserstein mechanisms give for that
-number, computed by the same functions the registry's methods call on two lattice priors
-(:mod:`pufferfish.wasserstein.methods`): nothing is re-derived here. The closed forms are
+number, computed by the same one-shift mechanisms the registry's methods
+(:mod:`pufferfish.wasserstein.methods`) call on the W_inf / W_2 of two lattice priors
+(:mod:`pufferfish.mechanisms`): nothing is re-derived here. The closed forms are
 not registry methods themselves: a registry method calibrates a :class:`SecretPair` of
 lattice priors, while a closed form takes a covariance or a diffusion's constants, so it
 is a way of obtaining the sensitivity that any of these methods then uses.
@@ -18,7 +19,10 @@ import numpy as np
 from pufferfish.checks import choice, real
 from pufferfish.errors import InvalidArgumentError, NotApplicableError
 from pufferfish.grids import check_epsilons
-from pufferfish.wasserstein.methods import CAUCHY_ALPHA, analytic_gaussian_sigma, dagwm_cauchy_scale, gwm_laplace_scale
+from pufferfish.mechanisms.cauchy import cauchy_renyi2_scale
+from pufferfish.mechanisms.gaussian import analytic_gaussian_sigma
+from pufferfish.mechanisms.laplace import laplace_scale
+from pufferfish.wasserstein.methods import CAUCHY_ALPHA
 
 __all__ = ["GWM_METHODS", "ScaleMethod", "scales_from_sensitivity"]
 
@@ -50,13 +54,13 @@ def scales_from_sensitivity(method: str, *, w_inf, w_2, epsilons, delta=None, al
     d = None if delta is None else real(delta, name="delta", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
     a = None if alpha is None else real(alpha, name="alpha", lo=1.0, lo_open=True)
     if method == "gwm_laplace":
-        return gwm_laplace_scale(w_inf, epsilons=eps)
+        return laplace_scale(w_inf, epsilons=eps)
     if method == "gwm_gaussian_analytic":
         if d is None:
             raise InvalidArgumentError("delta = None: gwm_gaussian_analytic needs a delta in (0, 1)")
-        return np.array([analytic_gaussian_sigma(w_inf, float(e), d) for e in eps])
+        return np.array([analytic_gaussian_sigma(w_inf, epsilon=float(e), delta=d) for e in eps])
     if a is None:   # dagwm_cauchy
         raise InvalidArgumentError("alpha = None: dagwm_cauchy needs alpha = 2 (paper 002, Cor. 4.1)")
     if a != CAUCHY_ALPHA:
         raise NotApplicableError(f"dagwm_cauchy is stated for alpha = 2 (paper 002, Cor. 4.1), not alpha = {alpha!r}")
-    return dagwm_cauchy_scale(w_2, epsilons=eps)
+    return cauchy_renyi2_scale(w_2, epsilons=eps)

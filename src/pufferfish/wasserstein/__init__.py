@@ -14,8 +14,7 @@ read off the data and the table written (:mod:`.conditionals`); the typed form o
 from pufferfish._lazy import attach
 
 _EXPORTS = {
-    **dict.fromkeys(["METHODS", "CAUCHY_ALPHA", "analytic_gaussian_sigma", "balle_wang_delta", "dagwm_cauchy", "dagwm_cauchy_scale", "gwm_laplace_scale",
-                     "gaussian_rdp_alpha", "gaussian_rdp_sigma", "gaussian_rdp_sigma_at", "gawm_laplace",
+    **dict.fromkeys(["METHODS", "CAUCHY_ALPHA", "dagwm_cauchy", "gawm_laplace",
                      "gwm_gaussian_analytic", "gwm_gaussian_rdp", "gwm_laplace", "tight_cauchy", "tight_gaussian",
                      "tight_laplace_delta"], "pufferfish.wasserstein.methods"),
     **dict.fromkeys(["SecretConditional", "PairSensitivity", "TABLE1_COLUMNS", "pair_sensitivity",

@@ -40,30 +40,28 @@ Every scale is audited exactly by :func:`pufferfish.audit.lattice_auditor` in th
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 
 import numpy as np
 
-from pufferfish.checks import instance, real, reals
+from pufferfish.checks import instance, real
 from pufferfish.errors import NotApplicableError
 from pufferfish.grids import check_epsilons
 from pufferfish.lattice.distances import wasserstein_inf, wasserstein_p
 from pufferfish.lattice.pmf import LatticePMF
+from pufferfish.mechanisms.cauchy import cauchy_renyi2_scale
+from pufferfish.mechanisms.gaussian import analytic_gaussian_sigma, gaussian_rdp_sigma
+from pufferfish.mechanisms.laplace import laplace_scale
 from pufferfish.registry import Method, register
 
 __all__ = [
     "gwm_laplace", "gawm_laplace", "gwm_gaussian_rdp", "gwm_gaussian_analytic", "dagwm_cauchy",
     "tight_laplace_delta", "tight_gaussian", "tight_cauchy",
-    "gaussian_rdp_sigma", "gaussian_rdp_sigma_at", "gaussian_rdp_alpha", "balle_wang_delta",
-    "gwm_laplace_scale", "dagwm_cauchy_scale",
-    "analytic_gaussian_sigma", "METHODS", "CAUCHY_ALPHA",
+    "METHODS", "CAUCHY_ALPHA",
 ]
 
 #: the only Renyi order at which :func:`dagwm_cauchy` is stated (paper 002, Cor. 4.1 at alpha = 2)
 CAUCHY_ALPHA = 2.0
-#: relative tolerance of the root of the Balle-Wang equation (on log sigma)
-ANALYTIC_RTOL = 1e-14
 
 
 # ------------------------------------------------------------------------------ checks
@@ -80,14 +78,6 @@ def _check_alpha(alpha) -> float:
     return real(alpha, name="alpha", lo=1.0, lo_open=True)
 
 
-def _check_epsilon(epsilon) -> float:
-    return real(epsilon, name="epsilon", lo=0.0, lo_open=True)
-
-
-def _check_distance(name: str, value) -> float:
-    return real(value, name=name, lo=0.0)
-
-
 # ------------------------------------------------------------------------------ Laplace
 def gwm_laplace(p: LatticePMF, q: LatticePMF, *, epsilons) -> np.ndarray:
     """General Wasserstein mechanism with Laplace noise: b = W_inf(P, Q) / epsilon gives epsilon-PP.
@@ -100,14 +90,7 @@ def gwm_laplace(p: LatticePMF, q: LatticePMF, *, epsilons) -> np.ndarray:
     paper 000's ``kantorovich`` (eq. 5).
     """
     _check_pmfs(p, q)
-    return gwm_laplace_scale(float(wasserstein_inf(p, q)), epsilons=epsilons)
-
-
-def gwm_laplace_scale(w: float, *, epsilons) -> np.ndarray:
-    """b = w / epsilon for every epsilon: the GWM Laplace scale of a sensitivity ``w`` = W_inf
-    (paper 002, Cor. 3.1), however ``w`` was obtained (:func:`gwm_laplace` on two lattice
-    priors, or a closed form of :mod:`pufferfish.sensitivity`)."""
-    return _check_distance("w", w) / check_epsilons(epsilons)
+    return laplace_scale(float(wasserstein_inf(p, q)), epsilons=epsilons)
 
 
 def gawm_laplace(p: LatticePMF, q: LatticePMF, *, epsilons, delta) -> np.ndarray:
@@ -129,54 +112,10 @@ def gawm_laplace(p: LatticePMF, q: LatticePMF, *, epsilons, delta) -> np.ndarray
     from pufferfish.lattice.distances import delta_near
 
     _check_pmfs(p, q)
-    near = _check_distance("Delta_delta", delta_near(p, q, _check_delta(delta)))
-    return near / check_epsilons(epsilons)
+    return laplace_scale(delta_near(p, q, _check_delta(delta)), epsilons=epsilons)
 
 
 # ------------------------------------------------------------------------------ Gaussian via RDP
-def gaussian_rdp_sigma_at(w: float, epsilon: float, delta: float, alpha) -> np.ndarray:
-    """sigma(alpha): the Gaussian scale whose RPP at order ``alpha`` converts to (epsilon, delta)-PP.
-
-    N(0, sigma^2) is (alpha, alpha w^2 / (2 sigma^2))-RPP for a W_inf of ``w`` (paper 002,
-    Cor. 3.1) and (alpha, e_a)-RPP implies (e_a + log(1/delta) / (alpha - 1), delta)-PP
-    (Mironov 2017, Prop. 3; paper 002, Prop. 2.2). Solving e_a + log(1/delta)/(alpha - 1) =
-    epsilon for sigma: sigma^2 = alpha w^2 / (2 (epsilon - log(1/delta)/(alpha - 1))), finite
-    only for alpha > 1 + log(1/delta)/epsilon (inf below).
-    """
-    w, epsilon, delta = _check_distance("w", w), _check_epsilon(epsilon), _check_delta(delta)
-    alpha = reals(alpha, name="alpha", lo=1.0, lo_open=True)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        room = epsilon - math.log(1.0 / delta) / (alpha - 1.0)
-        out = np.where((alpha > 1.0) & (room > 0), w * np.sqrt(alpha / (2.0 * room)), np.inf)
-    return out
-
-
-def gaussian_rdp_alpha(epsilon: float, delta: float) -> float:
-    """The order alpha* minimising :func:`gaussian_rdp_sigma_at`: 1 + (L + sqrt(L (L + epsilon))) / epsilon,
-    L = log(1/delta).
-
-    With a = alpha - 1 > L / epsilon, sigma^2 is proportional to f(a) = a (a + 1) / (epsilon a - L);
-    f'(a) has the sign of epsilon a^2 - 2 L a - L, whose one root above L / epsilon is the
-    a above (f falls before it, rises after it: the minimum).
-    """
-    epsilon, delta = _check_epsilon(epsilon), _check_delta(delta)
-    log_inv = -math.log(delta)
-    return 1.0 + (log_inv + math.sqrt(log_inv * (log_inv + epsilon))) / epsilon
-
-
-def gaussian_rdp_sigma(w: float, epsilon: float, delta: float) -> float:
-    """min over alpha > 1 of :func:`gaussian_rdp_sigma_at`, in closed form:
-    sigma = w (sqrt(L) + sqrt(L + epsilon)) / (sqrt(2) epsilon), L = log(1/delta).
-
-    At alpha* (:func:`gaussian_rdp_alpha`), epsilon a* - L = s := sqrt(L (L + epsilon)) and
-    (L + s)(L + s + epsilon) = s (2 s + 2 L + epsilon) (use s^2 = L^2 + epsilon L), so
-    f(a*) = (2 L + epsilon + 2 s) / epsilon^2 = (sqrt(L) + sqrt(L + epsilon))^2 / epsilon^2.
-    """
-    w, epsilon, delta = _check_distance("w", w), _check_epsilon(epsilon), _check_delta(delta)
-    log_inv = -math.log(delta)
-    return w * (math.sqrt(log_inv) + math.sqrt(log_inv + epsilon)) / (math.sqrt(2.0) * epsilon)
-
-
 def gwm_gaussian_rdp(p: LatticePMF, q: LatticePMF, *, epsilons, delta) -> np.ndarray:
     """General Wasserstein mechanism with Gaussian noise, through RPP: (epsilon, delta)-PP.
 
@@ -184,82 +123,31 @@ def gwm_gaussian_rdp(p: LatticePMF, q: LatticePMF, *, epsilons, delta) -> np.nda
     alpha > 1 (along the W_inf coupling each shift is at most W_inf, D_alpha of two Gaussians
     shifted by s is alpha s^2 / (2 sigma^2), and exp((alpha - 1) D_alpha) is jointly convex).
     Converted to (eps_alpha + log(1/delta) / (alpha - 1), delta)-PP (Mironov 2017, Prop. 3)
-    and minimised over alpha > 1 in closed form (:func:`gaussian_rdp_sigma`; the order used is
-    :func:`gaussian_rdp_alpha`). sigma = 0 when P = Q (W_inf = 0).
+    and minimised over alpha > 1 in closed form
+    (:func:`pufferfish.mechanisms.gaussian.gaussian_rdp_sigma`; the order used is
+    :func:`pufferfish.mechanisms.gaussian.gaussian_rdp_alpha`). sigma = 0 when P = Q (W_inf = 0).
     """
     _check_pmfs(p, q)
     delta = _check_delta(delta)
     w = float(wasserstein_inf(p, q))
-    return np.array([gaussian_rdp_sigma(w, float(e), delta) for e in check_epsilons(epsilons)])
+    return np.array([gaussian_rdp_sigma(w, epsilon=float(e), delta=delta) for e in check_epsilons(epsilons)])
 
 
 # ------------------------------------------------------------------------------ Gaussian, analytic
-def balle_wang_delta(w: float, sigma: float, epsilon: float) -> float:
-    """delta(sigma) = Phi(w/(2 sigma) - epsilon sigma/w) - e^eps Phi(-w/(2 sigma) - epsilon sigma/w).
-
-    The hockey-stick divergence H_{e^eps}(N(w, sigma^2) || N(0, sigma^2)) (Balle and Wang,
-    ICML 2018, Thm 8): the smallest delta for which one Gaussian shift of size w is
-    (epsilon, delta)-indistinguishable. The second term is computed as exp(eps + log Phi(.))
-    so that it neither overflows nor underflows early. Decreasing in sigma (the divergence of
-    N(w/sigma, 1) from N(0, 1) grows with the shift w/sigma).
-    """
-    from scipy.special import log_ndtr, ndtr
-
-    w, epsilon = _check_distance("w", w), real(epsilon, name="epsilon", lo=0.0)
-    sigma = real(sigma, name="sigma", lo=0.0, lo_open=True)
-    if w == 0:
-        return 0.0
-    a = w / (2.0 * sigma) - epsilon * sigma / w
-    b = -w / (2.0 * sigma) - epsilon * sigma / w
-    return float(ndtr(a) - math.exp(epsilon + float(log_ndtr(b))))
-
-
-def analytic_gaussian_sigma(w: float, epsilon: float, delta: float) -> float:
-    """The sigma with :func:`balle_wang_delta` (w, sigma, epsilon) = delta (0 when w = 0).
-
-    delta(sigma) falls from 1 (sigma -> 0) to 0 (sigma -> inf) and is strictly decreasing,
-    so the root is unique. The bracket starts from the RDP scale (:func:`gaussian_rdp_sigma`,
-    sound, hence delta(sigma_rdp) <= delta) and is halved until delta(lo) > delta;
-    Brent's method (:func:`scipy.optimize.brentq`) solves on log sigma to :data:`ANALYTIC_RTOL`. The result is then
-    the accepted end: delta(sigma) <= delta always holds (nudged up by 1e-15 relative steps
-    if rounding put it a hair below the root).
-    """
-    w, epsilon, delta = _check_distance("w", w), _check_epsilon(epsilon), _check_delta(delta)
-    if w == 0:
-        return 0.0
-
-    def excess(log_sigma: float) -> float:
-        return balle_wang_delta(w, math.exp(log_sigma), epsilon) - delta
-
-    hi = math.log(gaussian_rdp_sigma(w, epsilon, delta))
-    while excess(hi) > 0:  # never for a sound conversion; kept for safety
-        hi += math.log(2.0)
-    lo = hi - math.log(2.0)
-    while excess(lo) <= 0:
-        lo -= math.log(2.0)
-    from scipy.optimize import brentq
-
-    root = brentq(excess, lo, hi, xtol=1e-300, rtol=ANALYTIC_RTOL, maxiter=500)
-    sigma = math.exp(root)
-    while balle_wang_delta(w, sigma, epsilon) > delta:
-        sigma *= 1.0 + 1e-15
-    return sigma
-
-
 def gwm_gaussian_analytic(p: LatticePMF, q: LatticePMF, *, epsilons, delta) -> np.ndarray:
     """Gaussian noise for (epsilon, delta)-PP from the exact (epsilon, delta) curve of one shift W_inf.
 
     sigma solves Phi(W/(2 sigma) - eps sigma/W) - e^eps Phi(-W/(2 sigma) - eps sigma/W) = delta,
     W = W_inf(P, Q) (Balle and Wang 2018, the analytic Gaussian mechanism;
-    :func:`analytic_gaussian_sigma`). Valid for pufferfish because the hockey-stick divergence
-    is jointly convex: along the W_inf coupling, H_{e^eps}(P_Y || Q_Y) <= sum pi(x, x')
-    H_{e^eps}(N_x || N_{x'}) <= the delta of one shift of size W_inf (the delta of a Gaussian
-    shift grows with its size). sigma = 0 when P = Q.
+    :func:`pufferfish.mechanisms.gaussian.analytic_gaussian_sigma`). Valid for pufferfish
+    because the hockey-stick divergence is jointly convex: along the W_inf coupling,
+    H_{e^eps}(P_Y || Q_Y) <= sum pi(x, x') H_{e^eps}(N_x || N_{x'}) <= the delta of one shift
+    of size W_inf (the delta of a Gaussian shift grows with its size). sigma = 0 when P = Q.
     """
     _check_pmfs(p, q)
     delta = _check_delta(delta)
     w = float(wasserstein_inf(p, q))
-    return np.array([analytic_gaussian_sigma(w, float(e), delta) for e in check_epsilons(epsilons)])
+    return np.array([analytic_gaussian_sigma(w, epsilon=float(e), delta=delta) for e in check_epsilons(epsilons)])
 
 
 # ------------------------------------------------------------------------------ Cauchy
@@ -278,15 +166,7 @@ def dagwm_cauchy(p: LatticePMF, q: LatticePMF, *, epsilons, alpha=CAUCHY_ALPHA) 
     if _check_alpha(alpha) != CAUCHY_ALPHA:
         raise NotApplicableError(f"dagwm_cauchy is stated for alpha = 2 (paper 002, Cor. 4.1 at alpha = 2), "
                                  f"not alpha = {alpha!r}")
-    return dagwm_cauchy_scale(float(wasserstein_p(p, q, 2)), epsilons=epsilons)
-
-
-def dagwm_cauchy_scale(w2: float, *, epsilons) -> np.ndarray:
-    """gamma = w2 / sqrt(2 (e^eps - 1)) for every epsilon: the DAGWM Cauchy scale of a W_2
-    sensitivity ``w2`` at alpha = 2 (paper 002, Cor. 4.1; proof at :func:`dagwm_cauchy`),
-    however ``w2`` was obtained (two lattice priors, or a closed form of
-    :mod:`pufferfish.sensitivity`)."""
-    return _check_distance("w2", w2) / np.sqrt(2.0 * np.expm1(check_epsilons(epsilons)))
+    return cauchy_renyi2_scale(float(wasserstein_p(p, q, 2)), epsilons=epsilons)
 
 
 def _cauchy_alpha_refused(params: Mapping) -> str:
