@@ -67,7 +67,7 @@ nitpick_ignore_regex = [
 ]
 
 # ---------------------------------------------------------------------------------- MyST
-myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist", "attrs_inline"]
+myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist", "attrs_inline", "attrs_block"]
 myst_heading_anchors = 3
 
 # ---------------------------------------------------------------------------------- math
@@ -174,17 +174,16 @@ def _directive(modname: str, name: str) -> str:
         return f".. auto{kind}:: {modname}.{name}\n   :members:\n"
     if inspect.isroutine(obj):
         return f".. autofunction:: {modname}.{name}\n"
+    if re.search(r"<\w[^>]*>", repr(obj)):   # <class ...>, <function ...>: a repr that says nothing
+        return f".. autodata:: {modname}.{name}\n   :no-value:\n"
     return f".. autodata:: {modname}.{name}\n"
 
 
 def _module_section(modname: str, homes: dict[str, str], char: str, *, heading: str | None = None) -> str:
-    """One module: its docstring, the names it defines (autodoc), links to the names it hands on.
-
-    ``heading=""``: no heading (a subpackage's own section, right under its page's title).
-    """
+    """One module: its docstring, the names it defines (autodoc), links to the names it hands on."""
     own = [n for n, h in homes.items() if h == modname]
     handed = [n for n, h in homes.items() if h != modname]
-    lines = [_title(heading or f"``{modname}``", char)] if heading != "" else []
+    lines = [_title(heading or f"``{modname}``", char)]
     lines += [f".. automodule:: {modname}", ""]
     lines += [_directive(modname, name) for name in own]
     if handed:
@@ -212,7 +211,7 @@ def write_api_pages() -> dict[str, dict[str, str]]:
     for pkg in packages:
         body = [_title(f"``{pkg}``", "=")]
         inner = [m for m in modules if m.startswith(pkg + ".") and m.count(".") == pkg.count(".") + 1]
-        body.append(_module_section(pkg, table.get(pkg, {}), "-", heading="") if pkg in table
+        body.append(_module_section(pkg, table.get(pkg, {}), "-", heading="Overview") if pkg in table
                     else f".. automodule:: {pkg}\n\n")
         for mod in inner:
             if mod in table:
