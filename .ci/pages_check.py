@@ -226,12 +226,14 @@ def check_site(browser: Browser, site: Path, out: Path, problems: Problems) -> t
     links: dict[str, list[str]] = {}
     ids: dict[str, set[str]] = {}
     shots = []
+    formulas = images = 0
     for path in pages:
         url = path.as_uri()
         rel = path.relative_to(site).as_posix()
         browser.open(url, f"site/{rel}")
         scan = browser.scan(overflow=True)
         judge_scan(scan, f"site/{rel}", problems)
+        formulas, images = formulas + scan["formulas"], images + scan["images"]
         links[f"site/{rel}"] = scan["links"]
         ids[url] = set(scan["ids"])
         if rel in SITE_SHOTS:
@@ -241,7 +243,8 @@ def check_site(browser: Browser, site: Path, out: Path, problems: Problems) -> t
         if not (site / rel).exists():
             problems.add("site", f"no page {rel} to take a screenshot of")
     checked = check_links(links, ids, problems, browser.label)
-    print(f"site: {len(pages)} pages, {checked} internal links and anchors followed")
+    print(f"site: {len(pages)} pages, {formulas} formulas, {images} images, "
+          f"{checked} internal links and anchors followed")
     return len(pages), shots
 
 

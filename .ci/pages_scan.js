@@ -61,5 +61,5 @@ async (options) => {
   const links = [...document.querySelectorAll("a[href]")].map((a) => a.href);
   const ids = [...document.querySelectorAll("[id]")].map((n) => n.id)
     .concat([...document.querySelectorAll("a[name]")].map((a) => a.name));
-  return { brokenImages, emptyTables, wideTables, untypeset, mathErrors, rawLatex, links, ids };
+  return { formulas: maths.length, images: images.length, brokenImages, emptyTables, wideTables, untypeset, mathErrors, rawLatex, links, ids };
 }
