@@ -199,11 +199,11 @@ def test_a_million_rows_share_levels_and_match_two_binomials():
     rows = np.empty((counts.size, 5))
     for i in range(5):
         rows[counts == i] = np.convolve(_bern_power(pa, i), _bern_power(pb, 4 - i))
-    from pufferfish.lattice import sums
-    partial, offs = sums._direct_levels(np.ascontiguousarray(rows.T), np.zeros(counts.size, dtype=np.int64),
-                                        sums.DIRECT_LEVEL_WORK)
+    from pufferfish.lattice import direct, sums, tilted
+    partial, offs = direct.direct_levels(np.ascontiguousarray(rows.T), np.zeros(counts.size, dtype=np.int64),
+                                         sums.DIRECT_LEVEL_WORK)
     stats = {}
-    lo, probs = sums._tilted_sum(partial, offs, stats=stats)
+    lo, probs = tilted.sum_rows(partial, offs, stats=stats)
     assert stats["retilted_levels"] > 0 and stats["tilts"] >= 7
     total = LatticePMF(lo, probs)
     na = int(counts.sum())
@@ -229,11 +229,11 @@ def test_a_million_rows_share_levels_and_match_two_binomials():
 
 def test_shared_levels_agree_with_direct_convolution():
     """5000 users, method="tilted": levels are re-tilted (not recomputed), masses still to 1e-9 of direct."""
-    from pufferfish.lattice import sums
+    from pufferfish.lattice import direct, tilted
     rows = np.random.default_rng(3).dirichlet(np.ones(5), size=5000)
-    partial, offs = sums._direct_levels(np.ascontiguousarray(rows.T), np.zeros(5000, dtype=np.int64), 0.0)
+    partial, offs = direct.direct_levels(np.ascontiguousarray(rows.T), np.zeros(5000, dtype=np.int64), 0.0)
     stats = {}
-    lo, probs = sums._tilted_sum(partial, offs, stats=stats)
+    lo, probs = tilted.sum_rows(partial, offs, stats=stats)
     assert stats["retilted_levels"] > 0
     direct = sum_of_users(rows, method="direct")
     assert max_rel_error(LatticePMF(lo, probs), direct, TILT_FLOOR) < 1e-9
