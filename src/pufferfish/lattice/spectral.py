@@ -50,7 +50,11 @@ class SpectralUnavailable(Exception):
 
 
 class RowStats(NamedTuple):
-    """What one pass over the rows finds: their validity, cumulants about ``c``, lag products and hull."""
+    """What one pass over the rows finds: their validity, cumulants about ``c``, lag products and hull.
+
+    Each chunk of rows is transposed once (a user per column), so that every operation on it
+    runs over contiguous memory.
+    """
 
     n: int
     m: int
@@ -61,44 +65,48 @@ class RowStats(NamedTuple):
     k1: float               # sum of the row means about c: K'(0) - c n
     k2: float               # sum of the row variances: K''(0)
     k3: float               # sum of the rows' third cumulants: K'''(0)
-    gram: np.ndarray        # sum_k p_k p_k^T (m x m)
+    lags: np.ndarray        # A_d = sum_k sum_j p_kj p_k,j+d, d = 1 .. m - 1
     cols: np.ndarray        # sum_k p_kj / r_k and sum_k p_kj mean_k / r_k (2 x m)
     jlo: int                # the hull of the sum (first and last non-zero entries, summed)
     jhi: int
 
 
-def _chunk_moments(x: np.ndarray, powers: np.ndarray) -> tuple[list[float], float, np.ndarray]:
-    """Sums over a chunk of rows: log of the row masses, cumulants about the centre; max |row sum - 1|; column weights.
+def _chunk_moments(xt: np.ndarray, powers: np.ndarray) -> tuple[list[float], float, np.ndarray]:
+    """Sums over a chunk of users (columns of ``xt``): log of their masses, cumulants about the centre; max |mass - 1|;
+    column weights.
 
-    The row masses are summed as (1 + MASS_OFFSET) sum_j p_kj = 1 + e_k: a float64 sum that
-    ends near 1 is rounded to a grid twice as fine below 1 as above, a bias of about 1e-17 per
-    row that adds up over millions of rows; 1 + MASS_OFFSET lies inside a binade.
+    The masses are summed as (1 + MASS_OFFSET) sum_j p_kj = 1 + e_k: a float64 sum that ends
+    near 1 is rounded to a grid twice as fine below 1 as above, a bias of about 1e-17 per row
+    that adds up over millions of rows; 1 + MASS_OFFSET lies inside a binade.
     log(1 + e) = e - e^2/2 + e^3/3 to 1e-31 (|e| < 1e-7 once checked). The cumulants are taken
     as if every row summed to 1 (they only place the tilts and the quadratic part of K, which
     the interpolant corrects); the column weights sum_k r_k p_kj and sum_k m1_k p_kj stand for
     sum_k p_kj / r_k and sum_k p_kj mean_k / r_k (a first-order correction: 1e-9 is ample).
     """
-    mom = powers @ x.T                                  # (4, rows): (1 + offset) sum p, sum p j', sum p j'^2, ...
+    mom = powers @ xt                                   # (4, users): (1 + offset) sum p, sum p j', sum p j'^2, ...
     r, m1, m2, m3 = mom
     e = r - 1.0
     e2 = e * e
     sums = [float(e.sum()), float(e2.sum()), float(e2 @ e), float(m1.sum()), float(m2.sum() - m1 @ m1),
             float(m3.sum() - 3.0 * (m1 @ m2) + 2.0 * ((m1 * m1) @ m1))]
     top, bottom = float(e.max()) - MASS_OFFSET, float(e.min()) - MASS_OFFSET
-    return sums, (top if top >= -bottom else -bottom) / (1.0 + MASS_OFFSET), mom[:2] @ x
+    return sums, (top if top >= -bottom else -bottom) / (1.0 + MASS_OFFSET), mom[:2] @ xt.T
 
 
-def _chunk_hull(x: np.ndarray) -> tuple[int, int]:
-    """Sums of the first and of the last non-zero entry of each row of a chunk."""
-    m = x.shape[1]
-    if bool(np.all(x[:, 0] > 0)):
-        lo = 0
-    else:
-        lo = int((x > 0).argmax(axis=1).sum())
-    if bool(np.all(x[:, -1] > 0)):
-        hi = x.shape[0] * (m - 1)
-    else:
-        hi = int((m - 1 - (x[:, ::-1] > 0).argmax(axis=1)).sum())
+def _chunk_lags(xt: np.ndarray) -> np.ndarray:
+    """sum_k sum_j p_kj p_k,j+d over a chunk, d = 1 .. m - 1 (dot products of the rows of ``xt``)."""
+    m = xt.shape[0]
+    if m > 8:
+        gram = xt @ xt.T
+        return np.array([np.trace(gram, offset=d) for d in range(1, m)])
+    return np.array([sum(float(xt[j] @ xt[j + d]) for j in range(m - d)) for d in range(1, m)])
+
+
+def _chunk_hull(xt: np.ndarray) -> tuple[int, int]:
+    """Sums of the first and of the last non-zero entry of each user of a chunk."""
+    m, count = xt.shape
+    lo = 0 if bool(np.all(xt[0] > 0)) else int((xt > 0).argmax(axis=0).sum())
+    hi = count * (m - 1) if bool(np.all(xt[-1] > 0)) else int((m - 1 - (xt[::-1] > 0).argmax(axis=0)).sum())
     return lo, hi
 
 
@@ -129,23 +137,23 @@ def row_stats(rows: np.ndarray) -> RowStats:
     jc = np.arange(m, dtype=float) - c
     powers = np.stack([np.full(m, 1.0 + MASS_OFFSET), jc, jc * jc, jc * jc * jc])
     sums, mins, devs = [], [], []
-    gram, cols, jlo, jhi = np.zeros((m, m)), np.zeros((2, m)), 0, 0
+    lags, cols, jlo, jhi = np.zeros(m - 1), np.zeros((2, m)), 0, 0
     with _one_blas_thread(), np.errstate(all="ignore"):
         for s in range(0, n, CHUNK_ROWS):
-            x = rows[s:s + CHUNK_ROWS]
-            chunk_sums, dev, chunk_cols = _chunk_moments(x, powers)
+            xt = np.ascontiguousarray(rows[s:s + CHUNK_ROWS].T)
+            chunk_sums, dev, chunk_cols = _chunk_moments(xt, powers)
             sums.append(chunk_sums)
             devs.append(dev)
-            mins.append(float(x.min()))
+            mins.append(float(xt.min()))
             cols += chunk_cols
-            gram += x.T @ x
-            lo, hi = _chunk_hull(x)
+            lags += _chunk_lags(xt)
+            lo, hi = _chunk_hull(xt)
             jlo, jhi = jlo + lo, jhi + hi
     finite = all(math.isfinite(v) for chunk in sums for v in chunk)
     total = [math.fsum(col) for col in zip(*sums)] if finite else [math.nan] * 6
     e1, e2, e3 = (np.longdouble(v) for v in total[:3])
     k0 = e1 - e2 / 2 + e3 / 3 - n * np.log1p(np.longdouble(MASS_OFFSET))
-    return RowStats(n, m, c, float(np.min(mins)), float(np.max(devs)), k0, total[3], total[4], total[5], gram,
+    return RowStats(n, m, c, float(np.min(mins)), float(np.max(devs)), k0, total[3], total[4], total[5], lags,
                     cols, jlo, jhi)
 
 
@@ -315,40 +323,64 @@ def _tilt_range(st: RowStats) -> float:
 class _Spectrum:
     """A bound on |phi_lam(omega)|, the characteristic function of the sum tilted by lam, from lag products.
 
-    |phi_k(omega)|^2 = 1 - 2 sum_d a_kd (1 - cos d omega) for a user tilted by lam, a_kd = sum_j
-    q_kj q_k,j+d >= e^{-2 |lam| (m - 1)} sum_j p_kj p_k,j+d / r_k^2, and log(1 - x) <= -x:
-    log |phi_lam(omega)| <= -kappa(lam) g(omega), g(omega) = sum_d A_d (1 - cos d omega), A_d the
-    sums of the Gram matrix's diagonals. g is tabulated on [0, pi] with a step h such that
-    the second-derivative bound sum_d d^2 A_d h^2 / 8 stays below 1/16: a cell is at least the
-    smaller of its ends minus that.
+    |phi_k(omega)|^2 = 1 - 2 sum_d a_kd (1 - cos d omega) for a user tilted by lam, with
+    a_kd = sum_j q_kj q_k,j+d, and log(1 - x) <= -x: log |phi_lam(omega)| <= -g(omega),
+    g(omega) = sum_d A_d (1 - cos d omega), A_d = sum_k a_kd. From the untilted lags,
+    q_kj q_k,j+d >= p_kj p_k,j+d e^{-|lam| (2 (m - 1) - d)} / r_k^2 (weights ``kappa_d``); or
+    the tilted lags themselves (:func:`_tilted_lags`, one pass over the rows). g is tabulated on
+    [0, pi] with a step h such that its second-derivative bound sum_d d^2 A_d h^2 / 8 stays at
+    most 1/16: a cell is at least the smaller of its ends minus that.
     """
 
-    def __init__(self, st: RowStats):
-        lags = np.array([np.trace(st.gram, offset=d) for d in range(1, st.m)])
-        d = np.arange(1, st.m, dtype=float)
-        curvature = float(np.sum(d * d * lags))
-        step = min(math.pi / 64, math.sqrt(0.5 / max(curvature, 1e-300)))
+    def __init__(self, lags: np.ndarray, mass2: float):
+        self.lags, self.mass2 = lags, mass2
+        self.d = np.arange(1, lags.size + 1, dtype=float)
+        self.curvature = float(np.sum(self.d * self.d * lags))
+        step = min(math.pi / 64, math.sqrt(0.5 / max(self.curvature, 1e-300)))
         self.omega = np.linspace(0.0, math.pi, math.ceil(math.pi / step) + 1)
-        g = (lags[None, :] * (1.0 - np.cos(np.outer(self.omega, d)))).sum(axis=1)
-        low = np.minimum(g[:-1], g[1:]) - curvature * (self.omega[1] - self.omega[0]) ** 2 / 8.0
-        self.suffix = np.minimum.accumulate(low[::-1])[::-1]      # the least lower bound from each cell on
-        self.m1, self.mass2 = st.m - 1, (1.0 + max(st.max_dev, 0.0)) ** 2
+        self.table = 1.0 - np.cos(np.outer(self.omega, self.d))
 
-    def cut(self, lam: float) -> float | None:
-        """A frequency beyond which |phi_lam| <= SPECTRUM_CUT up to pi (None if the bound never gets there)."""
-        kappa = math.exp(-2.0 * abs(lam) * self.m1) / self.mass2
-        below = np.flatnonzero(self.suffix < -math.log(SPECTRUM_CUT) / kappa)
-        if below[-1] == self.suffix.size - 1:
+    def cut(self, lam: float | None) -> float | None:
+        """A frequency beyond which |phi_lam| <= SPECTRUM_CUT up to pi (None if the bound never gets there).
+
+        ``lam`` None: the lags are the tilted ones (weights 1, less a margin for their rounding).
+        """
+        if lam is None:
+            weights = np.full(self.d.size, (1.0 - 1e-9) / self.mass2)
+        else:
+            weights = np.exp(-abs(lam) * (2.0 * self.d.size - self.d)) / self.mass2
+        g = self.table @ (weights * self.lags)
+        h = self.omega[1] - self.omega[0]
+        low = np.minimum(g[:-1], g[1:]) - self.curvature * float(weights.max()) * h * h / 8.0
+        suffix = np.minimum.accumulate(low[::-1])[::-1]     # the least lower bound from each cell on
+        below = np.flatnonzero(suffix < -math.log(SPECTRUM_CUT))
+        if below[-1] == suffix.size - 1:
             return None
         return float(self.omega[below[-1] + 1])
+
+
+def _tilted_lags(rows: np.ndarray, st: RowStats, lam: float) -> np.ndarray:
+    """sum_k sum_j q_kj q_k,j+d for the users tilted by ``lam`` (q_k normalized), d = 1 .. m - 1: one pass."""
+    exponent = lam * (np.arange(st.m, dtype=float) - st.c)
+    if np.max(np.abs(exponent)) > 600.0:
+        raise SpectralUnavailable(f"tilt {lam!r}: tilt factors beyond e^600")
+    t = np.exp(exponent)[:, None]
+    lags = np.zeros(st.m - 1)
+    with _one_blas_thread():
+        for s in range(0, st.n, CHUNK_ROWS):
+            yt = np.ascontiguousarray(rows[s:s + CHUNK_ROWS].T) * t
+            yt /= yt.sum(axis=0)
+            lags += _chunk_lags(yt)
+    return lags
 
 
 # ------------------------------------------------------------------ the source
 class SpectralSource:
     """K and the tilted sums of users given as rows, from the Chebyshev interpolant of K (see the module)."""
 
-    def __init__(self, st: RowStats, a: float, rho: float, bound: float, coef: np.ndarray, spectrum: _Spectrum):
-        self.st, self.a, self.rho, self.bound, self.coef, self.spectrum = st, a, rho, bound, coef, spectrum
+    def __init__(self, rows: np.ndarray, st: RowStats, a: float, rho: float, bound: float, coef: np.ndarray,
+                 spectrum: _Spectrum):
+        self.rows, self.st, self.a, self.rho, self.bound, self.coef, self.spectrum = rows, st, a, rho, bound, coef, spectrum
         self._last: tuple[float, np.ndarray] | None = None
 
     def _taylor(self, lam: float) -> np.ndarray:
@@ -397,12 +429,7 @@ class SpectralSource:
 
     def _spectrum(self, lam: float, var: float, delta: float, n: int) -> np.ndarray:
         """conj(phi_lam(omega_k) e^{-i omega_k y0}), k = 0 .. n/2, with y0 = round(mean) - n/2 (0 beyond the cut)."""
-        omega_c = self.spectrum.cut(lam)
-        if omega_c is None:
-            raise SpectralUnavailable("the characteristic function is not small away from 0 (a lattice of step > 1?)")
-        rho_point = _ellipse(complex(lam / self.a, omega_c / self.a))
-        if _interpolation_error(self.bound, self.rho, rho_point, self.coef.size - 1) > NODE_TOL:
-            raise SpectralUnavailable(f"tilt {lam!r}: frequency {omega_c} beyond the interpolant's accuracy")
+        omega_c = self._cut(lam)
         top = min(n // 2, math.ceil(omega_c * n / (2.0 * math.pi)))
         omega = 2.0 * math.pi * np.arange(top + 1) / n
         w = 1j * omega / self.a
@@ -415,6 +442,28 @@ class SpectralSource:
         out[:top + 1] = np.conj(np.exp(psi))
         out[1:top + 1:2] *= -1.0                        # e^{i omega_k n/2} = (-1)^k
         return out
+
+    def _accurate(self, lam: float, omega: float | None) -> bool:
+        """Is the interpolant within NODE_TOL of K at lam + i omega (and so at every lam + i w, |w| <= omega)?"""
+        if omega is None:
+            return False
+        rho_point = _ellipse(complex(lam / self.a, omega / self.a))
+        return _interpolation_error(self.bound, self.rho, rho_point, self.coef.size - 1) <= NODE_TOL
+
+    def _cut(self, lam: float) -> float:
+        """The frequency beyond which the tilted sum's characteristic function is dropped (provably <= SPECTRUM_CUT).
+
+        From the untilted lags first; where that bound is too weak for the interpolant, from the
+        tilted lags (one more pass over the rows); where neither works, SpectralUnavailable.
+        """
+        omega = self.spectrum.cut(lam)
+        if self._accurate(lam, omega):
+            return omega
+        omega = _Spectrum(_tilted_lags(self.rows, self.st, lam), 1.0).cut(None)
+        if self._accurate(lam, omega):
+            return omega
+        raise SpectralUnavailable(f"tilt {lam!r}: the characteristic function is not small within the interpolant's "
+                                  "reach (a lattice of step > 1, or too few users)")
 
     def root(self, lam: float) -> tuple[np.ndarray, int]:
         from scipy.fft import irfft
@@ -446,12 +495,12 @@ def spectral_source(rows: np.ndarray, st: RowStats) -> SpectralSource | None:
     """
     if st.m < 2 or not st.k2 > 0:
         return None
-    spectrum = _Spectrum(st)
+    spectrum = _Spectrum(st.lags, (1.0 + max(st.max_dev, 0.0)) ** 2)
     a = _tilt_range(st)
-    omega = spectrum.cut(a)
-    if omega is None:
-        return None
-    chosen = _choose_degree(st, a, max(omega, 1e-300))
+    var = max(st.k2 / 4.0, st.k2 - abs(st.k3) * a)      # about the least tilted variance, K'' = k2 + k3 lam + ...
+    omega = 1.25 * math.sqrt(-2.0 * math.log(SPECTRUM_CUT) / var)
+    omega = min(omega, spectrum.cut(a) or math.inf)
+    chosen = _choose_degree(st, a, omega)
     if chosen is None:
         return None
     degree, rho, bound = chosen
@@ -461,4 +510,4 @@ def spectral_source(rows: np.ndarray, st: RowStats) -> SpectralSource | None:
     ld = others.astype(np.longdouble)
     quad = st.k0 + np.longdouble(st.k1) * ld + np.longdouble(st.k2) * ld * ld / 2
     values = np.insert((_node_values(rows, st, others) - quad).astype(float), degree // 2, 0.0)
-    return SpectralSource(st, a, rho, bound, _chebyshev(values), spectrum)
+    return SpectralSource(rows, st, a, rho, bound, _chebyshev(values), spectrum)
