@@ -57,13 +57,29 @@ def _exact_convolve(p: Sequence[Fraction], q: Sequence[Fraction]) -> tuple[Fract
 def convolve(p: LatticePMF, q: LatticePMF, *, method: str = "auto") -> LatticePMF:
     """The law of X + X' for independent X ~ p and X' ~ q.
 
-    ``method``: ``"direct"`` (``np.convolve``, every entry to a few ulps, no cancellation),
-    ``"fft"`` (``scipy.signal.fftconvolve``; negative round-off clipped, mass
-    renormalized; absolute error about 1e-16 of the largest mass), ``"tilted"`` (FFT of
-    exponentially tilted pmfs, every resolved mass to about 1e-10 relative, see
-    :func:`sum_of_users`), or ``"auto"`` (direct while ``len(p) * len(q)`` is below 5e6,
-    tilted above). Exact fractions are propagated while ``len(p) * len(q)`` is below
-    :data:`EXACT_MAX_WORK`.
+    Parameters
+    ----------
+    p, q : LatticePMF
+        The two laws.
+    method : {"auto", "direct", "fft", "tilted"}
+        ``"direct"`` (``np.convolve``, every entry to a few ulps, no cancellation), ``"fft"``
+        (``scipy.signal.fftconvolve``; negative round-off clipped, mass renormalized; absolute
+        error about 1e-16 of the largest mass), ``"tilted"`` (FFT of exponentially tilted pmfs,
+        every resolved mass to about 1e-10 relative, docs/math/engine.md), or ``"auto"`` (direct
+        while ``len(p) * len(q)`` is below 5e6, tilted above).
+
+    Returns
+    -------
+    LatticePMF
+        The law of the sum, with exact fractions while ``len(p) * len(q)`` is below
+        :data:`EXACT_MAX_WORK` and both are exact.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``p`` or ``q`` not a LatticePMF.
+    InvalidArgumentError
+        An unknown method, or a hull wider than MAX_LATTICE_POINTS.
     """
     instance(p, LatticePMF, name="p")
     instance(q, LatticePMF, name="q")
@@ -248,13 +264,30 @@ def _sum_of_rows(rows: np.ndarray, stats: RowStats, method: str) -> LatticePMF:
 
 
 def tail_mass_bound(users, lo: int, hi: int) -> float:
-    """An upper bound on Pr(X < lo) + Pr(X > hi) for the sum X of ``users`` (any form of :func:`sum_of_users`).
+    """An upper bound on Pr(X < lo) + Pr(X > hi) for the sum X of ``users``: the mass a resolved sum leaves out.
 
     Chernoff: Pr(X > hi) <= exp(K(l) - l (hi + 1)) for every l > 0 and
     Pr(X < lo) <= exp(K(-l) + l (lo - 1)), with K(l) = sum_k log E[e^{l D_k}] computed from
     the users (in log space, no overflow); l is chosen by safeguarded Newton steps on
-    K'(l) = hi + 1 (resp. lo - 1), the minimizer. It bounds the mass a resolved sum leaves
-    outside its hull [lo, hi]. Costs about 20 evaluations of K (milliseconds for 10^6 users).
+    K'(l) = hi + 1 (resp. lo - 1), the minimizer. About 20 evaluations of K (milliseconds for
+    10^6 users).
+
+    Parameters
+    ----------
+    users : sequence or ndarray
+        Any form :func:`sum_of_users` accepts.
+    lo, hi : int
+        The hull of the resolved sum, ``lo <= hi``.
+
+    Returns
+    -------
+    float
+        The bound, in [0, 1] (0 when [lo, hi] covers the hull of the sum).
+
+    Raises
+    ------
+    InvalidArgumentError
+        ``lo > hi``, or users refused as by :func:`sum_of_users`.
     """
     lo, hi = integer(lo, name="lo"), integer(hi, name="hi")
     if lo > hi:

@@ -20,7 +20,7 @@ import numpy as np
 
 from pufferfish.lattice.direct import stack_rows
 
-__all__: list[str] = []
+__all__ = ["TILT_FLOOR"]
 
 #: masses below this are not resolved by the tilted FFT (set to 0)
 TILT_FLOOR = 1e-300
@@ -273,7 +273,7 @@ def _retilt(rows: np.ndarray, delta: float, limit: float = math.inf) -> tuple[np
 
 
 class _SharedTree:
-    """The FFT tree of the rows of a tilted sum, its levels shared between tilts by re-tilting (see sum_of_users)."""
+    """The FFT tree of the rows of a tilted sum, its levels shared between tilts by re-tilting (docs/math/engine.md)."""
 
     def __init__(self, law: Law, offs: np.ndarray, stats: dict):
         self.law, self.offs, self.stats = law, offs, stats
@@ -325,8 +325,6 @@ class _SharedTree:
             return None
         self.stats["retilted_levels"] += 1
         return rows, best.offs, best.err * amp
-
-
 
 
 # ------------------------------------------------------------------ sources of tilted sums
