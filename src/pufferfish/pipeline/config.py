@@ -443,12 +443,12 @@ def validate_config(config: dict, schema: Mapping | None = None) -> dict:
 def _check_limits(config: Mapping) -> None:
     """Values the schema admits but the computation cannot honour, refused before any job.
 
-    ``audit.bisection_rtol`` below :data:`pufferfish.audit.laplace.MIN_RTOL` (no float
+    ``audit.bisection_rtol`` below :data:`pufferfish.audit.laplace_lattice.MIN_RTOL` (no float
     bracket is that narrow); a lattice user, or an experiment's priors built from lattice
     users and reported values, spanning more than
     :data:`pufferfish.lattice.pmf.MAX_LATTICE_POINTS` points.
     """
-    from pufferfish.audit.laplace import MIN_RTOL
+    from pufferfish.audit.laplace_lattice import MIN_RTOL
     from pufferfish.lattice.pmf import MAX_LATTICE_POINTS
 
     rtol = config.get("audit", {}).get("bisection_rtol")
