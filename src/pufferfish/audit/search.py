@@ -40,6 +40,9 @@ CLOSE_SLACK = 3
 WIDE_BRACKET = 8.0
 #: the largest factor of one galloping step
 _MAX_FACTOR = 1e30
+#: after this many predictions in a row stay on the known end's side, the strategy's steps take over
+_MAX_MISSES = 3
+_MAX_BOOST = 2.0 ** _MAX_MISSES
 
 
 def check_search(value, bound, start, at_zero, rtol, max_steps) -> tuple:
@@ -143,44 +146,106 @@ def smallest_scale(value: Callable[[float], float], bound: float, *, start: floa
     seeds = _seed(_check_history(history), bound)
     if at_zero is not None and at_zero <= bound:
         return 0.0, float(at_zero), 0, NO_NOISE
-    found = _bracket(value, bound, start, seeds, grow=strategy == "gallop", floor=floor, max_steps=max_steps)
+    found = _bracket(value, bound, start, seeds, grow=strategy == "gallop", floor=floor, max_steps=max_steps,
+                     rtol=rtol)
     if len(found) == 4:
         return found                                   # no bracket: a final answer with its reason
     lo, v_lo, hi, v_hi, steps = found
     return close_bracket(value, bound, lo, hi, v_hi, rtol=rtol, max_steps=max_steps, steps=steps, v_lo=v_lo)
 
 
-def _bracket(value, bound: float, start: float, seeds: tuple, *, grow: bool, floor: float, max_steps: int) -> tuple:
-    """A bracket ``(lo, v_lo, hi, v_hi, steps)`` (lo rejected, hi accepted), or a final
-    ``(scale, value, steps, reason)`` when none is found (:func:`smallest_scale`)."""
-    lo, v_lo, hi, v_hi = seeds
-    steps, factor = 0, 2.0
-    if lo is None and hi is None or (lo is None or start > lo) and (hi is None or start < hi):
-        s = start
-    elif hi is not None and lo is None:
-        s = max(hi / factor, floor)
+def _slope(recent: list[tuple[float, float]]) -> float:
+    """d log value / d log s through the last two evaluated points with positive finite values:
+    -1 (a small shift's divergence falls like 1/s) when there is only one, NaN when there is none
+    or the slope is not negative and finite (no power law to follow)."""
+    pts = [(math.log(s), math.log(v)) for s, v in recent if 0.0 < v < math.inf][-2:]
+    if len(pts) == 1:
+        return -1.0
+    if len(pts) == 2 and pts[0][0] != pts[1][0]:
+        slope = (pts[1][1] - pts[0][1]) / (pts[1][0] - pts[0][0])
+        if math.isfinite(slope) and slope < 0.0:
+            return slope
+    return math.nan
+
+
+def _two_points(recent: list[tuple[float, float]]) -> bool:
+    """Whether :func:`_slope` comes from two points (not the guess -1 from one)."""
+    return sum(1 for _, v in recent if 0.0 < v < math.inf) >= 2
+
+
+def _next_probe(recent: list, bound: float, lo, v_lo, hi, v_hi, factor: float, half: float, floor: float,
+                boost: float = 1.0) -> tuple[float, bool]:
+    """The next scale of the bracketing phase, and whether a prediction from two points chose it.
+
+    From the known end (a rejected ``lo`` or an accepted ``hi``): where the power law through the
+    last two evaluated points meets ``bound``, stretched by ``boost`` (2^k after k such
+    predictions in a row stayed on the known end's side), at most max(:data:`WIDE_BRACKET`,
+    ``factor``) and at least half an rtol away; with one point, where the law value ~ 1/s (a small
+    shift's divergence) through it meets ``bound``, at most the strategy's step (``factor``) away;
+    else, and after :data:`_MAX_MISSES` misses, that step. Inside a known but wide bracket: the
+    power law through its two ends (NaN: none)."""
+    if lo is not None and hi is not None:
+        ends = [(lo, v_lo), (hi, v_hi)]
+        slope = _slope(ends)
+        if not _two_points(ends) or math.isnan(slope):
+            return math.nan, False
+        t_lo, t_hi = math.log(lo), math.log(hi)
+        u = t_hi + (math.log(bound) - math.log(v_hi)) / slope
+        return math.exp(min(max(u, t_lo + half), t_hi - half)), True
+    end, v_end, sign = (hi, v_hi, -1.0) if lo is None else (lo, v_lo, 1.0)
+    t = math.log(end)
+    slope = _slope(recent)
+    predicted = False
+    if not 0.0 < v_end < math.inf or math.isnan(slope) or boost > _MAX_BOOST:
+        step = math.log(factor)                          # no prediction: the strategy's step
     else:
-        s = lo * factor
-    while lo is None or hi is None:
-        if hi is not None and lo is None and (steps >= max_steps or hi <= floor):
+        two = _two_points(recent)
+        reach = math.log(max(WIDE_BRACKET, factor)) if two else math.log(factor)
+        u = t + (math.log(bound) - math.log(v_end)) / slope
+        want = max((boost if two else 1.0) * sign * (u - t), half)     # how far, in log s
+        step, predicted = min(want, reach), two and want < reach
+    s = math.exp(min(t + sign * step, 709.0))               # above CEILING: refused, not overflowed
+    return (max(s, floor) if lo is None else s), predicted
+
+
+def _bracket(value, bound: float, start: float, seeds: tuple, *, grow: bool, floor: float, max_steps: int,
+             rtol: float) -> tuple:
+    """A bracket ``(lo, v_lo, hi, v_hi, steps)`` (lo rejected, hi accepted, hi / lo at most
+    :data:`WIDE_BRACKET` unless no prediction applies), or a final ``(scale, value, steps, reason)``
+    when none is found (:func:`smallest_scale`)."""
+    lo, v_lo, hi, v_hi = seeds
+    recent = [(x, v) for x, v in sorted(((lo, v_lo), (hi, v_hi)), key=lambda p: p[0] is None) if x is not None]
+    steps, factor, wide, misses = 0, 2.0, 0, 0
+    half = 0.5 * math.log1p(rtol) if rtol > 0.0 else 0.0
+    inside = (lo is None or start > lo) and (hi is None or start < hi)
+    s, predicted = (start, False) if inside else _next_probe(recent, bound, lo, v_lo, hi, v_hi, factor, half, floor)
+    while lo is None or hi is None or hi > WIDE_BRACKET * lo:
+        if lo is not None and hi is not None:
+            if wide >= 2 or steps >= max_steps or not lo < s < hi:
+                break                                  # a wide bracket: close_bracket bisects it
+            wide += 1
+        elif hi is not None and (steps >= max_steps or hi <= floor):
             why = (f"no rejected scale found within {max_steps} steps" if steps >= max_steps
                    else f"accepted down to {floor:.3g}, below which the audit is not resolved")
             return hi, v_hi, steps, why
-        if hi is None and (steps >= max_steps or s > CEILING):
+        elif hi is None and (steps >= max_steps or s > CEILING):
             top = lo if lo is not None else start
             return math.inf, math.nan, steps, f"no accepted scale up to {top:.6g} within {steps} steps"
         steps += 1
         v = float(value(s))
+        recent.append((s, v))
         if v <= bound:
+            if lo is None and hi is not None:
+                factor = min(factor * factor, _MAX_FACTOR) if grow else factor
+                misses = misses + 1 if predicted else 0
             hi, v_hi = s, v
-            if lo is None:
-                factor = min(factor * factor, _MAX_FACTOR) if grow and steps > 1 else factor
-                s = max(hi / factor, floor)
         else:
+            if hi is None and lo is not None:
+                factor = min(factor * factor, _MAX_FACTOR) if grow else factor
+                misses = misses + 1 if predicted else 0
             lo, v_lo = s, v
-            if hi is None:
-                factor = min(factor * factor, _MAX_FACTOR) if grow and steps > 1 else factor
-                s = lo * factor
+        s, predicted = _next_probe(recent, bound, lo, v_lo, hi, v_hi, factor, half, floor,
+                                   2.0 ** min(misses, _MAX_MISSES + 1))
     return lo, v_lo, hi, v_hi, steps
 
 
