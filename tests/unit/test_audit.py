@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from pufferfish.audit.laplace import lattice_privacy_loss, log_density_at_lattice, theta_min
+from pufferfish.audit.laplace_lattice import lattice_privacy_loss, log_density_at_lattice, theta_min
 from pufferfish.audit.zero_noise import zero_noise_loss
 from pufferfish.errors import ConfigError
 from pufferfish.lattice.pmf import LatticePMF

@@ -19,7 +19,7 @@ import pytest
 
 from pufferfish import (Absent, Draws, LatticePMF, Reports, SecretPair, Target, User, calibrate, convolve,
                         lattice_privacy_loss, query_prior, sum_of_users, theta_min, tight)
-from pufferfish.audit.laplace import LaplaceLatticeAuditor
+from pufferfish.audit.laplace_lattice import LaplaceLatticeAuditor
 from pufferfish.audit.zero_noise import zero_noise_loss
 from pufferfish.errors import ArgumentTypeError, InvalidArgumentError, InvalidDistributionError, PufferfishError
 from pufferfish.grids import check_deltas, check_epsilons, expand_grid

@@ -30,7 +30,7 @@ from pufferfish.audit.search import FLOOR, STRATEGIES
 from pufferfish.audit.search import smallest_scale as search_smallest
 from pufferfish.audit.target import GUARANTEES, Achieved, Smallest, Target
 from pufferfish.audit.zero_noise import zero_noise_directions, zero_noise_hockey_stick, zero_noise_renyi
-from pufferfish.errors import ConfigError, InvalidArgumentError
+from pufferfish.errors import ArgumentTypeError, ConfigError, InvalidArgumentError
 
 __all__ = ["PRIORS", "TightMethod", "Auditor", "LatticeAuditor", "auditor_classes", "noises", "lattice_auditor",
            "noise_std"]
@@ -101,7 +101,8 @@ class Auditor(abc.ABC):
     def check_target(self, target: Target) -> Target:
         """``target`` if this auditor audits its guarantee, else one line saying which it audits."""
         if not isinstance(target, Target):
-            raise TypeError(f"target = {target!r}: must be a pufferfish.audit.Target")
+            raise ArgumentTypeError(f"target = {target!r:.60}: must be a pufferfish.audit.Target, "
+                                    f"not {type(target).__name__}")
         if target.guarantee not in self.guarantees:
             raise ConfigError(f"{type(self).__name__} audits {', '.join(self.guarantees)}, "
                               f"not {target.guarantee} (target {target})")

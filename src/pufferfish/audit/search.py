@@ -23,8 +23,8 @@ import math
 import sys
 from collections.abc import Callable, Iterable
 
-__all__ = ["STRATEGIES", "FLOOR", "CEILING", "NO_NOISE", "CLOSE_SLACK", "WIDE_BRACKET", "check_search",
-           "smallest_scale", "close_bracket"]
+__all__ = ["STRATEGIES", "FLOOR", "CEILING", "NO_NOISE", "CLOSE_SLACK", "WIDE_BRACKET", "smallest_scale",
+           "close_bracket"]
 
 #: the bracketing strategies of :func:`smallest_scale`
 STRATEGIES = ("double", "gallop")
@@ -45,7 +45,7 @@ _MAX_MISSES = 3
 _MAX_BOOST = 2.0 ** _MAX_MISSES
 
 
-def check_search(value, bound, start, at_zero, rtol, max_steps) -> tuple:
+def _check_search(value, bound, start, at_zero, rtol, max_steps) -> tuple:
     """The arguments of a search for the smallest scale, checked: ``value`` a function, ``bound``
     and ``start`` finite and > 0, ``rtol`` finite and >= 0 (0: down to neighbouring floats),
     ``at_zero`` a real number (inf allowed: the priors are apart) or None, ``max_steps`` an integer >= 1.
@@ -69,12 +69,13 @@ def check_search(value, bound, start, at_zero, rtol, max_steps) -> tuple:
 def _check_history(history) -> list[tuple[float, float]]:
     """Earlier evaluations ``(scale, value)``: scale finite and > 0, value a real number or inf."""
     from pufferfish.checks import is_real, real
+    from pufferfish.errors import ArgumentTypeError
 
+    if history is None or isinstance(history, (str, bytes)) or not hasattr(history, "__iter__"):
+        raise ArgumentTypeError(f"history = {history!r:.60}: must be a list of pairs (scale, value)")
     out = []
     for k, pair in enumerate(history):
         if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2:
-            from pufferfish.errors import ArgumentTypeError
-
             raise ArgumentTypeError(f"history[{k}] = {pair!r:.60}: must be a pair (scale, value)")
         scale, value = pair
         scale = real(scale, name=f"history[{k}] scale", lo=0.0, lo_open=True)
@@ -140,7 +141,7 @@ def smallest_scale(value: Callable[[float], float], bound: float, *, start: floa
     """
     from pufferfish.checks import choice, real
 
-    bound, start, at_zero, rtol, max_steps = check_search(value, bound, start, at_zero, rtol, max_steps)
+    bound, start, at_zero, rtol, max_steps = _check_search(value, bound, start, at_zero, rtol, max_steps)
     choice(strategy, STRATEGIES, name="strategy")
     floor = real(floor, name="floor", lo=0.0, lo_open=True)
     seeds = _seed(_check_history(history), bound)

@@ -86,7 +86,7 @@ def target_for(guarantee: str, epsilon: float, *, delta: float | None = None, al
         The bound on the loss (pure epsilon), the epsilon of (epsilon, delta), or the bound on D_alpha.
     delta, alpha : float, optional
         The delta of ``"epsilon_delta"`` and the order of ``"renyi"``; a parameter the guarantee
-        does not use is ignored, so a caller passes whatever it has.
+        does not use is ignored (but checked), so a caller passes whatever it has.
 
     Returns
     -------
@@ -100,6 +100,10 @@ def target_for(guarantee: str, epsilon: float, *, delta: float | None = None, al
     from pufferfish.checks import choice
 
     choice(guarantee, GUARANTEES, name="guarantee")
+    if delta is not None:                              # checked even where not used: a caller's mistake
+        Target(epsilon, delta=delta)
+    if alpha is not None:
+        Target(epsilon, alpha=alpha)
     if guarantee == "epsilon_delta":
         if delta is None:
             raise ConfigError(f"guarantee = 'epsilon_delta' needs delta (epsilon = {epsilon!r})")

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from pufferfish.audit.target import Target
+from pufferfish.errors import ArgumentTypeError
 
 __all__ = ["Verdict", "audit_scale", "worst_case", "AUDIT_COLUMNS", "audit_row", "audit_frame", "NO_NOISE_NOTE",
            "NOT_MET_AT_ZERO_NOTE"]
@@ -77,11 +78,13 @@ def audit_scale(auditor, scale: float, target: Target, *, rtol: float) -> Verdic
     Raises
     ------
     ArgumentTypeError, InvalidArgumentError
-        A scale that is not a number or is negative, an rtol that is not finite and >= 0, a
-        target the auditor does not audit.
+        Not an auditor, a scale that is not a number or is negative, an rtol that is not finite
+        and >= 0, a target the auditor does not audit.
     """
-    from pufferfish.checks import is_real, real
+    from pufferfish.audit.auditor import Auditor
+    from pufferfish.checks import instance, is_real, real
 
+    instance(auditor, Auditor, name="auditor")
     rtol = real(rtol, name="rtol", lo=0.0)
     if not (is_real(scale) and not math.isfinite(float(scale)) and not float(scale) < 0):   # inf, NaN: kept
         scale = real(scale, name="scale", lo=0.0)
@@ -119,13 +122,11 @@ def worst_case(auditors: Sequence, scale: float, target: Target, *, rtol: float,
 
     Raises
     ------
-    InvalidArgumentError
-        No auditors, or ``bound`` of another length or with a NaN.
+    ArgumentTypeError, InvalidArgumentError
+        No auditors or not auditors, ``bound`` of another length or with a NaN (and as
+        :func:`audit_scale`).
     """
-    from pufferfish.errors import InvalidArgumentError
-
-    if len(auditors) == 0:
-        raise InvalidArgumentError("auditors: at least one pair is needed")
+    auditors = _check_auditors(auditors)
     if bound is None:
         ranked = list(range(len(auditors)))
         uppers = [math.inf] * len(auditors)
@@ -144,11 +145,26 @@ def worst_case(auditors: Sequence, scale: float, target: Target, *, rtol: float,
     return worst, index
 
 
+def _check_auditors(auditors) -> list:
+    """A non-empty sequence of auditors (one per pair)."""
+    from pufferfish.audit.auditor import Auditor
+    from pufferfish.checks import instance
+    from pufferfish.errors import ArgumentTypeError, InvalidArgumentError
+
+    if isinstance(auditors, (str, bytes, dict)) or not hasattr(auditors, "__len__"):
+        raise ArgumentTypeError(f"auditors = {auditors!r:.60}: must be a list of auditors, one per pair")
+    if len(auditors) == 0:
+        raise InvalidArgumentError("auditors = []: at least one pair is needed")
+    return [instance(a, Auditor, name=f"auditors[{k}]") for k, a in enumerate(auditors)]
+
+
 def _bounds(bound: Sequence[float], count: int) -> list[float]:
     """Per-pair upper bounds: reals or inf, one per pair."""
     from pufferfish.checks import is_real
-    from pufferfish.errors import InvalidArgumentError
+    from pufferfish.errors import ArgumentTypeError, InvalidArgumentError
 
+    if isinstance(bound, (str, bytes, dict)) or not hasattr(bound, "__len__"):
+        raise ArgumentTypeError(f"bound = {bound!r:.60}: must be a list of upper bounds, one per pair")
     values = list(bound)
     if len(values) != count:
         raise InvalidArgumentError(f"bound: {len(values)} values for {count} pairs")
@@ -169,7 +185,24 @@ def audit_row(verdict: Verdict, *, experiment: str, panel: str, method: str, noi
     -------
     dict
         Column -> value, every column of :data:`AUDIT_COLUMNS`.
+
+    Raises
+    ------
+    ArgumentTypeError
+        An argument of the wrong type (naming it).
     """
+    from pufferfish.checks import instance, is_real
+
+    instance(verdict, Verdict, name="verdict")
+    for name, text in (("experiment", experiment), ("panel", panel), ("tight_note", tight_note)):
+        instance(text, str, name=name)
+    for name, text in (("method", method), ("noise", noise)):
+        if not isinstance(text, str) or not text:
+            raise ArgumentTypeError(f"{name} = {text!r:.60}: must be a non-empty string")
+    if not is_real(scale_min) or float(scale_min) < 0:
+        raise ArgumentTypeError(f"scale_min = {scale_min!r:.60}: must be a scale >= 0, inf or NaN (unknown)")
+    if not isinstance(claimed, bool):
+        raise ArgumentTypeError(f"claimed = {claimed!r:.60}: must be True or False")
     target = verdict.target
     guarantee = target.guarantee
     value = verdict.value
@@ -180,12 +213,29 @@ def audit_row(verdict: Verdict, *, experiment: str, panel: str, method: str, noi
             "scale_min": float(scale_min), "violation": not verdict.meets,
             "loss_forward": verdict.forward, "loss_backward": verdict.backward, "tight_note": tight_note,
             "noise": noise, "guarantee": guarantee, "alpha": target.alpha if target.alpha is not None else math.nan,
-            "renyi_achieved": value if guarantee == "renyi" else math.nan, "claimed": bool(claimed)}
+            "renyi_achieved": value if guarantee == "renyi" else math.nan, "claimed": claimed}
 
 
 def audit_frame(rows: Iterable[dict]):
     """The audit table of ``rows`` (dicts of :func:`audit_row`): a pandas DataFrame with exactly
-    the columns :data:`AUDIT_COLUMNS`, in that order (empty rows give an empty table)."""
+    the columns :data:`AUDIT_COLUMNS`, in that order (no rows: an empty table).
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        ``rows`` not a list of dicts, or a row with a column outside :data:`AUDIT_COLUMNS`.
+    """
     import pandas as pd
 
-    return pd.DataFrame(list(rows), columns=AUDIT_COLUMNS)
+    from pufferfish.errors import ArgumentTypeError, InvalidArgumentError
+
+    if isinstance(rows, (str, bytes, dict)) or not hasattr(rows, "__iter__"):
+        raise ArgumentTypeError(f"rows = {rows!r:.60}: must be a list of audit rows (dicts)")
+    rows = list(rows)
+    for k, row in enumerate(rows):
+        if not isinstance(row, dict):
+            raise ArgumentTypeError(f"rows[{k}] = {row!r:.60}: must be a dict (audit_row)")
+        extra = sorted(set(row) - set(AUDIT_COLUMNS))
+        if extra:
+            raise InvalidArgumentError(f"rows[{k}]: columns {', '.join(map(str, extra))} are not audit columns")
+    return pd.DataFrame(rows, columns=AUDIT_COLUMNS)
