@@ -10,7 +10,7 @@ from pufferfish import audit
 from pufferfish.audit import LaplaceLatticeAuditor, Target, lattice_auditor
 from pufferfish.audit.laplace_mixture import LaplaceMixtureAuditor
 from pufferfish.audit.search import smallest_scale
-from pufferfish.errors import ConfigError, NotApplicableError
+from pufferfish.errors import ConfigError, InvalidArgumentError, NotApplicableError
 from pufferfish.lattice import Absent, Draws, LatticePMF, Reports, SecretPair
 from pufferfish.pipeline.config import load_schema
 
@@ -87,3 +87,51 @@ def test_smallest_scale_finds_a_closed_form_root():
     scale, value, steps, reason = smallest_scale(lambda s: 3.0 / s, 0.6, start=1.0, rtol=1e-12)
     assert scale == pytest.approx(5.0, rel=1e-11) and value <= 0.6 and reason == ""
     assert smallest_scale(lambda s: 1.0, 2.0, start=1.0, at_zero=1.0)[0] == 0.0
+
+
+def test_tight_records_are_derived_from_the_auditor_classes():
+    """Nothing lists a noise but its auditor class: every tight record of the registry is a
+    lattice auditor's declaration (name, label, citation, noise, guarantee, the parameters the
+    guarantee needs), every declaration is a record, and the noises are the classes'."""
+    declared = {spec.name: (cls, guarantee, spec) for cls in audit.auditor_classes("lattice")
+                for guarantee, spec in cls.tight.items()}
+    tight = {name: m for name, m in registry.methods().items() if m.smallest}
+    assert set(tight) == set(declared)
+    assert {"tight", "tight_laplace_delta", "tight_gaussian", "tight_cauchy", "tight_geometric"} <= set(tight)
+    needs = {"epsilon": (), "epsilon_delta": ("delta",), "renyi": ("alpha",)}
+    for name, (cls, guarantee, spec) in declared.items():
+        record = registry.get(name)
+        assert (record.noise, record.guarantee, record.needs) == (cls.noise, guarantee, needs[guarantee])
+        assert (record.label, record.citation, record.automatic) == (spec.label, spec.citation, spec.automatic)
+        assert record.pairs is None
+    assert [n for n, m in registry.methods().items() if m.automatic] == ["tight"]
+    assert audit.noises() == tuple(dict.fromkeys(c.noise for c in audit.auditor_classes()))
+    assert audit.noises()[:3] == ("laplace", "gaussian", "cauchy") and "geometric" in audit.noises()
+    assert {cls.noise for cls in audit.auditor_classes("lattice")} == {m.noise for m in tight.values()}
+    assert {m.noise for m in registry.methods().values()} <= set(audit.noises())
+    assert registry.get("tight").label == r"tight: $\theta_{\min}$ (exact audit)"
+
+
+def test_a_tight_method_raises_instead_of_returning_inf(monkeypatch):
+    from pufferfish.audit.gaussian_lattice import GaussianLatticeAuditor
+    from pufferfish.audit.target import Smallest
+
+    def gives_up(self, target):
+        return Smallest(target, float("inf"), float("nan"), 200, "bracket [1, 2] not closed within 200 steps")
+
+    monkeypatch.setattr(GaussianLatticeAuditor, "smallest_scale", gives_up)
+    pair = SecretPair.of(Reports(0), Reports(3), [])
+    with pytest.raises(InvalidArgumentError,
+                       match=r"^epsilons\[0\] = 0.5: no tight_gaussian scale: bracket \[1, 2\] not closed"):
+        registry.calibrate("tight_gaussian", pair, epsilons=[0.5], delta=1e-5)
+
+
+def test_noise_std_is_each_familys():
+    # Var Laplace(b) = 2 b^2; Gaussian sigma; Cauchy none; geometric 2 r / (1 - r)^2, r = e^(-1/b)
+    assert audit.noise_std("laplace", 2.0) == pytest.approx(2 * 2 ** 0.5, rel=1e-15)
+    assert audit.noise_std("gaussian", 2.0) == 2.0
+    assert np.isnan(audit.noise_std("cauchy", 2.0))
+    r = np.exp(-0.5)
+    assert audit.noise_std("geometric", 2.0) == pytest.approx(np.sqrt(2 * r) / (1 - r), rel=1e-14)
+    with pytest.raises(ConfigError, match="noise = 'student'"):
+        audit.noise_std("student", 1.0)

@@ -217,7 +217,9 @@ def test_audit_pruning_gives_the_brute_force_maximum():
         got = row[{"epsilon": "epsilon_achieved", "epsilon_delta": "delta_achieved",
                    "renyi": "renyi_achieved"}[row["guarantee"]]]
         assert got == max(values)
-        assert row["scale_min"] == max(a.smallest_scale(target).scale for a in auditors)
+        # a smallest scale is defined to the auditors' rtol (1e-12 Laplace, 1e-10 Cauchy): a fresh
+        # auditor's search and one seeded by its earlier audits may stop at different ends within it
+        assert row["scale_min"] == pytest.approx(max(a.smallest_scale(target).scale for a in auditors), rel=1e-10)
 
 
 def test_observed_range_understates_the_dp_sensitivity_of_the_domain():

@@ -36,7 +36,7 @@ import math
 import numpy as np
 
 from pufferfish.audit.auditor import LatticeAuditor, TightMethod
-from pufferfish.audit.kernel import log_kernel_sums
+from pufferfish.audit.kernel import NEAREST_RATE, log_kernel_sums, nearest_sums
 from pufferfish.audit.quadrature import log_psi, lse
 from pufferfish.audit.target import Achieved, Target
 from pufferfish.checks import instance, real
@@ -66,13 +66,21 @@ class _Pair:
         self.floor = _MIN_SCALE * max(1.0, float(hi - lo))
         self._last: tuple | None = None
 
-    def sums(self, b: float) -> np.ndarray:
-        """log K_P, log K_Q on the hull (2 x n): log sum_x P(x) e^(-|k - x| / b)."""
+    def sums(self, b: float) -> tuple[np.ndarray, np.ndarray]:
+        """(d, log S): K(k) = e^(-d(k) / b) S(k) on the hull for both priors (2 x n), K(k) =
+        sum_x P(x) e^(-|k - x| / b); d = 0 below :data:`~pufferfish.audit.kernel.NEAREST_RATE`
+        (:func:`~pufferfish.audit.kernel.log_kernel_sums`), the distance to the nearest atom above
+        it (:func:`~pufferfish.audit.kernel.nearest_sums`: ratios exact however small b is)."""
         if b < self.floor:
             raise InvalidArgumentError(f"scale = {b!r}: below {self.floor:.3g}, the smallest geometric scale "
                                        "audited on these priors (the exponents |k - x| / scale would overflow)")
         if self._last is None or self._last[0] != b:
-            self._last = (b, log_kernel_sums(self.logp, 1.0 / b))
+            rate = 1.0 / b
+            if rate < NEAREST_RATE:
+                sums = (np.zeros(self.logp.shape[1]), log_kernel_sums(self.logp, rate))
+            else:
+                sums = nearest_sums(self.logp, rate)
+            self._last = (b, sums)
         return self._last[1]
 
 
@@ -85,30 +93,31 @@ def _log_norm(b: float) -> tuple[float, float]:
 
 
 def _loss(pair: _Pair, b: float) -> tuple[float, float]:
-    diff = pair.sums(b)
-    gap = diff[0] - diff[1]
+    _, log_s = pair.sums(b)
+    gap = log_s[0] - log_s[1]                         # the common factor e^(-d / b) cancels
     return float(np.max(gap)), float(-np.min(gap))
 
 
 def _hockey(pair: _Pair, b: float, eps: float) -> tuple[float, float]:
-    log_k = pair.sums(b)
+    d, log_s = pair.sums(b)
     log_c, log_tail = _log_norm(b)
+    log_w = log_c - d / b                             # log c e^(-d / b); the hull's ends are atoms: d = 0
     out = []
     for top, bot in ((0, 1), (1, 0)):
         with np.errstate(over="ignore"):
-            terms = np.exp(log_c + log_k[top]) - np.exp(eps + log_c + log_k[bot])
-            ends = np.exp(log_tail + log_k[top, [0, -1]]) - np.exp(eps + log_tail + log_k[bot, [0, -1]])
+            terms = np.exp(log_w + log_s[top]) - np.exp(eps + log_w + log_s[bot])
+            ends = np.exp(log_tail + log_s[top, [0, -1]]) - np.exp(eps + log_tail + log_s[bot, [0, -1]])
         out.append(math.fsum(np.maximum(np.concatenate((terms, ends)), 0.0).tolist()))
     return out[0], out[1]
 
 
 def _renyi(pair: _Pair, b: float, alpha: float) -> tuple[float, float]:
-    log_k = pair.sums(b)
+    d, log_s = pair.sums(b)
     log_c, log_tail = _log_norm(b)
     out = []
     for top, bot in ((0, 1), (1, 0)):
-        terms = log_k[bot] + log_psi(log_k[top] - log_k[bot], alpha)
-        log_j = float(np.logaddexp(log_c + lse(terms), log_tail + lse(terms[[0, -1]])))
+        terms = log_s[bot] + log_psi(log_s[top] - log_s[bot], alpha)     # q psi(p / q), e^(-d / b) apart
+        log_j = float(np.logaddexp(lse(log_c - d / b + terms), log_tail + lse(terms[[0, -1]])))
         out.append(float(np.logaddexp(0.0, log_j)) / (alpha - 1.0))
     return out[0], out[1]
 
@@ -197,10 +206,11 @@ class GeometricLatticeAuditor(LatticeAuditor):
 
     @classmethod
     def std(cls, scale: float) -> float:
-        """sqrt(2 r) / (1 - r), r = e^(-1/b): Var G = 2 r / (1 - r)^2."""
+        """sqrt(2 r) / (1 - r), r = e^(-1/b): Var G = 2 r / (1 - r)^2 (sqrt(r) = e^(-1/(2b)): no underflow
+        of r itself for tiny b)."""
         if scale == 0:
             return 0.0
-        return math.sqrt(2.0 * math.exp(-1.0 / scale)) / -math.expm1(-1.0 / scale)
+        return math.sqrt(2.0) * math.exp(-0.5 / scale) / -math.expm1(-1.0 / scale)
 
     def floor(self, target: Target) -> float:
         """1e-290 times the hull's width: below it the exponents |k - x| / b could overflow."""

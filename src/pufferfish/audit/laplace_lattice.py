@@ -82,7 +82,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pufferfish.audit.auditor import LatticeAuditor, TightMethod
-from pufferfish.audit.kernel import log_kernel_sums, one_sided_sums
+from pufferfish.audit.kernel import NEAREST_RATE, log_kernel_sums, nearest_sums, one_sided_sums
 from pufferfish.audit.search import smallest_scale
 from pufferfish.audit.target import Achieved, Smallest, Target
 from pufferfish.audit.zero_noise import zero_noise_loss
@@ -216,7 +216,9 @@ class _Auditor:
         self._scans: tuple | None = None
 
     def loss(self, theta: float) -> PrivacyLoss:
-        dens = log_kernel_sums(self.logp, 1.0 / theta)
+        rate = 1.0 / theta
+        # at rates >= NEAREST_RATE (theta <= 1.25e-3) the factored sums keep the ratio exact
+        dens = log_kernel_sums(self.logp, rate) if rate < NEAREST_RATE else nearest_sums(self.logp, rate)[1]
         diff = dens[0] - dens[1]
         kf, kb = int(np.argmax(diff)), int(np.argmin(diff))
         result = PrivacyLoss(theta, float(diff[kf]), float(-diff[kb]), self.lo + kf, self.lo + kb)

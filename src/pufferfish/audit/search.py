@@ -13,8 +13,9 @@ in each auditor's module), so the accepted scales form a half-line [s_min, inf).
    regula falsi) with the projection of the ITP method, never more than :data:`CLOSE_SLACK`
    steps beyond bisection, until hi / lo - 1 <= rtol.
 
-The scale returned is always an evaluated, accepted one. Derivation and step counts:
-docs/math/results.md ("The smallest scale").
+Where a power law through the last two evaluations predicts the threshold, the bracketing steps
+there (at most a factor 8 a step). The scale returned is always an evaluated, accepted one.
+Derivation and step counts: docs/math/results.md ("Tight calibration").
 """
 
 from __future__ import annotations

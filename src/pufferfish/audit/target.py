@@ -9,7 +9,7 @@
 ===================  ==============================  ======================================
 
 :func:`target_for` is the one place a :class:`Target` is built from a guarantee and the
-parameters a caller has (docs/math/results.md, "Audits").
+parameters a caller has (docs/for-researchers.md, "A new noise: the auditor interface").
 """
 
 from __future__ import annotations
