@@ -60,6 +60,9 @@ class Direct:
         self.p = [c * mp.fsum(m * power[abs(y - x)] for x, m in _atoms(p)) for y in self.ys]
         self.q = [c * mp.fsum(m * power[abs(y - x)] for x, m in _atoms(q)) for y in self.ys]
         self.leftover = 2 * r ** (T + 1) / (1 + r)
+        # rounded once to float64 (1e-16 relative each): enough for the sums of positive parts
+        self.pf = np.array([float(v) for v in self.p])
+        self.qf = np.array([float(v) for v in self.q])
 
     @functools.cache
     def loss(self):
@@ -69,10 +72,11 @@ class Direct:
 
     @functools.cache
     def hockey(self, eps):
-        with mp.workdps(self.dps):
-            c = mp.exp(mp.mpf(eps))
-            return (float(mp.fsum(max(a - c * b, 0) for a, b in zip(self.p, self.q))),
-                    float(mp.fsum(max(b - c * a, 0) for a, b in zip(self.p, self.q))))
+        """sum_y [p - e^eps q]_+ both ways: a term counts only where p > e^eps q, so rounding the
+        pmfs to float64 moves the sum by at most 1e-16 sum p."""
+        c = math.exp(eps)
+        return (math.fsum(np.maximum(self.pf - c * self.qf, 0.0).tolist()),
+                math.fsum(np.maximum(self.qf - c * self.pf, 0.0).tolist()))
 
     @functools.cache
     def renyi(self, alpha):
@@ -89,7 +93,7 @@ class Direct:
 
 
 @functools.cache
-def direct(name, b, dps=40, tail=1e-45):
+def direct(name, b, dps=30, tail=1e-20):
     """The :class:`Direct` sums of the priors ``name`` at scale ``b`` (built once per test session)."""
     return Direct(*PRIORS[name], b, dps=dps, tail=tail)
 
@@ -110,7 +114,7 @@ def test_the_log_ratio_is_constant_beyond_the_hull_and_equals_the_mgf_limits(b):
     """log p_Y(y) / q_Y(y) for y beyond both priors is log M_P(1/b) - log M_Q(1/b) (right) and
     log M_P(-1/b) - log M_Q(-1/b) (left): the loss is at least their size."""
     p, q = PRIORS["overlap"]
-    ref = direct("overlap", b, tail=1e-20)
+    ref = direct("overlap", b, dps=40, tail=1e-20)
     with mp.workdps(40):
         log_ratio = [mp.log(a / c) for a, c in zip(ref.p, ref.q)]
         t = 1 / mp.mpf(b)
@@ -123,22 +127,22 @@ def test_the_log_ratio_is_constant_beyond_the_hull_and_equals_the_mgf_limits(b):
 
 @pytest.mark.parametrize("name", list(PRIORS))
 @pytest.mark.parametrize("b", SCALES)
-@pytest.mark.parametrize("eps", [0.0, 1e-8, 0.1, 1.0, 5.0, 50.0])
-def test_hockey_stick_is_the_direct_sum(name, b, eps):
+def test_hockey_stick_is_the_direct_sum(name, b):
     p, q = PRIORS[name]
     ref = direct(name, b)
-    for g, want in zip(geometric_hockey_stick(p, q, epsilon=eps, scale=b), ref.hockey(eps)):
-        assert g == pytest.approx(want, rel=1e-12, abs=1e-15)
+    for eps in (0.0, 1e-8, 0.1, 1.0, 5.0, 50.0):
+        for g, want in zip(geometric_hockey_stick(p, q, epsilon=eps, scale=b), ref.hockey(eps)):
+            assert g == pytest.approx(want, rel=1e-12, abs=1e-15), eps
 
 
 @pytest.mark.parametrize("name", list(PRIORS))
-@pytest.mark.parametrize("b", [1e-3, 0.3, 1.0, 4.0])
-@pytest.mark.parametrize("alpha", [1.5, 2.0, 20.0])
-def test_renyi_is_the_direct_sum(name, b, alpha):
+@pytest.mark.parametrize("b", [1e-3, 0.3, 3.0])
+def test_renyi_is_the_direct_sum(name, b):
     p, q = PRIORS[name]
-    ref = direct(name, b, dps=60, tail=1e-60)
-    for g, want in zip(geometric_renyi(p, q, alpha=alpha, scale=b), ref.renyi(alpha)):
-        assert g == pytest.approx(want, rel=1e-11, abs=1e-15)
+    ref = direct(name, b, dps=40, tail=1e-45)
+    for alpha in (1.5, 20.0):
+        for g, want in zip(geometric_renyi(p, q, alpha=alpha, scale=b), ref.renyi(alpha)):
+            assert g == pytest.approx(want, rel=1e-11, abs=1e-15), alpha
 
 
 def test_identical_priors_give_nothing():
@@ -150,26 +154,26 @@ def test_identical_priors_give_nothing():
 
 
 # ------------------------------------------------------------------ a shift: closed forms and dp-accounting
-@pytest.mark.parametrize("shift", [1, 3, 10])
-@pytest.mark.parametrize("b", [1e-250, 1e-3, 1.0, 1e3, 1e250])
-def test_pure_epsilon_of_a_shift_is_shift_over_b(shift, b):
+def test_pure_epsilon_of_a_shift_is_shift_over_b():
     """P = point mass at 0, Q at the shift: log p_Y / q_Y = (|y - shift| - |y|) / b, at most shift / b."""
-    got = geometric_privacy_loss(LatticePMF.point(0), LatticePMF.point(shift), scale=b)
-    assert got == pytest.approx((shift / b, shift / b), rel=1e-14)
+    for shift in (1, 3, 10):
+        for b in (1e-250, 1e-3, 1.0, 1e3, 1e250):
+            got = geometric_privacy_loss(LatticePMF.point(0), LatticePMF.point(shift), scale=b)
+            assert got == pytest.approx((shift / b, shift / b), rel=1e-14)
 
 
 @pytest.mark.parametrize("shift", [1, 3, 10])
 @pytest.mark.parametrize("b", [0.1, 1.0, 10.0, 1e3, 1e6])
-@pytest.mark.parametrize("eps", [1e-6, 0.1, 1.0, 3.0])
-def test_hockey_stick_of_a_shift_is_dp_accountings_discrete_laplace(shift, b, eps):
+def test_hockey_stick_of_a_shift_is_dp_accountings_discrete_laplace(shift, b):
     """dp_accounting's DiscreteLaplacePrivacyLoss(parameter a = 1/b, sensitivity) is the discrete
     Laplace mechanism: noise pmf proportional to e^(-a |x|), the two outputs DLap(0) and DLap(shift)."""
     from dp_accounting.pld.privacy_loss_mechanism import DiscreteLaplacePrivacyLoss
 
-    want = DiscreteLaplacePrivacyLoss(1.0 / b, sensitivity=shift).get_delta_for_epsilon(eps)
-    got = geometric_hockey_stick(LatticePMF.point(0), LatticePMF.point(shift), epsilon=eps, scale=b)
-    assert got[0] == pytest.approx(got[1], rel=1e-13, abs=1e-16)       # a shift is symmetric
-    assert got[0] == pytest.approx(want, rel=1e-9, abs=1e-15)
+    for eps in (1e-6, 0.1, 1.0, 3.0):
+        want = DiscreteLaplacePrivacyLoss(1.0 / b, sensitivity=shift).get_delta_for_epsilon(eps)
+        got = geometric_hockey_stick(LatticePMF.point(0), LatticePMF.point(shift), epsilon=eps, scale=b)
+        assert got[0] == pytest.approx(got[1], rel=1e-13, abs=1e-16)       # a shift is symmetric
+        assert got[0] == pytest.approx(want, rel=1e-9, abs=1e-15), eps
 
 
 def test_tight_geometric_of_a_shift_solves_dp_accountings_curve():
@@ -259,10 +263,10 @@ def test_the_larger_scale_is_the_smaller_plus_independent_noise(b1, b2):
     norm = (1 - r2) ** 2 / ((1 - r1) ** 2 * (1 - r2 ** 2))
     w = lambda k: norm * ((1 + r1 ** 2 - 2 * r1 * r2) if k == 0 else r2 ** (abs(k) - 1) * (r2 - r1) * (1 - r1 * r2))  # noqa: E731
     g = lambda r, k: (1 - r) / (1 + r) * r ** abs(k)   # noqa: E731
-    T = int(60 * b2) + 60
+    T = int(50 * b2) + 50                              # r2^T < 1e-21: the w_k left out
     assert all(w(k) >= 0 for k in range(-3, 4))
     assert abs(mp.fsum(w(k) for k in range(-T, T + 1)) - 1) < 1e-20
-    for y in (0, 1, 5, -7):
+    for y in (0, 5, -7):
         conv = mp.fsum(g(r1, y - k) * w(k) for k in range(-T, T + 1))
         assert abs(conv - g(r2, y)) < 1e-20 * max(1, g(r2, y))
     mp.mp.dps = 15
@@ -271,7 +275,7 @@ def test_the_larger_scale_is_the_smaller_plus_independent_noise(b1, b2):
 @pytest.mark.parametrize("name", ["overlap", "interior zeros", "bernoulli", "same support"])
 def test_every_audit_falls_as_the_scale_grows(name):
     p, q = PRIORS[name]
-    grid = np.geomspace(1e-3, 1e3, 61)
+    grid = np.geomspace(1e-3, 1e3, 31)
     series = {
         "epsilon": [max(geometric_privacy_loss(p, q, scale=b)) for b in grid],
         "hockey eps=0.5": [max(geometric_hockey_stick(p, q, epsilon=0.5, scale=b)) for b in grid],

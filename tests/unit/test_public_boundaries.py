@@ -502,6 +502,7 @@ EXEMPT = {
                      "pufferfish.audit.search.CEILING", "pufferfish.audit.search.NO_NOISE",
                      "pufferfish.audit.search.CLOSE_SLACK", "pufferfish.audit.search.WIDE_BRACKET",
                      "pufferfish.audit.quadrature.MAX_PANELS", "pufferfish.audit.quadrature.QUAD_RTOL",
+                     "pufferfish.audit.kernel.NEAREST_RATE",
                      "pufferfish.audit.GUARANTEES", "pufferfish.audit.AUDIT_COLUMNS",
                      "pufferfish.comparison.CAUCHY_METHODS", "pufferfish.comparison.COLUMNS",
                      "pufferfish.comparison.GAUSSIAN_METHODS", "pufferfish.comparison.LAPLACE_METHODS",
@@ -538,7 +539,7 @@ EXEMPT = {
                                             "written by the package (test_registry.py)",
     **dict.fromkeys([f"pufferfish.audit.{m}.{n}" for m, names in (
         ("quadrature", ("gk_log", "log_psi", "lse", "lse_rows")),
-        ("kernel", ("log_kernel_sums", "one_sided_sums", "log_forward", "logaddexp"))) for n in names],
+        ("kernel", ("log_kernel_sums", "one_sided_sums", "log_forward", "logaddexp", "nearest_sums"))) for n in names],
         "internal numerics shared by the audit modules, on values their public callers validated "
         "(module docstring; tested through them and in test_scale.py)"),
     **dict.fromkeys([f"pufferfish.checks.{n}" for n in ("real", "integer", "instance", "is_real", "is_integer",
