@@ -188,3 +188,16 @@ def test_property_theorem3_brent_never_above_theorem3_max(seed):
     pmf = random_pmf(rng)
     eps = np.array([0.01, 0.1, 0.5, 1.0, 2.0])
     assert np.all(theorem3_brent(pmf, epsilons=eps) <= theorem3_max(pmf, epsilons=eps) * (1 + 1e-9))
+
+
+def test_the_loss_at_tiny_scales_is_the_priors_own():
+    """theta <= 1.25e-3 (1/theta >= 800): the loss is computed from each lattice point's nearest atoms
+    with the common factor e^(-d/theta) cancelled, so even theta = 1e-250 gives the divergence of the
+    priors, max |log P/Q| (and a shift d apart d/theta)."""
+    p = LatticePMF.from_values([-2, -1, 0], [0.3, 0.3, 0.4])
+    q = LatticePMF.from_values([-2, -1, 0], [0.5, 0.25, 0.25])
+    want = (math.log(0.4 / 0.25), math.log(0.5 / 0.3))
+    for theta in (1e-3, 1e-10, 1e-100, 1e-250):
+        loss = lattice_privacy_loss(p, q, theta)
+        assert (loss.forward, loss.backward) == pytest.approx(want, rel=1e-14)
+    assert lattice_privacy_loss(LatticePMF.point(0), LatticePMF.point(3), 1e-250).epsilon == pytest.approx(3e250, rel=1e-14)

@@ -135,3 +135,21 @@ def test_noise_std_is_each_familys():
     assert audit.noise_std("geometric", 2.0) == pytest.approx(np.sqrt(2 * r) / (1 - r), rel=1e-14)
     with pytest.raises(ConfigError, match="noise = 'student'"):
         audit.noise_std("student", 1.0)
+
+
+def test_families_are_found_by_their_module_name():
+    """auditor_classes imports the modules pufferfish.audit.*_lattice / *_mixture: the package does
+    not import laplace_mixture (nor scipy), the mixture family appears when asked for, and asking
+    for the lattice families never imports it."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom pufferfish.audit import auditor_classes\n"
+            "lattice = [c.__name__ for c in auditor_classes('lattice')]\n"
+            "before = 'pufferfish.audit.laplace_mixture' in sys.modules\n"
+            "every = [c.__name__ for c in auditor_classes()]\n"
+            "print(lattice, before, every, 'scipy' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == ("['LaplaceLatticeAuditor', 'GaussianLatticeAuditor', 'CauchyLatticeAuditor', "
+                   "'GeometricLatticeAuditor'] False ['LaplaceLatticeAuditor', 'GaussianLatticeAuditor', "
+                   "'CauchyLatticeAuditor', 'GeometricLatticeAuditor', 'LaplaceMixtureAuditor'] False")

@@ -122,7 +122,7 @@ class Auditor(abc.ABC):
         at the same epsilon, D_alpha at the same alpha)."""
         target = self.check_target(target)
         zero = self.noise_free(target).value
-        seen = self.__dict__.setdefault("_seen", {}).setdefault(_value_key(target), [])
+        seen = self._audits(target)
 
         def value(scale: float) -> float:
             got = self.achieved(scale, target).value
@@ -133,6 +133,12 @@ class Auditor(abc.ABC):
             value, target.bound, start=self.start_scale(target), at_zero=zero, strategy=self.search,
             rtol=self.rtol, max_steps=self.max_steps, floor=self.floor(target), history=list(seen))
         return Smallest(target, scale, got, steps, reason)
+
+    def _audits(self, target: Target) -> list:
+        """The (scale, value) audits this auditor's searches made whose value ``target``'s shares."""
+        if not hasattr(self, "_seen"):
+            self._seen: dict[tuple, list] = {}
+        return self._seen.setdefault(_value_key(target), [])
 
 
 def _value_key(target: Target) -> tuple:

@@ -46,7 +46,7 @@ D_alpha(P_Y || Q_Y) = log(1 + J) / (alpha - 1) with
 
 (integral q_Y (t - 1) = 0 and psi is convex with psi(1) = psi'(1) = 0), an integrand without
 cancellation even where P_Y and Q_Y are close. psi(e^l) is a series in l for |alpha l| <= 1
-and a closed form otherwise (:func:`_log_psi`), and l = log(p_Y / q_Y) is computed as
+and a closed form otherwise (:func:`~pufferfish.audit.quadrature.log_psi`), and l = log(p_Y / q_Y) is computed as
 log1p(sum_x (P(x) - Q(x)) phi(y - x) / q_Y) where the two are close, so that a divergence
 of 1e-12 still has all its digits. J is integrated by adaptive Gauss-Kronrod (7-15) on
 panels of width sigma (refined until the sum of |K15 - G7| over panels is below 1e-12 J)

@@ -21,12 +21,12 @@ not on a sampled grid.
 Computation. At a lattice point k, p_Y(k) is proportional to F(k) + G(k) with
 F(k) = sum_{x<=k} P(x) e^{-(k-x)/theta} and G(k) = sum_{x>k} P(x) e^{-(x-k)/theta}; G is
 the forward sum of the reversed masses, shifted by one point. Both are computed in time
-and memory linear in the support, never forming an n x m matrix (:func:`_block_scans`):
+and memory linear in the support, never forming an n x m matrix (:mod:`pufferfish.audit.kernel`):
 the support is cut into blocks of B points (B <= 64 theta, B <= 256); within every block
 at once, a cumulative sum down the rows of the transposed B x (n/B) array, in linear
 space scaled by the block's maximum of log P(x) + x/theta (a block whose partial sums span
 more than 1e280 is redone in log space); the block ends carry over by the same recursion
-at rate B/theta in log space (:func:`_log_forward`); one vectorized log-sum-exp adds the
+at rate B/theta in log space (:func:`~pufferfish.audit.kernel.log_forward`); one vectorized log-sum-exp adds the
 carried part. The four scans (F and G of both priors) share one array. Neither overflow
 nor underflow occurs for any theta > 0 or support size; rounding is about 1e-16 of the
 magnitude of the log-densities (about 1e-13 absolute where a density is near 1e-300;

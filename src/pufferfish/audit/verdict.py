@@ -65,9 +65,10 @@ def audit_scale(auditor, scale: float, target: Target, *, rtol: float) -> Verdic
     auditor : Auditor
         The exact audit of one noise on one pair (:mod:`pufferfish.audit.auditor`).
     scale : float
-        >= 0, inf or NaN: 0 is judged by the noise-free audit (the priors themselves), inf and
-        NaN cannot be audited (not met, with a note).
+        At least 0, inf or NaN: 0 is judged by the noise-free audit (the priors themselves), inf
+        and NaN cannot be audited (not met, with a note).
     target : Target
+        A guarantee the auditor audits.
     rtol : float
         The target is met when the achieved value is <= bound * (1 + rtol).
 
