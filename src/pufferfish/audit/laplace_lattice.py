@@ -32,7 +32,10 @@ nor underflow occurs for any theta > 0 or support size; rounding is about 1e-16 
 magnitude of the log-densities (about 1e-13 absolute where a density is near 1e-300;
 measured 5e-15 against 34-digit sums, where the previous blocked
 ``numpy.logaddexp.accumulate`` reached 1e-12). For theta < 1/8 (blocks under 8 points)
-the blocked log-space recursion alone is used.
+the blocked log-space recursion alone is used; for
+theta <= 1.25e-3 the loss comes from each point's nearest atoms with the common factor
+e^(-d/theta) cancelled (:func:`~pufferfish.audit.kernel.nearest_sums`), and the hockey stick is
+the priors' own (a bump's mass beyond the next lattice point is below e^-800).
 
 Hockey stick, (epsilon, delta) (:func:`laplace_hockey_stick`). delta(eps) = sup_S
 P_Y(S) - e^eps Q_Y(S) = integral of [p_Y - e^eps q_Y]_+ dy is computed exactly, with no
