@@ -32,7 +32,7 @@ dense y grid (2 points per lattice step, lattice points included); ``ratio`` = b
 estimated time exceeds 3 minutes (from the rates of the smaller sizes) is skipped and the
 line says so.
 
-Gaussian noise at 10^5 users (``pufferfish.audit.gaussian_noise``; "skipped" without it):
+Gaussian noise at 10^5 users (``pufferfish.audit.gaussian_lattice``; "skipped" without it):
 the exact (epsilon, delta) audit of one Gaussian scale (``GaussianLatticeAuditor.achieved``)
 and the tight sigma for 10 epsilons (``.smallest_scale``), delta = 1e-5, each beside the
 baseline a researcher would write, with the values both compute and the time ratios.
@@ -177,7 +177,7 @@ def _reset_peak() -> bool:
 
 # ----------------------------------------------------------------------------- one size (in a child process)
 def engine(rows: np.ndarray, repeats: int) -> dict:
-    from pufferfish.audit.laplace import lattice_privacy_loss, theta_min
+    from pufferfish.audit.laplace_lattice import lattice_privacy_loss, theta_min
     from pufferfish.lattice.pmf import LatticePMF
     from pufferfish.lattice.sums import sum_of_users
     from pufferfish.lattice.transport import plan_span
@@ -199,7 +199,7 @@ def engine(rows: np.ndarray, repeats: int) -> dict:
 
 def accuracy(rows: np.ndarray, eng: dict) -> dict:
     """The sum against the users' exact cumulants; the tail bound; theta_min against the MGF limit."""
-    from pufferfish.audit.laplace import mgf_tail_loss
+    from pufferfish.audit.laplace_lattice import mgf_tail_loss
     from pufferfish.lattice.sums import tail_mass_bound
     p4, q4 = p4q4()
     rest = eng["rest"]
@@ -266,7 +266,7 @@ def baseline(rows: np.ndarray, est: dict) -> dict:
     out["audit"] = time.perf_counter() - start
     out["task"] = out["priors"] + out["plan"] + out["audit"]
     # like for like: the exact audit of the baseline's own priors
-    from pufferfish.audit.laplace import lattice_privacy_loss
+    from pufferfish.audit.laplace_lattice import lattice_privacy_loss
     from pufferfish.lattice.pmf import LatticePMF
     ours = np.array([lattice_privacy_loss(LatticePMF(0, a), LatticePMF(0, b), max(out["span_value"], 1) / e).epsilon
                      for e in EPS])
@@ -370,9 +370,9 @@ def gaussian_section(p, absent, q4) -> dict:
     sum of the other users; ``q4`` = R + Q4 only for the check that P4 vs Q4 needs no noise.
     """
     try:
-        from pufferfish.audit.gaussian_noise import GaussianLatticeAuditor
+        from pufferfish.audit.gaussian_lattice import GaussianLatticeAuditor
     except ImportError:
-        return {"skipped": "pufferfish.audit.gaussian_noise not available"}
+        return {"skipped": "pufferfish.audit.gaussian_lattice not available"}
     from pufferfish.audit import Target
     from pufferfish.audit.zero_noise import zero_noise_hockey_stick
     from pufferfish.lattice.distances import wasserstein_inf

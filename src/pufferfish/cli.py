@@ -22,7 +22,7 @@ and then:
 Without ``--pair`` every pair of observed secret values is computed, and each output row
 (one per method and epsilon) is that of the *binding* pair: the pair whose scale is the
 largest (the scale that protects every pair, since the achieved loss only falls as the
-scale grows, :mod:`pufferfish.audit.base`), ties broken as in Table 1 (larger W_inf, then
+scale grows, :mod:`pufferfish.audit.auditor`), ties broken as in Table 1 (larger W_inf, then
 larger W_2, then the first in order). Its ``achieved`` is the worst exact audit of that
 scale over *all* pairs, and ``meets_target`` says whether that worst one meets the target.
 
@@ -451,7 +451,7 @@ def audit(priors, args) -> tuple:
     import pandas as pd
 
     from pufferfish.audit import lattice_auditor
-    from pufferfish.audit.base import Target
+    from pufferfish.audit import Target
 
     pairs = _pair_order(priors)
     progress = Progress(len(pairs))
@@ -490,9 +490,9 @@ def audit(priors, args) -> tuple:
 
 
 def _auditor_class(noise: str):
-    from pufferfish.audit import LATTICE_AUDITORS
+    from pufferfish.audit import auditor_classes
 
-    return next(cls for cls in LATTICE_AUDITORS if cls.noise == noise)
+    return next(cls for cls in auditor_classes("lattice") if cls.noise == noise)
 
 
 # ------------------------------------------------------------------------------ iteration

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
-from pufferfish.audit.laplace import (_log_forward, _log_kernel_sums, lattice_privacy_loss, log_density_at_lattice,
-                              mgf_tail_loss, theta_min)
+from pufferfish.audit.kernel import log_forward as _log_forward, log_kernel_sums as _log_kernel_sums
+from pufferfish.audit.laplace_lattice import lattice_privacy_loss, log_density_at_lattice, mgf_tail_loss, theta_min
 from pufferfish.lattice.pmf import LatticePMF
 from pufferfish.lattice.sums import TILT_FLOOR, _exact_convolve, convolve, sum_of_users, tail_mass_bound
 from pufferfish.multiuser.methods import kantorovich, theorem4
