@@ -65,7 +65,12 @@ def shifts_from_column(column, *, secret_index: int, eta: float, diameter: float
     own = col[k - 1]
     if not own > 0:
         raise InvalidArgumentError(f"column[{k - 1}] = {own!r}: the secret's variance Sigma_kk must be > 0")
-    shift = eta * np.minimum(lipschitz * diameter * (np.abs(col) / own), 2.0 * bound)
+    shift = np.abs(col)              # in place from here: the same operations, one array
+    shift /= own
+    shift *= lipschitz * diameter
+    if bound < math.inf:
+        np.minimum(shift, 2.0 * bound, out=shift)
+    shift *= eta
     return shift
 
 
