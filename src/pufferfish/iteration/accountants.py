@@ -89,10 +89,7 @@ def _cost(name: str, s: np.ndarray, contraction: float, k: int | None) -> float:
         return minimal_cost(s, contraction=contraction)
     if name == "composition":
         top = float(s.max())
-        if top == 0:
-            return 0.0
-        scaled = s / top
-        return float(np.dot(scaled, scaled)) * top * top
+        return 0.0 if top == 0 else float(np.dot(s / top, s / top)) * top * top
     return float(s[k - 1]) ** 2 / (s.size - k + 1)   # dp_assumption
 
 
