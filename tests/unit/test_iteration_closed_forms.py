@@ -281,6 +281,4 @@ def test_pooled_zero_runs_leave_the_minorant_unchanged(c, monkeypatch):
     pooled = minimal_cost(s, contraction=c)
     assert pooled == pytest.approx(hull_cost(s, c), rel=1e-10)
     monkeypatch.setattr(minorant, "COMPRESS_MIN", 10 ** 9)
-    assert minimal_cost(s, contraction=c) == pytest.approx(pooled, rel=1e-15)
-    if c == 1.0:   # unit runs: the block sums are the same sums, bit for bit
-        assert minimal_cost(s, contraction=c) == pooled
+    assert minimal_cost(s, contraction=c) == pytest.approx(pooled, rel=4e-16)   # the same sums, in another order

@@ -110,6 +110,10 @@ class Covariance:
         """Sigma_11..Sigma_TT, the diagonal."""
         return np.array([self.record_variance(k) for k in range(1, self.size + 1)])
 
+    def constant_variance(self) -> float | None:
+        """The variance Sigma_kk shared by every record, or None if they differ (or it is not known here)."""
+        return None
+
     def step_variance(self, eta: float) -> float:
         """Var(q^T x) = q^T Sigma q for the step weights q_t = (1 - eta)^(T-t) (:func:`.geometric.step_weights`)."""
         return self.quadratic(step_weights(self.size, eta))
@@ -176,9 +180,12 @@ def conditional_variance(total, cross, own, *, first_index: int = 1):
     first_index = integer(first_index, name="first_index", lo=1)
     scalar = np.ndim(cross) == 0 and np.ndim(own) == 0
     cross = as_vector(np.atleast_1d(cross), name="cross")
-    own = as_vector(np.atleast_1d(own), name="own")
-    if not (own > 0).all():
-        raise InvalidArgumentError(f"own = {float(own[np.flatnonzero(own <= 0)[0]])!r}: a variance must be > 0")
+    if np.ndim(own) == 0:
+        own = real(own, name="own", lo=0.0, lo_open=True)
+    else:
+        own = as_vector(own, name="own")
+        if not own.min() > 0:
+            raise InvalidArgumentError(f"own = {float(own[np.flatnonzero(own <= 0)[0]])!r}: a variance must be > 0")
     value = np.square(cross)             # total - cross^2 / own, in one array
     value /= own
     np.subtract(total, value, out=value)
@@ -298,6 +305,9 @@ class StationaryCovariance(Covariance):
     def record_variances(self) -> np.ndarray:
         return np.full(self.size, self.autocovariance[0])
 
+    def constant_variance(self) -> float:
+        return float(self.autocovariance[0])
+
     def step_variance(self, eta: float) -> float:
         """q^T Sigma q = gamma(0) A_0 + 2 sum_{h>=1} gamma(h) A_h with the closed-form lag sums
         A_h of the step weights (:func:`.geometric.lag_sums`): one dot product, O(T); the lags
@@ -321,7 +331,7 @@ class StationaryCovariance(Covariance):
         t >= k, :func:`.geometric.discounted_cumsum`) and P_m = sum_{j=1}^{m} c^j gamma(j) (the
         steps t < k; terms with c^j < 2.3e-300 left out)."""
         g, size = self.autocovariance, self.size
-        out = discounted_cumsum(g, eta)[::-1].copy()             # F_{T-k}, k = 1..T
+        out = discounted_cumsum(g, eta)[::-1]                    # F_{T-k}, k = 1..T (a reversed view)
         count = significant_lags(size, eta)
         if count > 1:
             powers = contraction_powers(eta, count)                  # c^0..c^(count-1)
@@ -384,6 +394,9 @@ class EqualCorrelation(Covariance):
 
     def record_variances(self) -> np.ndarray:
         return np.full(self.size, float(self.variance))
+
+    def constant_variance(self) -> float:
+        return float(self.variance)
 
     def step_variance(self, eta: float) -> float:
         """v ((1 - rho) sum q_t^2 + rho (sum q_t)^2), both sums in closed form: O(1)."""

@@ -34,6 +34,8 @@ __all__ = ["AllSecretsAudit", "all_secrets_audit", "hockey_stick"]
 
 #: relative step by which a smallest sigma is nudged up until its exact delta meets the target
 NUDGE = 4.0 * 2.0 ** -52
+#: below this a = Delta / (2 s) - epsilon s / Delta, Phi(a) = 0 in float64 (Phi(-38.5) < 2^-1074): delta = 0
+NEGLIGIBLE_A = -40.0
 
 
 def hockey_stick(mean_gap, std, *, epsilon: float) -> np.ndarray:
@@ -77,14 +79,14 @@ def _hockey_stick(gap: np.ndarray, std: np.ndarray, epsilon: float) -> np.ndarra
     from scipy.special import log_ndtr, ndtr
 
     out = np.zeros(gap.size)
-    keep = np.flatnonzero(gap > 0)
-    w, s = (gap, std) if keep.size == gap.size else (gap[keep], std[keep])
-    with np.errstate(over="ignore", under="ignore"):   # a gap of 1e-300: b = -inf, delta = 0
-        half = w / (2.0 * s)
-        spread = epsilon * s / w
-    a = half - spread
-    np.negative(half, out=half)
-    half -= spread                                  # b = -w / (2 s) - epsilon s / w
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        a = gap / (2.0 * std) - epsilon * std / gap     # -inf (or NaN) at Delta = 0: left at 0 below
+    # Phi(a) is 0 in float64 for a < -38.5, and then so is the clipped difference: only the rest is computed
+    keep = np.flatnonzero(a >= NEGLIGIBLE_A)
+    w, s, a = gap[keep], std[keep], a[keep]
+    half = w / (2.0 * s)
+    half += epsilon * s / w
+    np.negative(half, out=half)                     # b = -w / (2 s) - epsilon s / w
     value = ndtr(a)
     b = log_ndtr(half)
     b += epsilon
@@ -244,7 +246,9 @@ def all_secrets_audit(covariance: Covariance, *, eta: float, sigma: float, diame
     sigma = real(sigma, name="sigma", lo=0.0)
     diameter = real(diameter, name="diameter", lo=0.0)
     cross = covariance.step_covariances(eta)
-    own = covariance.record_variances()
+    own = covariance.constant_variance()
+    if own is None:
+        own = covariance.record_variances()
     gap = cross * (eta * diameter)                   # |eta D cross / own|, as exact_audit, in one array
     gap /= own
     np.abs(gap, out=gap)
