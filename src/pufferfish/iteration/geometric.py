@@ -149,6 +149,14 @@ def step_weights(size: int, eta: float) -> np.ndarray:
     return _powers(log_contraction(eta), 0, size)[::-1].copy()
 
 
+def _geometric(size: int, log_ratio: float) -> float:
+    """sum_{j<size} e^(j log_ratio) = expm1(size log_ratio) / expm1(log_ratio) (size if the ratio is 1 to
+    double precision, where expm1 would be subnormal)."""
+    if -log_ratio < TINY_LOG:
+        return float(size)
+    return math.expm1(size * log_ratio) / math.expm1(log_ratio)
+
+
 def noise_gain(size: int, eta: float) -> float:
     """sum_{t=1}^T (1 - eta)^(2(T-t)) = expm1(2T log(1-eta)) / expm1(2 log(1-eta)) (1 at eta = 1).
 
@@ -170,12 +178,7 @@ def noise_gain(size: int, eta: float) -> float:
         ``size`` < 1 or ``eta`` outside (0, 1].
     """
     size, eta = integer(size, name="size", lo=1), _eta(eta)
-    if eta == 1.0:
-        return 1.0
-    log_c2 = 2.0 * math.log1p(-eta)
-    if -log_c2 < 2.0 * TINY_LOG:   # c = 1 to double precision (expm1 would be subnormal)
-        return float(size)
-    return math.expm1(size * log_c2) / math.expm1(log_c2)
+    return 1.0 if eta == 1.0 else _geometric(size, 2.0 * math.log1p(-eta))
 
 
 def weight_sum(size: int, eta: float) -> float:
@@ -199,12 +202,7 @@ def weight_sum(size: int, eta: float) -> float:
         ``size`` < 1 or ``eta`` outside (0, 1].
     """
     size, eta = integer(size, name="size", lo=1), _eta(eta)
-    if eta == 1.0:
-        return 1.0
-    lc = math.log1p(-eta)
-    if -lc < TINY_LOG:   # c = 1 to double precision (expm1 would be subnormal)
-        return float(size)
-    return math.expm1(size * lc) / math.expm1(lc)
+    return 1.0 if eta == 1.0 else _geometric(size, math.log1p(-eta))
 
 
 def _significant(lc: float, size: int) -> int:

@@ -96,30 +96,49 @@ def plot_fig6(frame, png_path, pdf_path) -> None:
     save_figure(fig, png_path, pdf_path)
 
 
+def _bounds(ax, rows, suffix: str = "", **style) -> None:
+    """The accountants' D_alpha at the rows' secret positions, in :func:`plot_series`' styles (``style``
+    overrides them; ``suffix`` follows each label)."""
+    from pufferfish.plotting import series_style
+
+    for i, name in zip((0, 1, 2, 4), ("paper_bound", "contraction_bound", "dp_assumption", "composition")):
+        look = series_style(i)
+        look.update(label=LABELS[name] + suffix, **style)
+        ax.plot(*_positive(rows.secret_index, rows[name]), **look)
+
+
+def _position_axes(ax, eta) -> None:
+    """A panel of D_alpha against the secret's position (log y)."""
+    from pufferfish.plotting import log_axis
+
+    log_axis(ax, "y")
+    ax.set_xlabel("secret record k (file order)")
+    ax.set_ylabel("Rényi divergence D_α")
+    ax.set_title(f"η = {eta:g}")
+
+
+def _key_below(fig, axes, *, ncol: int) -> None:
+    """One key for every panel, below them, where it hides no point."""
+    handles, _ = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=ncol, fontsize=8, frameon=False)
+
+
 def plot_series(frame, png_path, pdf_path) -> None:
     """D_alpha per secret position of a real series, one panel per eta (:data:`.experiments.SERIES_COLUMNS`)."""
     import matplotlib.pyplot as plt
 
-    from pufferfish.plotting import log_axis, save_figure, series_style, setup_style
+    from pufferfish.plotting import save_figure, setup_style
 
     setup_style()
     etas = sorted(frame.eta.unique())
     fig, axes = plt.subplots(1, len(etas), figsize=(6.0 * len(etas), 4.4), squeeze=False)
     for ax, eta in zip(axes[0], etas):
         sub = frame[frame.eta == eta].sort_values("secret_index")
-        for i, name in zip((0, 1, 2, 4), ("paper_bound", "contraction_bound", "dp_assumption", "composition")):
-            style = series_style(i)
-            style.update(label=LABELS[name])
-            ax.plot(*_positive(sub.secret_index, sub[name]), **style)
+        _bounds(ax, sub)
         ax.plot(*_positive(sub.secret_index, sub.exact), color="#000000", linestyle="--", marker="o",
                 markerfacecolor="white", label=LABELS["exact"], zorder=10)
-        log_axis(ax, "y")
-        ax.set_xlabel("secret record k (file order)")
-        ax.set_ylabel("Rényi divergence D_α")
-        ax.set_title(f"η = {eta:g}")
-    # one key for every panel, below them, where it hides no point
-    handles, _ = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, fontsize=8, frameon=False)
+        _position_axes(ax, eta)
+    _key_below(fig, axes, ncol=3)
     row = frame.iloc[0]
     fig.suptitle(f"{row.dataset}.{row.column}: T = {row.records:,} records, D = {row.D:g}, σ = {row.sigma:g}, "
                  f"α = {row.alpha:g}", fontsize=10)
@@ -135,7 +154,7 @@ def plot_exposure(curve, table, png_path, pdf_path) -> None:
     """
     import matplotlib.pyplot as plt
 
-    from pufferfish.plotting import log_axis, save_figure, series_style, setup_style
+    from pufferfish.plotting import save_figure, setup_style
 
     setup_style()
     etas = sorted(curve.eta.unique())
@@ -145,10 +164,7 @@ def plot_exposure(curve, table, png_path, pdf_path) -> None:
         ax.plot(*_positive(sub.secret_index, sub.exact), color="#000000", linewidth=0.8, rasterized=True,
                 label="exact, every record (linear-Gaussian audit)", zorder=5)   # T points: a raster in the PDF
         listed = sub.dropna(subset=["paper_bound"])
-        for i, name in zip((0, 1, 2, 4), ("paper_bound", "contraction_bound", "dp_assumption", "composition")):
-            style = series_style(i)
-            style.update(linestyle="none", label=f"{LABELS[name]}, listed secrets")
-            ax.plot(*_positive(listed.secret_index, listed[name]), **style)
+        _bounds(ax, listed, ", listed secrets", linestyle="none")
         ax.plot(*_positive(listed.secret_index, listed.exact), color="#000000", linestyle="none", marker="o",
                 markerfacecolor="white", label="exact, listed secrets", zorder=10)
         row = table[table.eta == eta].iloc[0]
@@ -156,12 +172,8 @@ def plot_exposure(curve, table, png_path, pdf_path) -> None:
                 markeredgecolor="#000000", zorder=20, label="most exposed record")
         ax.annotate(f"record {int(row.most_exposed):,}: D = {row.exact:.3g}", (row.most_exposed, row.exact),
                     textcoords="offset points", xytext=(-10, -12), ha="right", va="top", fontsize=8)
-        log_axis(ax, "y")
-        ax.set_xlabel("secret record k (file order)")
-        ax.set_ylabel("Rényi divergence D_α")
-        ax.set_title(f"η = {eta:g}")
-    handles, _ = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize=8, frameon=False)
+        _position_axes(ax, eta)
+    _key_below(fig, axes, ncol=2)
     first = table.iloc[0]
     fig.suptitle(f"{first.dataset}.{first.column}: every one of the T = {int(first.records):,} records as the "
                  f"secret, σ = {first.sigma:g}, α = {first.alpha:g}", fontsize=10)
