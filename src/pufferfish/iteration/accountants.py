@@ -91,8 +91,9 @@ def _cost(name: str, s: np.ndarray, contraction: float, k: int | None) -> float:
         top = float(s.max())
         if top == 0:
             return 0.0
-        if 4 * np.count_nonzero(s) <= s.size:   # mostly zero shifts (decaying correlations): the others only
-            scaled = s[np.flatnonzero(s)] / top
+        nonzero = s != 0.0
+        if 4 * np.count_nonzero(nonzero) <= s.size:   # mostly zero shifts (decaying correlations): the others only
+            scaled = s[np.flatnonzero(nonzero)] / top
         else:
             scaled = s / top
         return float(np.dot(scaled, scaled)) * top * top

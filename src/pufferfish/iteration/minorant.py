@@ -147,9 +147,12 @@ def _pooled(rises: np.ndarray) -> np.ndarray | None:
     """Starts of the points left when each run of zero rises is pooled into one point, or None
     unless at least 3/4 of the rises are 0 (module docstring, "Runs of zero shifts")."""
     size = rises.size
-    if size < 2 * COMPRESS_MIN or 4 * np.count_nonzero(rises) > size:
+    if size < 2 * COMPRESS_MIN:
         return None
-    points = np.flatnonzero(rises)                        # each non-zero rise is a point
+    nonzero = rises != 0.0                                # on a boolean mask counting and finding are fast
+    if 4 * np.count_nonzero(nonzero) > size:
+        return None
+    points = np.flatnonzero(nonzero)                      # each non-zero rise is a point
     after = points + 1
     follows = np.append(points[1:], size) != after        # a run of zeros starts right after it
     zeros = after[follows & (after < size)]
