@@ -170,7 +170,8 @@ def memory(T: int) -> None:
             print(f"   Fig. 6 point, {label}, k = {k:,}: "
                   f"{peak(lambda: account_quadratic_model(make(), secret_index=k, eta=0.1, diameter=1.0)):.0f} B")
     x = np.random.default_rng(0).normal(size=T).cumsum()
-    print(f"   series prior (autocovariance by FFT): {peak(lambda: StationaryCovariance(biased_autocovariance(x))):.0f} B")
+    prior = peak(lambda: StationaryCovariance(biased_autocovariance(x)))
+    print(f"   series prior (autocovariance by FFT): {prior:.0f} B")
     cov = StationaryCovariance(biased_autocovariance(x))
     print(f"   series, one secret: "
           f"{peak(lambda: account_quadratic_model(cov, secret_index=T // 2, eta=0.01, diameter=1.0)):.0f} B")

@@ -40,7 +40,8 @@ def random_prior(rng, size):
     """A stationary prior from a random walk's biased sample autocovariance (positive semi-definite)."""
     if size == 1:
         return StationaryCovariance([0.5 + rng.random()])
-    return StationaryCovariance(biased_autocovariance(rng.normal(size=size + 1).cumsum()[:size] + rng.normal(size=size)))
+    walk = rng.normal(size=size + 1).cumsum()[:size] + rng.normal(size=size)
+    return StationaryCovariance(biased_autocovariance(walk))
 
 
 # ------------------------------------------------------------------------------ powers and the sums of q
@@ -83,7 +84,8 @@ def test_sums_of_the_weights_in_closed_form(size, eta):
     if size == 2 and eta < 1:
         assert a.tolist() == pytest.approx([1 + (1 - eta) ** 2, 1 - eta], rel=4 * U)
     if eta == 1.0:
-        assert a.tolist() == [1.0] + [0.0] * (size - 1) and step_weights(size, eta).tolist() == [0.0] * (size - 1) + [1.0]
+        assert a.tolist() == [1.0] + [0.0] * (size - 1)
+        assert step_weights(size, eta).tolist() == [0.0] * (size - 1) + [1.0]
 
 
 @settings(max_examples=60, deadline=None)

@@ -37,7 +37,8 @@ from pufferfish.iteration.model import ModelAccount, account_quadratic_model
 from pufferfish.iteration.shifts import shifts_from_column, step_shifts
 
 __all__ = [
-    "ACCOUNTANTS", "ORDERS", "accountant_cost", "accountant_costs", "composition", "contraction_bound", "delta_of_cost", "dp_assumption",
+    "ACCOUNTANTS", "ORDERS", "accountant_cost", "accountant_costs", "composition", "contraction_bound",
+    "delta_of_cost", "dp_assumption",
     "epsilon_of_cost", "paper_bound", "rdp_delta", "rdp_epsilon", "renyi_bound",
     "Calibration", "audit_sigma", "exact_sigma", "sigma_for_epsilon_delta", "sigma_for_renyi",
     "Covariance", "DenseCovariance", "EqualCorrelation", "StationaryCovariance", "biased_autocovariance",

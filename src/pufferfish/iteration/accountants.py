@@ -49,7 +49,8 @@ from pufferfish.errors import InvalidArgumentError
 from pufferfish.iteration.covariance import as_vector
 from pufferfish.iteration.minorant import minimal_cost, minimal_costs
 
-__all__ = ["ACCOUNTANTS", "ORDERS", "accountant_cost", "accountant_costs", "paper_bound", "contraction_bound", "dp_assumption",
+__all__ = ["ACCOUNTANTS", "ORDERS", "accountant_cost", "accountant_costs", "paper_bound", "contraction_bound",
+           "dp_assumption",
            "composition", "renyi_bound", "rdp_epsilon", "rdp_delta", "epsilon_of_cost", "delta_of_cost"]
 
 #: the accountants, in the order tables and figures list them

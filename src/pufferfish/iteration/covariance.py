@@ -87,8 +87,9 @@ class Covariance:
 
     ``size`` is T; :meth:`column` is Sigma_{.k} (1-based k); :meth:`quadratic` is q^T Sigma q.
     From them, generically (a subclass may compute them faster): :meth:`record_variance` Sigma_kk
-    (:meth:`record_variances` all of them), and for the step weights q_t = (1 - eta)^(T-t) of the exact audit :meth:`step_variance`
-    q^T Sigma q, :meth:`step_covariance` q^T Sigma_{.k} and :meth:`step_covariances` (every k).
+    (:meth:`record_variances` all of them), and for the step weights q_t = (1 - eta)^(T-t) of the
+    exact audit :meth:`step_variance` q^T Sigma q, :meth:`step_covariance` q^T Sigma_{.k} and
+    :meth:`step_covariances` (every k). :meth:`column` returns a new array.
     """
 
     size: int
@@ -103,11 +104,27 @@ class Covariance:
         return integer(secret_index, name="secret_index", lo=1, hi=self.size)
 
     def record_variance(self, secret_index: int) -> float:
-        """Sigma_kk, the prior variance of record k (1-based)."""
+        """Sigma_kk, the prior variance of record k.
+
+        Parameters
+        ----------
+        secret_index : int
+            k, 1-based, 1 <= k <= T.
+
+        Returns
+        -------
+        float
+            Sigma_kk > 0.
+
+        Raises
+        ------
+        InvalidArgumentError
+            ``secret_index`` outside [1, T].
+        """
         return float(self.column(secret_index)[self._index(secret_index) - 1])
 
     def record_variances(self) -> np.ndarray:
-        """Sigma_11..Sigma_TT, the diagonal."""
+        """Sigma_11..Sigma_TT, the diagonal (a new array)."""
         return np.array([self.record_variance(k) for k in range(1, self.size + 1)])
 
     def constant_variance(self) -> float | None:
@@ -115,15 +132,65 @@ class Covariance:
         return None
 
     def step_variance(self, eta: float) -> float:
-        """Var(q^T x) = q^T Sigma q for the step weights q_t = (1 - eta)^(T-t) (:func:`.geometric.step_weights`)."""
+        """Var(q^T x) = q^T Sigma q for the step weights q_t = (1 - eta)^(T-t) (:func:`.geometric.step_weights`).
+
+        Parameters
+        ----------
+        eta : float
+            The step size, in (0, 1].
+
+        Returns
+        -------
+        float
+            q^T Sigma q.
+
+        Raises
+        ------
+        InvalidArgumentError
+            ``eta`` outside (0, 1].
+        """
         return self.quadratic(step_weights(self.size, eta))
 
     def step_covariance(self, eta: float, secret_index: int) -> float:
-        """Cov(q^T x, x_k) = q^T Sigma_{.k} for the step weights q_t = (1 - eta)^(T-t)."""
+        """Cov(q^T x, x_k) = q^T Sigma_{.k} for the step weights q_t = (1 - eta)^(T-t).
+
+        Parameters
+        ----------
+        eta : float
+            The step size, in (0, 1].
+        secret_index : int
+            k, 1-based, 1 <= k <= T.
+
+        Returns
+        -------
+        float
+            q^T Sigma_{.k}.
+
+        Raises
+        ------
+        InvalidArgumentError
+            ``eta`` outside (0, 1] or ``secret_index`` outside [1, T].
+        """
         return float(np.dot(step_weights(self.size, eta), self.column(secret_index)))
 
     def step_covariances(self, eta: float) -> np.ndarray:
-        """q^T Sigma_{.k} for k = 1..T (a subclass computes them at once; this generic one column by column)."""
+        """q^T Sigma_{.k} for k = 1..T (a subclass computes them at once; this generic one column by column).
+
+        Parameters
+        ----------
+        eta : float
+            The step size, in (0, 1].
+
+        Returns
+        -------
+        numpy.ndarray
+            T values, the k-th for record k.
+
+        Raises
+        ------
+        InvalidArgumentError
+            ``eta`` outside (0, 1].
+        """
         q = step_weights(self.size, eta)
         return np.array([np.dot(q, self.column(k)) for k in range(1, self.size + 1)])
 

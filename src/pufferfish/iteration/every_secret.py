@@ -166,7 +166,8 @@ class AllSecretsAudit:
         return _hockey_stick(self.mean_gap, np.sqrt(std, out=std), epsilon)
 
     def most_exposed(self) -> int:
-        """The 1-based record of largest mu_k (the first if tied): largest D_alpha and delta for every alpha, epsilon."""
+        """The 1-based record of largest mu_k (the first if tied): the largest D_alpha and delta at every
+        alpha and epsilon."""
         return int(np.argmax(self.mu)) + 1
 
     def audit(self, secret_index: int) -> ExactAudit:

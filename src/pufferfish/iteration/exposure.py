@@ -1,6 +1,6 @@
 """Every record of a series as the secret: which one is most exposed (the series experiment's exposure outputs).
 
-The series experiment (:mod:`.experiments`) audits a few listed secrets with every accountant;
+The series experiment (:mod:`pufferfish.iteration.experiments`) audits a few listed secrets with every accountant;
 here the exact audit covers all T records at once (:func:`.every_secret.all_secrets_audit`,
 O(T) per eta for the stationary prior of a series), at the experiment's sigma and alpha:
 
@@ -38,7 +38,22 @@ CURVE_COLUMNS = ["eta", "secret_index", "exact", *ACCOUNTANTS]
 
 
 def series_audits(covariance: StationaryCovariance, diameter: float, settings: SeriesSettings) -> dict:
-    """{eta: :class:`~.every_secret.AllSecretsAudit`} of every record at ``settings.sigma``."""
+    """{eta: :class:`~.every_secret.AllSecretsAudit`} of every record at ``settings.sigma``.
+
+    Parameters
+    ----------
+    covariance : StationaryCovariance
+        The series' prior (:func:`.experiments.series_prior`).
+    diameter : float
+        D = max - min of the series.
+    settings : SeriesSettings
+        The series' settings (its etas and sigma).
+
+    Returns
+    -------
+    dict
+        One audit of every record per eta.
+    """
     return {eta: all_secrets_audit(covariance, eta=eta, sigma=settings.sigma, diameter=diameter)
             for eta in settings.etas}
 
@@ -65,6 +80,20 @@ def exposure_table(audits: dict, settings: SeriesSettings, *, records: int) -> p
     (:meth:`.settings.SeriesSettings.secret_indices`). ``sigma_every_record`` is the exact audit's
     smallest sigma for (epsilon, delta) with epsilon the grid's largest, maximised over every
     record; ``sigma_listed`` the same over the listed secrets.
+
+    Parameters
+    ----------
+    audits : dict
+        {eta: :class:`~.every_secret.AllSecretsAudit`} (:func:`series_audits`).
+    settings : SeriesSettings
+        The series' settings.
+    records : int
+        T, the series' records.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per eta.
     """
     import pandas as pd
 
@@ -77,7 +106,22 @@ def exposure_table(audits: dict, settings: SeriesSettings, *, records: int) -> p
 
 def exposure_curve(audits: dict, bounds: pd.DataFrame, settings: SeriesSettings) -> pd.DataFrame:
     """The exact D_alpha of every record per eta, the listed secrets' accountant bounds on their rows
-    (:data:`CURVE_COLUMNS`; empty elsewhere). ``bounds`` is the series table (:func:`.experiments.series_table`)."""
+    (:data:`CURVE_COLUMNS`; empty elsewhere).
+
+    Parameters
+    ----------
+    audits : dict
+        {eta: :class:`~.every_secret.AllSecretsAudit`} (:func:`series_audits`).
+    bounds : pandas.DataFrame
+        The series table (:func:`.experiments.series_table`).
+    settings : SeriesSettings
+        The series' settings (its alpha).
+
+    Returns
+    -------
+    pandas.DataFrame
+        T rows per eta.
+    """
     import pandas as pd
 
     frames = []
@@ -93,7 +137,26 @@ def exposure_curve(audits: dict, bounds: pd.DataFrame, settings: SeriesSettings)
 
 def run_exposure(covariance: StationaryCovariance, diameter: float, bounds: pd.DataFrame, settings: SeriesSettings,
                  *, table_csv, figure_png, figure_pdf, figure_csv) -> pd.DataFrame:
-    """Write the exposure table, the figure's CSV and the figure; return the table."""
+    """Write the exposure table, the figure's CSV and the figure; return the table.
+
+    Parameters
+    ----------
+    covariance : StationaryCovariance
+        The series' prior.
+    diameter : float
+        D = max - min of the series.
+    bounds : pandas.DataFrame
+        The series table (the listed secrets' bounds).
+    settings : SeriesSettings
+        The series' settings.
+    table_csv, figure_png, figure_pdf, figure_csv : path-like
+        Where to write the table, the figure and the figure's numbers.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The exposure table (:func:`exposure_table`).
+    """
     from pufferfish.files import write_csv
     from pufferfish.iteration.plots import plot_exposure
 

@@ -52,7 +52,13 @@ def _cgroup_limit() -> int | None:
 
 
 def memory_budget() -> int:
-    """Bytes a run may use: :data:`MEMORY_FRACTION` of min(physical memory, cgroup limit, ``ulimit -v``)."""
+    """Bytes a run may use: :data:`MEMORY_FRACTION` of min(physical memory, cgroup limit, ``ulimit -v``).
+
+    Returns
+    -------
+    int
+        The budget in bytes, as this process sees the machine.
+    """
     limits = [os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")]
     cgroup = _cgroup_limit()
     if cgroup is not None:
@@ -73,22 +79,78 @@ def _budget(memory: int | None) -> int:
 
 
 def max_steps(memory: int | None = None) -> int:
-    """The largest T of a Fig. 6 point within ``memory`` bytes (default :func:`memory_budget`)."""
+    """The largest T of a Fig. 6 point within ``memory`` bytes: memory // :data:`STEP_BYTES`.
+
+    Parameters
+    ----------
+    memory : int, optional
+        Bytes available (default :func:`memory_budget`).
+
+    Returns
+    -------
+    int
+        The bound, at least 1.
+    """
     return max(1, _budget(memory) // STEP_BYTES)
 
 
 def max_records(etas: int = 1, memory: int | None = None) -> int:
-    """The largest number of records of a series with ``etas`` step sizes within ``memory`` bytes."""
+    """The largest number of records of a series with ``etas`` step sizes within ``memory`` bytes.
+
+    Parameters
+    ----------
+    etas : int, optional
+        How many step sizes the series is run with (default 1).
+    memory : int, optional
+        Bytes available (default :func:`memory_budget`).
+
+    Returns
+    -------
+    int
+        memory // (:data:`RECORD_BYTES` + etas :data:`EXPOSURE_BYTES`), at least 1.
+    """
     return max(1, _budget(memory) // (RECORD_BYTES + EXPOSURE_BYTES * max(1, int(etas))))
 
 
 def max_rows(records: int, etas: int = 1, memory: int | None = None) -> int:
-    """The largest number of ``--all-secrets`` output rows beside a series of ``records`` records."""
+    """The largest number of ``--all-secrets`` output rows beside a series of ``records`` records.
+
+    Parameters
+    ----------
+    records : int
+        T, the series' records.
+    etas : int, optional
+        How many step sizes (default 1).
+    memory : int, optional
+        Bytes available (default :func:`memory_budget`).
+
+    Returns
+    -------
+    int
+        What the series leaves of ``memory``, // :data:`ROW_BYTES` (0 if nothing is left).
+    """
     left = _budget(memory) - records * (RECORD_BYTES + EXPOSURE_BYTES * max(1, int(etas)))
     return max(0, left // ROW_BYTES)
 
 
 def limit_message(key: str, value, bound: int, what: str) -> str:
-    """``key = value: at most bound what on this machine (...)``: the one line of a refused size."""
+    """``key = value: at most bound what on this machine (...)``: the one line of a refused size.
+
+    Parameters
+    ----------
+    key : str
+        The configuration key or command-line option (with the record or list index).
+    value : object
+        The size given.
+    bound : int
+        The largest size this machine can honour.
+    what : str
+        The unit (``steps``, ``records``...).
+
+    Returns
+    -------
+    str
+        One line, naming the key, the value and the bound, and the memory it was derived from.
+    """
     return (f"{key} = {value!r}: at most {bound:,} {what} on this machine ({memory_budget() / 2 ** 30:.1f} GiB "
             f"usable, {MEMORY_FRACTION:.0%} of its memory limit; docs: Sizes this machine can honour)")
