@@ -71,7 +71,7 @@ def test_powers_are_more_accurate_than_numpy_power_of_a_rounded_base():
     assert np.max(np.abs(ours / ref - 1)) < 1e-14 < np.max(np.abs(theirs / ref - 1))
 
 
-@pytest.mark.parametrize("size, eta", [(1, 0.3), (2, 0.3), (1, 1.0), (2, 1.0), (5, 1.0), (3, 1e-300), (1000, 0.01)])
+@pytest.mark.parametrize("size, eta", [(1, 0.3), (2, 0.3), (1, 1.0), (2, 1.0), (5, 1.0), (3, 1e-300), (300, 0.01)])
 def test_sums_of_the_weights_in_closed_form(size, eta):
     """sum q, sum q^2, A_h by hand at T = 1, 2 and c = 0; against mpmath otherwise."""
     c = exact_c(eta)
@@ -169,9 +169,9 @@ def test_equal_correlation_and_dense_step_sums(eta):
         np.testing.assert_array_equal(cov.record_variances(), np.full(size, 2.5))
 
 
-def test_a_decaying_prior_of_ten_million_steps_in_closed_form():
-    """T = 10^7, rho = 0.9, eta = 0.01: the sums by hand (geometric series), memory O(T)."""
-    size, rho, eta = 10 ** 7, 0.9, 0.01
+def test_a_decaying_prior_of_a_million_steps_in_closed_form():
+    """T = 10^6, rho = 0.9, eta = 0.01: the sums by hand (geometric series), memory O(T)."""
+    size, rho, eta = 10 ** 6, 0.9, 0.01
     cov = decaying_correlation(size, rho)
     c = 1 - eta
     # q^T Sigma q = sum_h rho^|h| A_h with A_h = c^h / (1 - c^2) for T -> inf: 1/(1-c^2) (1 + 2 rho c / (1 - rho c))

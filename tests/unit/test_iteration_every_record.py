@@ -28,37 +28,35 @@ FIG6 = {"eta": 0.1, "sigma": 1.0, "diameter": 1.0, "alpha": 2, "secret_index": 1
 def test_exposure_outputs_against_the_per_secret_audit(tmp_path):
     from pufferfish.iteration import exact_audit, exact_sigma
     from pufferfish.iteration.captions import exposure_summary
-    from pufferfish.iteration.experiments import run_series, series_prior
-    from pufferfish.iteration.exposure import CURVE_COLUMNS, EXPOSURE_COLUMNS
+    from pufferfish.iteration.experiments import series_prior, series_table
+    from pufferfish.iteration.exposure import CURVE_COLUMNS, EXPOSURE_COLUMNS, run_exposure
     from pufferfish.iteration.settings import SeriesSettings
 
-    data, values = series_csv(tmp_path / "toy.csv", size=90, smooth=True)
+    _, values = series_csv(tmp_path / "toy.csv", size=61, smooth=True)
     settings = SeriesSettings.from_config("toy", SERIES)
-    names = ["b.csv", "s.csv", "a.csv", "b.png", "b.pdf", "bf.csv", "s.png", "s.pdf", "sf.csv", "e.csv", "e.png",
-             "e.pdf", "ef.csv"]
-    p = {n: tmp_path / n for n in names}
-    run_series(settings, data_csv=data, theta_csv=p["b.csv"], sigma_csv=p["s.csv"], audit_csv=p["a.csv"],
-               figure_png=p["b.png"], figure_pdf=p["b.pdf"], figure_csv=p["bf.csv"], sigma_png=p["s.png"],
-               sigma_pdf=p["s.pdf"], sigma_figure_csv=p["sf.csv"], exposure_csv=p["e.csv"], exposure_png=p["e.png"],
-               exposure_pdf=p["e.pdf"], exposure_figure_csv=p["ef.csv"])
-    assert all(path.stat().st_size > 0 for path in p.values())
-    table, curve = pd.read_csv(p["e.csv"]), pd.read_csv(p["ef.csv"])
-    bounds = pd.read_csv(p["b.csv"])
-    assert list(table.columns) == EXPOSURE_COLUMNS and list(curve.columns) == CURVE_COLUMNS
-    assert len(curve) == 2 * 90 and len(table) == 2
     cov, diameter = series_prior(values)
+    bounds = series_table(values, settings)
+    p = {n: tmp_path / n for n in ("e.csv", "e.png", "e.pdf", "ef.csv")}
+    run_exposure(cov, diameter, bounds, settings, table_csv=p["e.csv"], figure_png=p["e.png"], figure_pdf=p["e.pdf"],
+                 figure_csv=p["ef.csv"])
+    assert all(path.stat().st_size > 0 for path in p.values())
+    table = pd.read_csv(p["e.csv"], float_precision="round_trip")
+    curve = pd.read_csv(p["ef.csv"], float_precision="round_trip")
+    assert list(table.columns) == EXPOSURE_COLUMNS and list(curve.columns) == CURVE_COLUMNS
+    assert len(curve) == 2 * 61 and len(table) == 2
     for row in table.itertuples():
-        per = [exact_audit(cov, secret_index=k, eta=row.eta, sigma=1.0, diameter=diameter) for k in range(1, 91)]
+        per = [exact_audit(cov, secret_index=k, eta=row.eta, sigma=1.0, diameter=diameter) for k in range(1, 62)]
         exact = np.array([a.renyi(alpha=2.0) for a in per])
         sub = curve[curve.eta == row.eta]
         np.testing.assert_allclose(sub.exact, exact, rtol=1e-9, atol=1e-15)
         assert row.most_exposed == int(np.argmax(exact)) + 1 and row.exact == pytest.approx(exact.max(), rel=1e-9)
         assert row.least_exposed == int(np.argmin(exact)) + 1 and row.exact_median == pytest.approx(np.median(exact))
-        listed = [1, 20, 40, 60, 80, 90]
+        listed = [1, 20, 40, 60, 61]
         assert row.listed_worst == listed[int(np.argmax(exact[np.array(listed) - 1]))]
-        sigmas = [exact_sigma(a, epsilon=1.0, delta=1e-5) for a in per]
-        assert row.sigma_every_record == pytest.approx(max(sigmas), rel=1e-9)
-        assert row.sigma_listed == pytest.approx(max(sigmas[k - 1] for k in listed), rel=1e-9)
+        worst = int(np.argmax([exact_sigma(a, epsilon=1.0, delta=1e-5) if a.mean_gap else 0.0 for a in per]))
+        assert row.sigma_every_record == pytest.approx(exact_sigma(per[worst], epsilon=1.0, delta=1e-5), rel=1e-9)
+        assert row.sigma_listed == pytest.approx(max(exact_sigma(per[k - 1], epsilon=1.0, delta=1e-5) for k in listed),
+                                                 rel=1e-9)
         assert row.sigma_listed <= row.sigma_every_record
         # the accountants' bounds sit on the listed rows only, as in the bounds table
         marked = sub.dropna(subset=["paper_bound"])
@@ -66,6 +64,28 @@ def test_exposure_outputs_against_the_per_secret_audit(tmp_path):
         np.testing.assert_array_equal(marked.composition, bounds[bounds.eta == row.eta].composition)
     text = exposure_summary(p["e.csv"])
     assert text.count("the most exposed record is") == 2 and f"{int(table.most_exposed[0]):,}" in text
+
+
+def test_run_series_writes_the_exposure_outputs_when_asked(tmp_path, monkeypatch):
+    """run_series hands the series' prior, D and bounds table to run_exposure (the pipeline's job)."""
+    from pufferfish.iteration import exposure, experiments
+    from pufferfish.iteration.settings import SeriesSettings
+
+    data, values = series_csv(tmp_path / "toy.csv", size=40)
+    seen = {}
+    monkeypatch.setattr(exposure, "run_exposure", lambda cov, d, bounds, settings, **paths: seen.update(
+        size=cov.size, diameter=d, rows=len(bounds), paths=paths))
+    monkeypatch.setattr("pufferfish.iteration.plots.plot_series", lambda *a: None)
+    monkeypatch.setattr("pufferfish.iteration.plots.plot_sigma", lambda *a: None)
+    settings = SeriesSettings.from_config("toy", SERIES)
+    names = ("theta_csv", "sigma_csv", "audit_csv", "figure_png", "figure_pdf", "figure_csv", "sigma_png", "sigma_pdf",
+             "sigma_figure_csv")
+    experiments.run_series(settings, data_csv=data, **{k: tmp_path / k for k in names},
+                           exposure_csv=tmp_path / "e.csv", exposure_png=tmp_path / "e.png",
+                           exposure_pdf=tmp_path / "e.pdf", exposure_figure_csv=tmp_path / "ef.csv")
+    assert seen["size"] == 40 and seen["diameter"] == values.max() - values.min() and seen["rows"] == 2 * 3
+    assert seen["paths"] == {"table_csv": tmp_path / "e.csv", "figure_png": tmp_path / "e.png",
+                             "figure_pdf": tmp_path / "e.pdf", "figure_csv": tmp_path / "ef.csv"}
 
 
 def test_a_series_longer_than_the_machine_holds_is_refused_before_computing(tmp_path, monkeypatch):
