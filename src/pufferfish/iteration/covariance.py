@@ -251,6 +251,8 @@ def conditional_variance(total, cross, own, *, first_index: int = 1):
         own = real(own, name="own", lo=0.0, lo_open=True)
     else:
         own = as_vector(own, name="own")
+        if own.size != cross.size:
+            raise InvalidArgumentError(f"own: has {own.size} entries, cross has {cross.size}")
         if not own.min() > 0:
             raise InvalidArgumentError(f"own = {float(own[np.flatnonzero(own <= 0)[0]])!r}: a variance must be > 0")
     value = np.square(cross)             # total - cross^2 / own, in one array

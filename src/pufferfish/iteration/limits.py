@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import os
 
+from pufferfish.checks import integer
+
 __all__ = ["STEP_BYTES", "RECORD_BYTES", "EXPOSURE_BYTES", "ROW_BYTES", "MEMORY_FRACTION", "memory_budget",
            "max_steps", "max_records", "max_rows", "limit_message"]
 
@@ -75,7 +77,7 @@ def memory_budget() -> int:
 
 
 def _budget(memory: int | None) -> int:
-    return memory_budget() if memory is None else int(memory)
+    return memory_budget() if memory is None else integer(memory, name="memory", lo=0)
 
 
 def max_steps(memory: int | None = None) -> int:
@@ -109,7 +111,8 @@ def max_records(etas: int = 1, memory: int | None = None) -> int:
     int
         memory // (:data:`RECORD_BYTES` + etas :data:`EXPOSURE_BYTES`), at least 1.
     """
-    return max(1, _budget(memory) // (RECORD_BYTES + EXPOSURE_BYTES * max(1, int(etas))))
+    etas = integer(etas, name="etas", lo=1)
+    return max(1, _budget(memory) // (RECORD_BYTES + EXPOSURE_BYTES * etas))
 
 
 def max_rows(records: int, etas: int = 1, memory: int | None = None) -> int:
@@ -129,7 +132,8 @@ def max_rows(records: int, etas: int = 1, memory: int | None = None) -> int:
     int
         What the series leaves of ``memory``, // :data:`ROW_BYTES` (0 if nothing is left).
     """
-    left = _budget(memory) - records * (RECORD_BYTES + EXPOSURE_BYTES * max(1, int(etas)))
+    records, etas = integer(records, name="records", lo=0), integer(etas, name="etas", lo=1)
+    left = _budget(memory) - records * (RECORD_BYTES + EXPOSURE_BYTES * etas)
     return max(0, left // ROW_BYTES)
 
 
@@ -152,5 +156,10 @@ def limit_message(key: str, value, bound: int, what: str) -> str:
     str
         One line, naming the key, the value and the bound, and the memory it was derived from.
     """
+    for name, text in (("key", key), ("what", what)):
+        if not isinstance(text, str) or not text:
+            from pufferfish.errors import ArgumentTypeError
+            raise ArgumentTypeError(f"{name} = {text!r}: must be a non-empty string")
+    bound = integer(bound, name="bound", lo=0)
     return (f"{key} = {value!r}: at most {bound:,} {what} on this machine ({memory_budget() / 2 ** 30:.1f} GiB "
             f"usable, {MEMORY_FRACTION:.0%} of its memory limit; docs: Sizes this machine can honour)")

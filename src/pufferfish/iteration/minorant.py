@@ -252,7 +252,7 @@ def minimal_costs(shifts, *, contractions) -> tuple[float, ...]:
     shifts : array_like
         s_1..s_T >= 0, finite, non-empty.
     contractions : sequence of float
-        Each c in [0, 1].
+        Each c in [0, 1] (at least one).
 
     Returns
     -------
@@ -264,8 +264,13 @@ def minimal_costs(shifts, *, contractions) -> tuple[float, ...]:
     InvalidArgumentError
         A shift negative or not finite, no shift, a contraction outside [0, 1].
     """
+    from pufferfish.checks import reals
+
     s = as_vector(shifts, name="shifts", nonnegative=True)
-    cs = [real(c, name=f"contractions[{i}]", lo=0.0, hi=1.0) for i, c in enumerate(contractions)]
+    cs = reals(contractions, name="contractions", lo=0.0, hi=1.0)
+    if cs.ndim != 1:
+        from pufferfish.errors import InvalidArgumentError
+        raise InvalidArgumentError(f"contractions = {contractions!r}: must be a list of numbers in [0, 1]")
     scale = float(s.max())
     return tuple(_solve(s, c, want_allocation=False, scale=scale)[0] for c in cs)
 
