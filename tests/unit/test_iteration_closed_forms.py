@@ -65,8 +65,8 @@ def test_powers_within_their_stated_accuracy(eta, start, count):
 
 def test_powers_are_more_accurate_than_numpy_power_of_a_rounded_base():
     """np.power(1 - eta, h) carries the rounding of 1 - eta to the power h; the blocked exp does not."""
-    eta, h = 1e-9, np.arange(0, 10 ** 7, 999_983)
-    ours, theirs = contraction_powers(eta, 10 ** 7)[h], np.power(1 - eta, h.astype(float))
+    eta, h = 1e-9, np.arange(0, 10 ** 6, 99_991)
+    ours, theirs = contraction_powers(eta, 10 ** 6)[h], np.power(1 - eta, h.astype(float))
     ref = np.array([float(exact_c(eta) ** int(k)) for k in h])
     assert np.max(np.abs(ours / ref - 1)) < 1e-14 < np.max(np.abs(theirs / ref - 1))
 
@@ -116,8 +116,8 @@ def test_lag_sums_stay_accurate_where_the_plain_formula_cancels():
         assert abs(mpmath.mpf(naive) / ref - 1) > 1e-9
 
 
-@settings(max_examples=40, deadline=None)
-@given(st.integers(1, 700), ETAS, st.integers(0, 2 ** 31))
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 400), ETAS, st.integers(0, 2 ** 31))
 def test_discounted_cumsum_is_the_recurrence(size, eta, seed):
     """F_m = c F_{m-1} + x_m, evaluated in mpmath, to a few u of sum_j c^(m-j) |x_j|."""
     x = np.random.default_rng(seed).normal(size=size)
@@ -181,8 +181,8 @@ def test_a_decaying_prior_of_a_million_steps_in_closed_form():
 
 
 # ------------------------------------------------------------------------------ every record at once
-@settings(max_examples=30, deadline=None)
-@given(st.integers(1, 120), st.sampled_from([1.0, 0.3, 0.05, 1e-6]), st.integers(0, 2 ** 31),
+@settings(max_examples=20, deadline=None)
+@given(st.integers(1, 70), st.sampled_from([1.0, 0.3, 0.05, 1e-6]), st.integers(0, 2 ** 31),
        st.floats(0.1, 10.0), st.floats(0.1, 5.0))
 def test_every_record_matches_the_per_secret_audit(size, eta, seed, sigma, diameter):
     cov = random_prior(np.random.default_rng(seed), size)
