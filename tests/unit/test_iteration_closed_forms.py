@@ -11,11 +11,11 @@ import math
 import mpmath
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pufferfish.errors import ArgumentTypeError, InvalidArgumentError
-from pufferfish.iteration import (DenseCovariance, EqualCorrelation, StationaryCovariance, account_quadratic_model,
+from pufferfish.iteration import (DenseCovariance, EqualCorrelation, StationaryCovariance,
                                   accountant_cost, accountant_costs, all_secrets_audit, biased_autocovariance,
                                   contraction_powers, decaying_correlation, discounted_cumsum, exact_audit,
                                   exact_sigma, lag_sums, minimal_cost, noise_gain, significant_lags, step_weights,

@@ -19,7 +19,6 @@ docs/math/iteration.md, "Every record at once".
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
