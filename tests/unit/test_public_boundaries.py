@@ -102,6 +102,9 @@ BAD = {
     "rows": [None, 1.0, "x", [1.0], [{"nope": 1}]],
     "history": [None, "x", 1.0, [1.0], [(1.0,)], [(-1.0, 1.0)], [(1.0, NAN)], [(NAN, 1.0)]],
     "prior_kind": [1.0, True, "", "gaussian"],                    # "lattice" or "mixture" (or None)
+    "unit_list": [[NAN], [INF], [-0.5], [1.5], [], "0.5", None, [True]],   # non-empty list of reals in [0, 1]
+    "size_opt": [NAN, INF, 1.5, -1, "3", True],                 # integer >= 0, or None (the default)
+    "count_opt": [NAN, INF, 1.5, -1, 0, "3", True],             # integer >= 1, or None (the default)
 }
 
 
@@ -384,8 +387,39 @@ CALLS = {
     "pufferfish.iteration.accountants.delta_of_cost": Call(
         {"cost": 2.0, "sigma": 3.0, "epsilon": 1.0, "orders": [1.5, 2.0, 8.0]},
         {"cost": "nonneg", "sigma": "pos", "epsilon": "nonneg", "orders": "reals"}, extra_bad={"orders": [[0.5]]}),
-    "pufferfish.iteration.exact.step_weights": kw(size=(3, "count"), eta=(0.5, "step")),
-    "pufferfish.iteration.exact.noise_gain": kw(size=(3, "count"), eta=(0.5, "step")),
+    "pufferfish.iteration.geometric.step_weights": kw(size=(3, "count"), eta=(0.5, "step")),
+    "pufferfish.iteration.geometric.noise_gain": kw(size=(3, "count"), eta=(0.5, "step")),
+    "pufferfish.iteration.geometric.weight_sum": kw(size=(3, "count"), eta=(0.5, "step")),
+    "pufferfish.iteration.geometric.log_contraction": kw(eta=(0.5, "step")),
+    "pufferfish.iteration.geometric.contraction_powers": kw(eta=(0.5, "step"), count=(3, "size"), start=(2, "size")),
+    "pufferfish.iteration.geometric.lag_sums": Call({"size": 3, "eta": 0.5, "count": 2},
+                                                    {"size": "count", "eta": "step", "count": "count_opt"},
+                                                    extra_bad={"count": [4]}),
+    "pufferfish.iteration.geometric.significant_lags": kw(size=(3, "count"), eta=(0.5, "step")),
+    "pufferfish.iteration.geometric.discounted_cumsum": Call({"values": [1.0, 2.0], "eta": 0.5},
+                                                             {"values": "reals", "eta": "step"},
+                                                             extra_bad={"values": [[[1.0]]]}),
+    "pufferfish.iteration.covariance.conditional_variance": Call(
+        {"total": 2.0, "cross": [1.0, 0.5], "own": 1.0, "first_index": 1},
+        {"total": "real", "cross": "reals", "own": "pos", "first_index": "count"}, extra_bad={"own": [[1.0, 0.0]]}),
+    "pufferfish.iteration.accountants.accountant_costs": Call(
+        {"shifts": S6["shifts"], "contraction": 0.5, "secret_index": 2},
+        {"shifts": "nonneg_reals", "contraction": "unit", "secret_index": "count"}, extra_bad={"secret_index": [4]}),
+    "pufferfish.iteration.minorant.minimal_costs": kw(shifts=(S6["shifts"], "nonneg_reals"),
+                                                      contractions=([1.0, 0.5], "unit_list")),
+    "pufferfish.iteration.every_secret.all_secrets_audit": kw(covariance=(S6["cov"], "covariance"), eta=(0.5, "step"),
+                                                              sigma=(1.0, "nonneg"), diameter=(1.0, "nonneg")),
+    "pufferfish.iteration.every_secret.AllSecretsAudit": kw(eta=(0.5, "step"), sigma=(1.0, "nonneg"),
+                                                            gain=(2.0, "pos"), mean_gap=([1.0, 0.5], "nonneg_reals"),
+                                                            data_variance=([0.5, 0.5], "nonneg_reals")),
+    "pufferfish.iteration.every_secret.hockey_stick": kw(mean_gap=([1.0, 0.0], "nonneg_v"), std=([1.0, 2.0], "pos_v"),
+                                                         epsilon=(0.5, "nonneg")),
+    "pufferfish.iteration.limits.memory_budget": kw(),
+    "pufferfish.iteration.limits.max_steps": kw(memory=(10 ** 6, "size_opt")),
+    "pufferfish.iteration.limits.max_records": kw(etas=(2, "count"), memory=(10 ** 6, "size_opt")),
+    "pufferfish.iteration.limits.max_rows": kw(records=(100, "size"), etas=(2, "count"), memory=(10 ** 6, "size_opt")),
+    "pufferfish.iteration.limits.limit_message": Call({"key": "steps", "value": 10, "bound": 5, "what": "steps"},
+                                                      {"key": "str", "bound": "size", "what": "str"}),
     "pufferfish.iteration.exact.ExactAudit": kw(mean_gap=(1.0, "nonneg"), gain=(2.0, "pos"),
                                                 data_variance=(0.5, "nonneg"), sigma=(1.0, "nonneg")),
     "pufferfish.iteration.exact.exact_audit": kw(covariance=(S6["cov"], "covariance"), secret_index=(2, "count"),
@@ -507,7 +541,10 @@ EXEMPT = {
                      "pufferfish.wasserstein.CAUCHY_ALPHA", "pufferfish.wasserstein.TABLE1_COLUMNS",
                      "pufferfish.iteration.ACCOUNTANTS", "pufferfish.iteration.ORDERS",
                      "pufferfish.iteration.accountants.ACCOUNTANTS", "pufferfish.iteration.accountants.ORDERS",
-                     "pufferfish.iteration.minorant.Q_FLOOR", "pufferfish.sensitivity.GWM_METHODS",
+                     "pufferfish.iteration.minorant.Q_FLOOR", "pufferfish.iteration.geometric.BLOCK",
+                     "pufferfish.iteration.limits.STEP_BYTES", "pufferfish.iteration.limits.RECORD_BYTES",
+                     "pufferfish.iteration.limits.EXPOSURE_BYTES", "pufferfish.iteration.limits.ROW_BYTES",
+                     "pufferfish.iteration.limits.MEMORY_FRACTION", "pufferfish.sensitivity.GWM_METHODS",
                      "pufferfish.sensitivity.NOISE_NORMS", "pufferfish.sensitivity.POTENTIALS",
                      "pufferfish.sensitivity.diffusion.NOISE_NORMS", "pufferfish.sensitivity.diffusion.POTENTIALS",
                      "pufferfish.sensitivity.scales.GWM_METHODS"], _DATA),
@@ -588,6 +625,7 @@ JOB_MODULES = ("pufferfish.pipeline.", "pufferfish.files.", "pufferfish.plotting
                "pufferfish.settings.", "pufferfish.multiuser.settings.", "pufferfish.gaussian.settings.",
                "pufferfish.wasserstein.settings.", "pufferfish.comparison.settings.", "pufferfish.wasserstein.conditionals.",
                "pufferfish.iteration.experiments.", "pufferfish.iteration.plots.", "pufferfish.iteration.settings.",
+               "pufferfish.iteration.exposure.",
                "pufferfish.sensitivity.experiments.", "pufferfish.sensitivity.plots.", "pufferfish.sensitivity.settings.",
                "pufferfish.multiuser.experiments", "pufferfish.multiuser.plots",
                "pufferfish.gaussian.experiments", "pufferfish.gaussian.plots", "pufferfish.comparison.experiments",
