@@ -839,8 +839,8 @@ def b_min(prior_i, prior_j, *, epsilon: float, delta: float, rtol: float = 1e-10
 
     Parameters
     ----------
-    prior_i, prior_j : GMM or (mean, std)
-        The two priors.
+    prior_i, prior_j : GMM or tuple of float
+        The two priors: each a GMM, or ``(mean, std)`` of one Gaussian.
     epsilon : float
         > 0.
     delta : float

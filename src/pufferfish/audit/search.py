@@ -123,7 +123,7 @@ def smallest_scale(value: Callable[[float], float], bound: float, *, start: floa
     floor : float
         No scale below ``floor`` is evaluated: if ``floor`` itself is accepted it is returned
         with a reason (an accepted scale, but maybe not the smallest).
-    history : iterable of (scale, value)
+    history : iterable of tuple of float
         Earlier evaluations of the same ``value``: they bound the bracket for free.
 
     Returns

@@ -10,7 +10,7 @@ operations, so a stationary prior of a million records never builds its T x T ma
 * :class:`DenseCovariance` -- a matrix given in full (checked symmetric, positive semi-definite);
 * :class:`StationaryCovariance` -- Sigma_tu = gamma(|t - u|), a Toeplitz matrix given by its
   autocovariance gamma(0..T-1); q^T Sigma q by one FFT convolution (O(T log T)) for any q, and
-  for the step weights q_t = (1 - eta)^(T-t) by their lag sums (O(T), :mod:`.geometric`);
+  for the step weights q_t = (1 - eta)^(T-t) by their lag sums (O(T), :mod:`pufferfish.iteration.geometric`);
 * :class:`EqualCorrelation` -- Sigma_tt = v, Sigma_tu = rho v (t != u), 0 <= rho <= 1
   (paper 002, Fig. 6, "all elements equally correlated"); closed forms, O(T);
 * :func:`decaying_correlation` -- Sigma_tu = v rho^|t-u| (Fig. 6, "dependencies decreasing

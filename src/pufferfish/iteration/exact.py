@@ -31,7 +31,7 @@ records' shifts) must be at least these values; the tests check it on random cov
 sum_t q_t^2 = (1 - (1 - eta)^(2T)) / (1 - (1 - eta)^2) is computed with expm1 (no cancellation
 for small eta); q^T Sigma q and q^T Sigma_{.k} by the covariance (:meth:`.Covariance.step_variance`,
 :meth:`.Covariance.step_covariance`: closed forms of the geometric weights for a stationary or
-an equal-correlation prior, :mod:`.geometric`). Every position at once: :mod:`.every_secret`.
+an equal-correlation prior, :mod:`pufferfish.iteration.geometric`). Every position at once: :mod:`.every_secret`.
 """
 
 from __future__ import annotations

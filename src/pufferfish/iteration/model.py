@@ -42,7 +42,7 @@ def account_quadratic_model(covariance: Covariance, *, secret_index: int, eta: f
 
     O(T) time and memory: the shifts and the minorants over the secret's column, the exact
     audit from the covariance's step sums (closed forms for a stationary or an equal-correlation
-    prior, :mod:`.geometric`).
+    prior, :mod:`pufferfish.iteration.geometric`).
     """
     audit = exact_audit(covariance, secret_index=secret_index, eta=eta, sigma=sigma, diameter=diameter)
     s = step_shifts(covariance, secret_index=secret_index, eta=eta, diameter=diameter, lipschitz=1.0)
