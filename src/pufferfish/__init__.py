@@ -1,31 +1,42 @@
 """Noise calibration for pufferfish privacy, with an exact audit of every calibrated scale.
 
-Laplace, Gaussian and Cauchy noise, calibrated by the methods of three papers (see the documentation, docs/):
+Laplace, Gaussian, Cauchy and two-sided geometric noise, calibrated by the methods of four papers
+(see the documentation, docs/):
 
 * N. Ding, S. Lu, W. Yang, Z. Zhang, "Multi-user Pufferfish Privacy" -> :mod:`pufferfish.multiuser`
 * N. Ding, "Approximation of Pufferfish Privacy for Gaussian Priors", IEEE TIFS 19 (2024)
   -> :mod:`pufferfish.gaussian`
 * C. Pierquin, A. Bellet, M. Tommasi, M. Boussard, "Renyi Pufferfish Privacy", ICML 2024
-  -> :mod:`pufferfish.wasserstein`
+  -> :mod:`pufferfish.wasserstein` (its calibration), :mod:`pufferfish.iteration` and
+  :mod:`pufferfish.sensitivity` (its iterative and sensitivity parts)
+* Y. Kawamoto, T. Murakami, distribution privacy of local obfuscation and the tupling mechanism
+  -> ``pufferfish.distp``
 
 Modules and subpackages, from the bottom layer up (a module imports only from layers below it):
 
 1. :mod:`~pufferfish.errors`, :mod:`~pufferfish.checks` (argument checks), :mod:`~pufferfish.grids`
    (epsilon / delta grids);
-2. prior types: :mod:`~pufferfish.lattice` (lattice pmfs, sums of users, secrets, transport,
-   W_p), :mod:`~pufferfish.mixture` (the GMM prior of paper 004);
-3. :mod:`~pufferfish.audit` (one auditor per noise: exact loss, smallest scale);
-   :mod:`~pufferfish.registry` (one record per calibration method);
+2. :mod:`~pufferfish.mechanisms`: classical mechanisms, no prior (analytic Gaussian, Laplace,
+   Cauchy, randomized response, geometric); prior types: :mod:`~pufferfish.lattice` (lattice
+   pmfs, sums of users, secrets, transport, :math:`W_p`), :mod:`~pufferfish.mixture` (the GMM
+   prior of paper 004);
+3. :mod:`~pufferfish.audit` (the target of a guarantee, the verdict of a scale and the one
+   audit-table schema, the one smallest-scale search, one auditor module per noise x prior);
+   :mod:`~pufferfish.registry` (one record per calibration method; the tight ones derived from
+   the auditors);
 4. shared experiment helpers: :mod:`~pufferfish.settings` (typed settings shared by the
    experiments), :mod:`~pufferfish.files` (atomic CSV / JSON output, tables read back),
    :mod:`~pufferfish.plotting` (figure conventions), :mod:`~pufferfish.data_priors` (priors
    read off a data table: conditioning, encodings);
 5. the papers: :mod:`~pufferfish.multiuser` (paper 000), :mod:`~pufferfish.gaussian`
-   (paper 004), :mod:`~pufferfish.wasserstein` (paper 002), then
+   (paper 004), :mod:`~pufferfish.wasserstein`, :mod:`~pufferfish.iteration`,
+   :mod:`~pufferfish.sensitivity` (paper 002), ``pufferfish.distp`` (paper 003), then
    :mod:`~pufferfish.comparison` (every mechanism on one secret pair); each holds its
-   methods, the typed settings it consumes (``settings``), its experiments and figures;
+   methods, the typed settings it consumes and checks (``settings``), its experiments and
+   figures;
 6. :mod:`~pufferfish.pipeline`: config.yaml validated and typed (``config``), downloads
-   (``fetch``), the report (``report``), the Snakemake scripts' glue (``cli``).
+   (``fetch``), the report (``report``), the Snakemake scripts' glue (``jobs``);
+   :mod:`~pufferfish.cli` is the ``pufferfish`` command.
 
 The names below are imported on first use (``import pufferfish`` itself loads numpy and
 nothing heavier: every workflow job is a new interpreter and pays for what it imports).
