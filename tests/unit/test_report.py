@@ -74,18 +74,92 @@ def test_reproduction_table_match_differs_and_notes(tmp_path):
     pd.DataFrame({"x": [1, 1, 2], "x_prime": [2, 3, 3], "mass": [0.25, 0.25, 0.5]}).to_csv(tmp_path / "plan.csv",
                                                                                          index=False)
     items = [
-        {"source": "s", "item": "span", "paper_value": 2, "ours": {"file": "plan.csv", "expr": "abs(x - x_prime)",
-                                                                 "reduce": "max"}},
-        {"source": "s", "item": "entry", "paper_value": 0.3, "ours": {"file": "plan.csv", "where": {"x": 2, "x_prime": 3},
-                                                                     "column": "mass"}, "note": "a misprint"},
-        {"source": "s", "item": "zero entry", "paper_value": 0, "ours": {"file": "plan.csv", "where": {"x": 2, "x_prime": 2},
-                                                                        "column": "mass", "reduce": "sum"}},
-        {"source": "s", "item": "unexplained", "paper_value": 7, "ours": {"file": "plan.csv", "reduce": "count"}},
+        {"source": "s", "item": "span", "paper_value": 2, "strength": "printed",
+         "ours": {"file": "plan.csv", "expr": "abs(x - x_prime)", "reduce": "max"}},
+        {"source": "s", "item": "entry", "paper_value": 0.3, "strength": "printed",
+         "ours": {"file": "plan.csv", "where": {"x": 2, "x_prime": 3}, "column": "mass"}, "note": "a misprint"},
+        {"source": "s", "item": "zero entry", "paper_value": 0, "strength": "by construction",
+         "ours": {"file": "plan.csv", "where": {"x": 2, "x_prime": 2}, "column": "mass", "reduce": "sum"}},
+        {"source": "s", "item": "unexplained", "paper_value": 7, "strength": "derived",
+         "ours": {"file": "plan.csv", "reduce": "count"}},
+        # a list in `where` keeps the rows with any of the values; `range` is max - min:
+        # the masses of the rows x = 1, 2 are 0.25, 0.25, 0.5, so their range is 0.25
+        {"source": "s", "item": "spread", "paper_value": 0, "strength": "derived", "note": "not equal",
+         "ours": {"file": "plan.csv", "where": {"x": [1, 2]}, "column": "mass", "reduce": "range"}},
+        {"source": "s", "item": "equal", "paper_value": 0, "strength": "derived",
+         "ours": {"file": "plan.csv", "where": {"x": [1], "x_prime": [2, 3]}, "column": "mass", "reduce": "range"}},
     ]
     table = reproduction_table(items, tmp_path)
-    assert table.status.tolist() == ["match", "differs", "match", "differs"]
-    assert table.our_value.tolist() == [2, 0.5, 0, 3]
-    assert table.note.tolist() == ["", "a misprint", "", "UNEXPLAINED"]
+    assert list(table.columns) == ["source", "item", "paper_value", "our_value", "status", "strength", "note"]
+    assert table.status.tolist() == ["match", "differs", "match", "differs", "differs", "match"]
+    assert table.our_value.tolist() == [2, 0.5, 0, 3, 0.25, 0]
+    assert table.note.tolist() == ["", "a misprint", "", "UNEXPLAINED", "not equal", ""]
+    assert table.strength.tolist() == ["printed", "printed", "by construction", "derived", "derived", "derived"]
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"strength": None}, "paper_values: s / i: no 'strength'"),
+    ({"strength": "exact"}, "paper_values: s / i: strength 'exact' is not one of printed, derived, by construction"),
+    ({"paper_value": "2"}, "paper_values: s / i: paper_value '2' is not a finite number"),
+    ({"paper_value": float("nan")}, "paper_values: s / i: paper_value nan is not a finite number"),
+    ({"ours": {"column": "x"}}, "paper_values: s / i: 'ours' needs a 'file'"),
+])
+def test_a_paper_value_without_its_strength_or_file_is_named(tmp_path, change, message):
+    from pufferfish.errors import ConfigError
+
+    item = {"source": "s", "item": "i", "paper_value": 2, "strength": "printed", "ours": {"file": "t.csv", "column": "x"},
+            **change}
+    item = {k: v for k, v in item.items() if v is not None}
+    with pytest.raises(ConfigError) as err:
+        reproduction_table([item], tmp_path)
+    assert str(err.value) == message
+
+
+def test_every_shipped_paper_value_says_how_strong_its_match_is():
+    """Every item of workflow/report/paper_values.yaml has a ``strength`` among STRENGTHS (the loader
+    checks it); the axis maxima are ``by construction``, Fig. 5(b)/(c) say which encoding they rest
+    on, and Appendix A's claim on Delta* has its own item."""
+    from pathlib import Path
+
+    import yaml
+
+    from pufferfish.pipeline.report import STRENGTHS, load_paper_values
+
+    path = Path(__file__).parents[2] / "workflow" / "report" / "paper_values.yaml"
+    items = load_paper_values(path)
+    raw = yaml.safe_load(path.read_text())["items"]
+    assert len(items) == len(raw) and all(item["strength"] in STRENGTHS for item in raw)
+    by_strength = {s: [i for i in raw if i["strength"] == s] for s in STRENGTHS}
+    assert all(len(v) > 0 for v in by_strength.values())
+    # the axis maxima of Figs. 4, 5, 8 and 9 are max|t| / epsilon: by construction, never "printed"
+    axis = [i for i in raw if "largest theta on the axis" in i["item"]]
+    assert len(axis) == 8 and all(i["strength"] == "by construction" for i in axis)
+    # Fig. 5(b)/(c) match only under an encoding the paper does not state: their notes say which
+    fig5 = {i["source"]: i.get("note", "") for i in axis if i["source"] in ("paper 000, Fig. 5(b)", "paper 000, Fig. 5(c)")}
+    assert "romantic coded no = 1, yes = 2" in fig5["paper 000, Fig. 5(b)"]
+    assert "marital coded divorced = 1, married = 2, single = 3" in fig5["paper 000, Fig. 5(c)"]
+    # Appendix A's claim Delta*(2) = Delta*(3) = Delta*(4) is an item of its own
+    claim = [i for i in raw if "Delta*(2) = Delta*(3) = Delta*(4)" in i["item"]]
+    assert len(claim) == 1 and claim[0]["strength"] == "derived" and "0.925" in claim[0]["note"]
+
+
+def test_appendix_a_claim_differs_on_table_4_and_holds_on_the_misprinted_table_5(tmp_path):
+    """Delta* of Lemma 1 (paper 000, eq. 25) by hand on Table 4's CDFs, F_i = 0.2, 0.425, 0.925, 1, 1
+    and F_j = 0, 0.075, 0.575, 0.8, 1: Delta*(1) = 2 (0.2 <= F_j(3)), Delta*(2) = 1 (0.425 <= F_j(3)),
+    Delta*(3) = 2 (0.925 > F_j(4) = 0.8, <= F_j(5)), Delta*(4) = 1, Delta*(5) = 0. With Table 5's
+    printed F_j(4) = 0.925, Delta*(3) = 1: the paper's Delta*(2) = Delta*(3) = Delta*(4) holds."""
+    from pathlib import Path
+
+    import yaml
+
+    raw = yaml.safe_load((Path(__file__).parents[2] / "workflow" / "report" / "paper_values.yaml").read_text())["items"]
+    claim = [i for i in raw if "Delta*(2) = Delta*(3) = Delta*(4)" in i["item"]]
+    plan = tmp_path / "results" / "plans" / "multiuser_tableA_cdf.csv"
+    plan.parent.mkdir(parents=True)
+    for delta_star, status in (([2, 1, 2, 1, 0], "differs"), ([2, 1, 1, 1, 0], "match")):
+        pd.DataFrame({"x": [1, 2, 3, 4, 5], "delta_star": delta_star}).to_csv(plan, index=False)
+        table = reproduction_table(claim, tmp_path)
+        assert table.status.tolist() == [status]
 
 
 def test_config_hash_ignores_key_order():

@@ -10,7 +10,11 @@ PAPER_VALUES = str(Path(workflow.basedir) / "workflow" / "report" / "paper_value
 
 # the files paper_values.yaml reads that this config makes (an experiment taken out of
 # config.yaml leaves its items "not computed" instead of a missing input)
-REPRODUCTION_FILES = producible(paper_value_files(PAPER_VALUES), workflow.rules)
+try:
+    REPRODUCTION_FILES = producible(paper_value_files(PAPER_VALUES), workflow.rules)
+except ConfigError as err:  # an item of paper_values.yaml without its strength, file...: one line
+    sys.stderr.write(f"{err}\n")
+    sys.exit(1)
 
 
 rule audit_summary:

@@ -29,14 +29,21 @@ if TYPE_CHECKING:   # annotations only: pandas is imported where it is used
 
 from pufferfish.errors import ConfigError
 
-__all__ = ["audit_summary", "SUMMARY_COLUMNS", "reproduction_table", "REPRODUCTION_COLUMNS", "provenance",
-           "config_hash", "violation_lines", "audit_violations", "NOT_COMPUTED", "file_sha256", "producible"]
+__all__ = ["audit_summary", "SUMMARY_COLUMNS", "reproduction_table", "REPRODUCTION_COLUMNS", "STRENGTHS", "check_paper_value",
+           "provenance", "config_hash", "violation_lines", "audit_violations", "NOT_COMPUTED", "file_sha256", "producible"]
 
 log = logging.getLogger("pufferfish")
 
 SUMMARY_COLUMNS = ["experiment", "panel", "method", "rows", "max_epsilon_ratio", "max_delta_ratio",
                    "min_scale_ratio", "max_scale_ratio", "violations", "max_renyi_ratio", "baseline_failures"]
-REPRODUCTION_COLUMNS = ["source", "item", "paper_value", "our_value", "status", "note"]
+REPRODUCTION_COLUMNS = ["source", "item", "paper_value", "our_value", "status", "strength", "note"]
+#: what a match of a paper value shows (``strength`` of every item of paper_values.yaml):
+#: ``printed``, a number the paper prints, ours computed from the paper's priors or the data;
+#: ``derived``, no number printed: the paper's closed form evaluated by hand, or a claim it states
+#: made a count of exceptions; ``by construction``, a match that follows from the inputs whatever
+#: the method computes (0 = 0, a CDF of 1, an input itself, a range declared in config.yaml, an
+#: axis maximum max|t| / epsilon)
+STRENGTHS = ("printed", "derived", "by construction")
 #: packages whose versions the provenance records
 PACKAGES = ["pufferfish-calibration", "snakemake", "numpy", "scipy", "pandas", "scikit-learn", "matplotlib",
             "ucimlrepo", "pygments", "jsonschema", "pyyaml"]
@@ -168,8 +175,9 @@ def _select(spec: Mapping, root: Path, cache: dict) -> float:
     """The number an item of paper_values.yaml points at in our outputs.
 
     ``file`` (CSV or JSON under ``root``), optional ``where`` (column -> value filters,
-    compared as text), ``expr`` (a pandas expression of the columns, default the ``column``)
-    and ``reduce`` (``single`` (default), ``max``, ``min``, ``sum``, ``count``, ``len``).
+    compared as text; a list of values keeps the rows with any of them), ``expr`` (a pandas
+    expression of the columns, default the ``column``) and ``reduce`` (``single`` (default),
+    ``max``, ``min``, ``range`` (max - min), ``sum``, ``count``, ``len``).
     Raises :class:`NotComputed` when a ``where`` value is in no row (e.g. an epsilon that
     the experiment's grid no longer holds), :class:`ConfigError` when the item itself is
     wrong (a column the file does not have, several values for ``single``).
@@ -179,7 +187,8 @@ def _select(spec: Mapping, root: Path, cache: dict) -> float:
     for column, value in spec.get("where", {}).items():
         if column not in frame.columns:
             raise ConfigError(f"paper_values: {spec['file']} has no column {column!r}")
-        selected = frame[frame[column].astype(str) == str(value)]
+        wanted = [str(v) for v in value] if isinstance(value, list) else [str(value)]
+        selected = frame[frame[column].astype(str).isin(wanted)]
         if selected.empty and spec.get("reduce", "single") not in ("sum", "count"):
             raise NotComputed(f"no row of {spec['file']} has {column} = {value} (not in this run's grid or panels)")
         frame = selected
@@ -194,6 +203,8 @@ def _select(spec: Mapping, root: Path, cache: dict) -> float:
         return float(values.sum())
     if values.empty:
         raise ConfigError(f"paper_values: nothing selected by {dict(spec)!r}")
+    if reduce == "range":
+        return float(values.max() - values.min())
     if reduce == "single":
         if len(values) != 1:
             raise ConfigError(f"paper_values: {dict(spec)!r} selects {len(values)} values, expected one")
@@ -215,14 +226,17 @@ def reproduction_table(items: Sequence[Mapping], root: str | Path = ".",
     is ``not computed``, with the reason as its note, never a failure: its file is not
     among ``produced`` (the outputs this config makes; ``None``: every file is), or its
     ``where`` selects no row (e.g. the epsilon it is stated at is no longer in the
-    experiment's grid).
+    experiment's grid). Each row carries the item's ``strength`` (:data:`STRENGTHS`: what a
+    match shows); an item without a valid one raises :class:`ConfigError` naming it.
     """
     import pandas as pd
     rows, cache = [], {}
     produced = None if produced is None else {str(Path(p)) for p in produced}
     for item in items:
+        check_paper_value(item)
         paper = float(item["paper_value"])
         file = item["ours"]["file"]
+        strength = item["strength"]
         try:
             if produced is not None and str(Path(file)) not in produced:
                 raise NotComputed(f"{file} is not made by this config")
@@ -230,7 +244,7 @@ def reproduction_table(items: Sequence[Mapping], root: str | Path = ".",
         except NotComputed as reason:
             log.warning("reproduction: %s / %s not computed: %s", item["source"], item["item"], reason)
             rows.append({"source": item["source"], "item": item["item"], "paper_value": _fmt(paper), "our_value": math.nan,
-                         "status": NOT_COMPUTED, "note": str(reason)})
+                         "status": NOT_COMPUTED, "strength": strength, "note": str(reason)})
             continue
         tol = float(item.get("tolerance", 0.0))
         bound = tol * (abs(paper) if item.get("relative", False) else 1.0)
@@ -241,8 +255,34 @@ def reproduction_table(items: Sequence[Mapping], root: str | Path = ".",
             log.warning("reproduction: %s / %s differs (paper %s, ours %s) with no explanation",
                         item["source"], item["item"], paper, ours)
         rows.append({"source": item["source"], "item": item["item"], "paper_value": _fmt(paper),
-                     "our_value": _fmt(ours), "status": status, "note": note if status == "differs" or note else ""})
+                     "our_value": _fmt(ours), "status": status, "strength": strength,
+                     "note": note if status == "differs" or note else ""})
     return pd.DataFrame(rows, columns=REPRODUCTION_COLUMNS)
+
+
+def check_paper_value(item: Mapping) -> None:
+    """An item of paper_values.yaml has what the table needs: ``source``, ``item``, a numeric
+    ``paper_value``, ``ours`` with a ``file`` and a ``strength`` among :data:`STRENGTHS`.
+
+    Raises
+    ------
+    ConfigError
+        One line naming the item and the key that is missing or wrong.
+    """
+    name = f"paper_values: {item.get('source', '?')} / {item.get('item', '?')}" if isinstance(item, Mapping) \
+        else f"paper_values: {item!r}"
+    if not isinstance(item, Mapping):
+        raise ConfigError(f"{name}: an item must be a mapping")
+    for key in ("source", "item", "paper_value", "ours", "strength"):
+        if key not in item:
+            raise ConfigError(f"{name}: no {key!r}")
+    if not isinstance(item["ours"], Mapping) or "file" not in item["ours"]:
+        raise ConfigError(f"{name}: 'ours' needs a 'file'")
+    if item["strength"] not in STRENGTHS:
+        raise ConfigError(f"{name}: strength {item['strength']!r} is not one of {', '.join(STRENGTHS)}")
+    value = item["paper_value"]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ConfigError(f"{name}: paper_value {value!r} is not a finite number")
 
 
 def _fmt(value: float):
@@ -323,12 +363,23 @@ def provenance(*, config: Mapping, dataset_records: Sequence[str | Path], repo: 
 
 # ------------------------------------------------------------------------------ helpers for the rules
 def load_paper_values(path: str | Path) -> list[dict]:
-    """The items of ``workflow/report/paper_values.yaml``."""
+    """The items of ``workflow/report/paper_values.yaml``, each checked (:func:`check_paper_value`).
+
+    Raises
+    ------
+    ConfigError
+        The file has no ``items`` list, or an item lacks a key or has a bad ``strength``.
+    """
     import yaml
 
     from pufferfish.pipeline.config import SAFE_LOADER
     with open(path, encoding="utf-8") as handle:
-        return yaml.load(handle, Loader=SAFE_LOADER)["items"]  # noqa: S506 (a safe loader)
+        items = (yaml.load(handle, Loader=SAFE_LOADER) or {}).get("items")  # noqa: S506 (a safe loader)
+    if not isinstance(items, list):
+        raise ConfigError(f"paper_values: {path} has no list 'items'")
+    for item in items:
+        check_paper_value(item)
+    return items
 
 
 def paper_value_files(path: str | Path) -> list[str]:
