@@ -26,11 +26,88 @@ def test_audit_summary_by_hand():
     assert out.loc[("e", "m"), "max_epsilon_ratio"] == 0.5           # max(0.25/0.5, 0.5/1.0)
     assert out.loc[("e", "m"), "min_scale_ratio"] == 2.0 == out.loc[("e", "m"), "max_scale_ratio"]
     assert out.loc[("e", "bad"), "violations"] == 1 and out.loc[("e", "bad"), "max_epsilon_ratio"] == 1.5
-    assert out.loc[("e", "tight"), "min_scale_ratio"] == 1.0          # 0/0: both need no noise
+    # the tight scale is 0 (no noise needed): no ratio, the row is counted as noise-free instead
+    assert math.isnan(out.loc[("e", "tight"), "min_scale_ratio"]) and math.isnan(out.loc[("e", "tight"), "max_scale_ratio"])
+    assert out.loc[("e", "tight"), "noise_free_rows"] == 1 and out.loc[("e", "m"), "noise_free_rows"] == 0
+    assert out["claimed"].tolist() == [True] * 4
     assert out.loc[("g", "theorem2"), "max_delta_ratio"] == pytest.approx(0.1 / 0.3)
     assert math.isnan(out.loc[("g", "theorem2"), "max_epsilon_ratio"])
     lines = violation_lines(out.reset_index())
     assert len(lines) == 1 and "e: bad violates its target in 1 of 1 rows" in lines[0]
+
+
+#: the shared audit schema (docs: design of issue 30, ``audit.verdict.AUDIT_COLUMNS``; today the
+#: columns of sensitivity/experiments.py, which every paper's audit table moves to)
+AUDIT_COLUMNS = ["experiment", "panel", "method", "epsilon", "delta", "scale", "epsilon_achieved", "delta_achieved",
+                 "scale_min", "violation", "loss_forward", "loss_backward", "tight_note", "noise", "guarantee", "alpha",
+                 "renyi_achieved", "claimed"]
+
+
+def test_the_shared_schema_is_the_one_the_summary_reads():
+    from pufferfish.pipeline.report import AUDIT_REQUIRED
+    from pufferfish.sensitivity.experiments import AUDIT_COLUMNS as SENSITIVITY
+
+    assert SENSITIVITY == AUDIT_COLUMNS and set(AUDIT_REQUIRED) <= set(AUDIT_COLUMNS)
+
+
+def test_a_comparison_table_in_the_shared_schema_is_summarised_with_the_others(tmp_path):
+    """A comparison-like audit table (one secret pair, every noise and guarantee, written in the
+    shared schema, as the comparison's per-pair audits will be) goes through the summary with a
+    multi-user table of fewer columns: each row against its own guarantee, ``claimed`` read (a
+    baseline apart), a zero tight scale counted as noise-free with no ratio."""
+    from pufferfish.pipeline.report import SUMMARY_COLUMNS, write_audit_summary
+
+    nan = np.nan
+    rows = [  # experiment, panel, method, eps, delta, scale, eps_ach, delta_ach, scale_min, violation, ...
+        ["comparison", "fig5/adult", "paper000_best", 0.5, 1e-5, 4.0, 0.5, nan, 4.0, False, 0.5, 0.4, "", "laplace",
+         "epsilon", nan, nan, True],
+        ["comparison", "fig5/adult", "paper000_best", 1.0, 1e-5, 2.5, 0.8, nan, 2.0, False, 0.8, 0.7, "", "laplace",
+         "epsilon", nan, nan, True],
+        ["comparison", "fig5/adult", "gwm_gaussian_analytic", 1.0, 1e-5, 3.0, nan, 4e-6, 1.5, False, nan, nan, "",
+         "gaussian", "epsilon_delta", nan, nan, True],
+        ["comparison", "fig5/adult", "gwm_gaussian_analytic", 2.0, 1e-5, 1.0, nan, 0.0, 0.0, False, nan, nan,
+         "noise-free", "gaussian", "epsilon_delta", nan, nan, True],
+        ["comparison", "fig5/adult", "dagwm_cauchy", 1.0, nan, 6.0, nan, nan, 5.0, False, nan, nan, "", "cauchy",
+         "renyi", 2.0, 0.75, True],
+        ["comparison", "fig5/adult", "closed_form", 1.0, 1e-5, 1.0, nan, 3e-5, 2.0, True, nan, nan, "", "gaussian",
+         "epsilon_delta", nan, nan, False],
+    ]
+    comparison = pd.DataFrame(rows, columns=AUDIT_COLUMNS)
+    multiuser = _audit([["multiuser_fig1", "", "theorem1", 1.0, np.nan, 2.0, 1.0, np.nan, 2.0, False]])
+    paths = [tmp_path / "comparison_fig5__adult.csv", tmp_path / "multiuser_fig1.csv"]
+    comparison.to_csv(paths[0], index=False)
+    multiuser.to_csv(paths[1], index=False)
+    out = write_audit_summary(paths, tmp_path / "summary.csv")
+    assert list(out.columns) == SUMMARY_COLUMNS
+    assert pd.read_csv(tmp_path / "summary.csv").columns.tolist() == SUMMARY_COLUMNS
+    out = out.set_index("method")
+    best = out.loc["paper000_best"]
+    assert (best["rows"], best["max_epsilon_ratio"], best["min_scale_ratio"], best["max_scale_ratio"]) == (2, 1.0, 1.0, 1.25)
+    assert math.isnan(best["max_delta_ratio"])            # a delta in the row, but the target is pure epsilon
+    gauss = out.loc["gwm_gaussian_analytic"]
+    assert gauss["max_delta_ratio"] == pytest.approx(0.4) and gauss["noise_free_rows"] == 1
+    assert gauss["min_scale_ratio"] == 2.0 == gauss["max_scale_ratio"]      # 3 / 1.5; the 1 / 0 row has none
+    assert out.loc["dagwm_cauchy", "max_renyi_ratio"] == 0.75 and out.loc["dagwm_cauchy", "max_scale_ratio"] == 1.2
+    closed = out.loc["closed_form"]
+    assert not closed["claimed"] and (closed["violations"], closed["baseline_failures"]) == (0, 1)
+    assert closed["max_delta_ratio"] == pytest.approx(3.0)
+    assert out.loc["theorem1", "claimed"] and out.loc["theorem1", "max_epsilon_ratio"] == 1.0
+    assert out["claimed"].tolist() == [True, True, True, False, True]
+
+
+def test_a_table_outside_the_audit_schema_is_named(tmp_path):
+    from pufferfish.errors import DataError
+    from pufferfish.pipeline.report import write_audit_summary
+
+    pd.DataFrame({"pair": ["p"], "method": ["m"], "achieved": [0.1], "meets_target": [True]}).to_csv(
+        tmp_path / "old.csv", index=False)
+    with pytest.raises(DataError) as err:
+        write_audit_summary([tmp_path / "old.csv"], tmp_path / "summary.csv")
+    assert str(err.value) == (f"audit summary: {tmp_path / 'old.csv'} is not an audit table: no column(s) experiment, "
+                              "panel, epsilon, delta, scale, epsilon_achieved, delta_achieved, scale_min, violation")
+    assert not (tmp_path / "summary.csv").exists()
+    with pytest.raises(DataError, match="^audit summary: no audit table$"):
+        audit_summary([])
 
 
 def test_unclaimed_baseline_failures_are_counted_apart():
@@ -43,6 +120,7 @@ def test_unclaimed_baseline_failures_are_counted_apart():
         ["it", "", "paper_bound", 1.0, 1e-5, 1.0, np.nan, 3e-5, 3.3, True],
     ]).assign(claimed=[False, False, True, True])
     out = audit_summary([table]).set_index("method")
+    assert out.claimed.to_dict() == {"dp_assumption": False, "contraction_bound": True, "paper_bound": True}
     assert (out.loc["dp_assumption", "violations"], out.loc["dp_assumption", "baseline_failures"]) == (0, 1)
     assert (out.loc["paper_bound", "violations"], out.loc["paper_bound", "baseline_failures"]) == (1, 0)
     assert (out.loc["contraction_bound", "violations"], out.loc["contraction_bound", "baseline_failures"]) == (0, 0)

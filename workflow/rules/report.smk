@@ -16,6 +16,27 @@ except ConfigError as err:  # an item of paper_values.yaml without its strength,
     sys.stderr.write(f"{err}\n")
     sys.exit(1)
 
+# every audit table the run makes is one the summary reads: a rules file that writes an audit
+# table without appending it to AUDIT_TABLES stops the workflow here, naming the table. Exempt:
+# the comparison's per-pair rows (results/audit/noise_comparison/), not yet written in the shared
+# audit schema (issue 30: they move to it, and into AUDIT_TABLES; then drop the exemption).
+NOT_IN_AUDIT_SCHEMA = ("results/audit/noise_comparison/",)
+_unsummarised = sorted(
+    {
+        t
+        for t in TARGETS
+        if t.startswith("results/audit/")
+        and t not in AUDIT_TABLES
+        and not t.startswith(NOT_IN_AUDIT_SCHEMA)
+    }
+)
+if _unsummarised:
+    sys.stderr.write(
+        f"error: audit table(s) {', '.join(_unsummarised)} are not in AUDIT_TABLES: the audit summary "
+        "would leave them out (append them in their rules file)\n"
+    )
+    sys.exit(1)
+
 
 rule audit_summary:
     input:

@@ -29,13 +29,19 @@ if TYPE_CHECKING:   # annotations only: pandas is imported where it is used
 
 from pufferfish.errors import ConfigError
 
-__all__ = ["audit_summary", "SUMMARY_COLUMNS", "reproduction_table", "REPRODUCTION_COLUMNS", "STRENGTHS", "check_paper_value",
+__all__ = ["audit_summary", "SUMMARY_COLUMNS", "AUDIT_REQUIRED", "reproduction_table", "REPRODUCTION_COLUMNS", "STRENGTHS", "check_paper_value",
            "provenance", "config_hash", "violation_lines", "audit_violations", "NOT_COMPUTED", "file_sha256", "producible"]
 
 log = logging.getLogger("pufferfish")
 
-SUMMARY_COLUMNS = ["experiment", "panel", "method", "rows", "max_epsilon_ratio", "max_delta_ratio",
-                   "min_scale_ratio", "max_scale_ratio", "violations", "max_renyi_ratio", "baseline_failures"]
+SUMMARY_COLUMNS = ["experiment", "panel", "method", "claimed", "rows", "max_epsilon_ratio", "max_delta_ratio",
+                   "min_scale_ratio", "max_scale_ratio", "noise_free_rows", "violations", "max_renyi_ratio",
+                   "baseline_failures"]
+#: the columns :func:`audit_summary` reads from every audit table (the shared audit schema has these
+#: and more: ``noise``, ``guarantee``, ``alpha``, ``renyi_achieved``, ``claimed``, which are read
+#: where present)
+AUDIT_REQUIRED = ["experiment", "panel", "method", "epsilon", "delta", "scale", "epsilon_achieved", "delta_achieved",
+                  "scale_min", "violation"]
 REPRODUCTION_COLUMNS = ["source", "item", "paper_value", "our_value", "status", "strength", "note"]
 #: what a match of a paper value shows (``strength`` of every item of paper_values.yaml):
 #: ``printed``, a number the paper prints, ours computed from the paper's priors or the data;
@@ -51,13 +57,22 @@ PACKAGES = ["pufferfish-calibration", "snakemake", "numpy", "scipy", "pandas", "
 
 # ------------------------------------------------------------------------------ audit summary
 def _ratio(num: pd.Series, den: pd.Series) -> pd.Series:
-    """num / den with x/0 = inf (x > 0) and 0/0 = 1 (both scales zero: no noise, as tight says)."""
+    """num / den with x/0 = inf (x > 0) and 0/0 = 1 (both zero: no loss against a zero target)."""
     import numpy as np
     num, den = num.astype(float), den.astype(float)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = num / den
     out[(num == 0) & (den == 0)] = 1.0
     return out
+
+
+def _scale_ratio(scale: pd.Series, scale_min: pd.Series) -> pd.Series:
+    """scale / scale_min where the tight scale is positive; empty (NaN) where it is 0 (no noise is
+    needed: any scale attains the target, and a ratio to 0 says nothing) or not computed."""
+    import numpy as np
+    scale, scale_min = scale.astype(float), scale_min.astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (scale / scale_min).where(scale_min > 0)
 
 
 def _flags(column: pd.Series) -> pd.Series:
@@ -93,22 +108,49 @@ def _guarantees(data: pd.DataFrame) -> pd.Series:
 
 
 def audit_summary(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
-    """One row per (experiment, panel, method) of the audit tables.
+    """One row per (experiment, panel, method, claimed) of the audit tables.
 
-    ``max_epsilon_ratio`` = max epsilon_achieved / epsilon over rows whose target is pure
-    epsilon; ``max_delta_ratio`` = max delta_achieved / delta over (epsilon, delta) rows;
-    ``max_renyi_ratio`` = max renyi_achieved / epsilon over Renyi rows (D_alpha <= epsilon);
-    ``min_scale_ratio`` / ``max_scale_ratio`` = min / max of scale / scale_min (the smallest
-    scale of the same noise and guarantee: theta_min, b_min, sigma_min, gamma_min; 1 for the
-    tight methods); ``violations`` = rows flagged by the audit among the rows whose scale the
-    project or the paper claims attains its target; ``baseline_failures`` = flagged rows of a
-    baseline shown on purpose to fail (column ``claimed`` False: the iteration's
-    ``dp_assumption``, a closed form audited on the data's own conditionals), which are not the
-    project's violations but are counted, never hidden. Each row is compared with its own
-    guarantee only (a ratio of another guarantee is empty).
+    Parameters
+    ----------
+    frames
+        Audit tables, each with at least the columns :data:`AUDIT_REQUIRED` (every table of the
+        shared audit schema has them); ``guarantee``, ``renyi_achieved`` and ``claimed`` are read
+        where present.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`SUMMARY_COLUMNS`: ``claimed`` (False for a baseline shown on purpose to
+        fail; rows of a table without the column are claimed); ``rows``;
+        ``max_epsilon_ratio`` = max epsilon_achieved / epsilon over rows whose target is pure
+        epsilon; ``max_delta_ratio`` = max delta_achieved / delta over (epsilon, delta) rows;
+        ``max_renyi_ratio`` = max renyi_achieved / epsilon over Renyi rows (D_alpha <= epsilon);
+        each row is compared with its own guarantee only (a ratio of another guarantee is
+        empty). ``min_scale_ratio`` / ``max_scale_ratio`` = min / max of scale / scale_min (the
+        smallest scale of the same noise and guarantee: theta_min, b_min, sigma_min, gamma_min)
+        over the rows whose tight scale is positive; ``noise_free_rows`` = rows whose tight
+        scale is 0 (the secret pair's priors meet the target without noise: no ratio there, and
+        both scale ratios are empty when every row is such); ``violations`` = rows flagged by
+        the audit among the claimed rows; ``baseline_failures`` = flagged rows of a baseline
+        (``claimed`` False: the iteration's ``dp_assumption``, a closed form audited on the
+        data's own conditionals), which are not the project's violations but are counted,
+        never hidden.
+
+    Raises
+    ------
+    DataError
+        No table, or a table without one of :data:`AUDIT_REQUIRED` (named).
     """
     import numpy as np
     import pandas as pd
+
+    from pufferfish.errors import DataError
+    if not frames:
+        raise DataError("audit summary: no audit table")
+    for k, frame in enumerate(frames):
+        missing = [c for c in AUDIT_REQUIRED if c not in frame.columns]
+        if missing:
+            raise DataError(f"audit summary: audit table {k + 1} of {len(frames)} has no column(s) {', '.join(missing)}")
     data = pd.concat(frames, ignore_index=True)
     data["panel"] = data["panel"].fillna("").astype(str)
     guarantee = _guarantees(data)
@@ -116,18 +158,20 @@ def audit_summary(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
     data["delta_ratio"] = np.where(guarantee == "epsilon_delta", _ratio(data["delta_achieved"], data["delta"]), np.nan)
     data["renyi_ratio"] = np.where(guarantee == "renyi", _ratio(_column(data, "renyi_achieved"), data["epsilon"]),
                                    np.nan)
-    data["scale_ratio"] = _ratio(data["scale"], data["scale_min"])
+    data["scale_ratio"] = _scale_ratio(data["scale"], data["scale_min"])
+    data["noise_free"] = data["scale_min"].astype(float) == 0
     flagged, claimed = _flags(data["violation"]), _claimed(data)
+    data["claimed"] = claimed
     data["violation"] = flagged & claimed
     data["baseline_failure"] = flagged & ~claimed
-    grouped = data.groupby(["experiment", "panel", "method"], sort=False)
+    grouped = data.groupby(["experiment", "panel", "method", "claimed"], sort=False)
     out = grouped.agg(rows=("method", "size"), max_epsilon_ratio=("epsilon_ratio", "max"),
                       max_delta_ratio=("delta_ratio", "max"), min_scale_ratio=("scale_ratio", "min"),
-                      max_scale_ratio=("scale_ratio", "max"), violations=("violation", "sum"),
-                      max_renyi_ratio=("renyi_ratio", "max"),
+                      max_scale_ratio=("scale_ratio", "max"), noise_free_rows=("noise_free", "sum"),
+                      violations=("violation", "sum"), max_renyi_ratio=("renyi_ratio", "max"),
                       baseline_failures=("baseline_failure", "sum")).reset_index()
-    out["violations"] = out["violations"].astype(int)
-    out["baseline_failures"] = out["baseline_failures"].astype(int)
+    for column in ("noise_free_rows", "violations", "baseline_failures"):
+        out[column] = out[column].astype(int)
     return out[SUMMARY_COLUMNS]
 
 
@@ -426,9 +470,15 @@ def audit_violations(audit_csv: str | Path) -> list[str]:
 
 
 def write_audit_summary(tables: Sequence[str | Path], out: str | Path) -> pd.DataFrame:
-    """Step ``audit_summary``."""
+    """Step ``audit_summary``: :func:`audit_summary` of every table the workflow lists in
+    ``AUDIT_TABLES`` (a table without one of :data:`AUDIT_REQUIRED` is a DataError naming it)."""
+    from pufferfish.errors import DataError
     from pufferfish.files import read_table, write_csv
     frames = [read_table(t) for t in tables]
+    for path, frame in zip(tables, frames):
+        missing = [c for c in AUDIT_REQUIRED if c not in frame.columns]
+        if missing:
+            raise DataError(f"audit summary: {path} is not an audit table: no column(s) {', '.join(missing)}")
     summary = audit_summary(frames)
     for line in violation_lines(summary):
         if line.startswith("NOTE: "):
