@@ -243,3 +243,104 @@ def test_appendix_a_claim_differs_on_table_4_and_holds_on_the_misprinted_table_5
 def test_config_hash_ignores_key_order():
     assert config_hash({"a": 1, "b": [1, 2]}) == config_hash({"b": [1, 2], "a": 1})
     assert config_hash({"a": 1}) != config_hash({"a": 2})
+
+
+# ------------------------------------------------------------------------------ provenance in the report
+def test_the_report_shows_the_provenance_file_itself(tmp_path):
+    """The caption of provenance.json is built from the file the run wrote (provenance_summary), so
+    the report cannot show another git state than the file, e.g. after the tree changed between the
+    run and the report; the rule's rerun trigger is a digest of the state, not a second claim."""
+    import json
+
+    from pufferfish.pipeline.report import git_state_key, provenance_summary
+
+    record = {"python": "3.11.7", "packages": {"numpy": "2.4.6"}, "config_sha256": "ab" * 32,
+              "git": {"commit": "c0ffee", "modified_tracked_files": True},
+              "datasets": {"adult": {"sha256": "cd" * 32, "sha256_verified": True, "rows": 48842}},
+              "outputs_sha256": {"results/a.csv": "ef" * 32, "results/b.png": "01" * 32}}
+    (tmp_path / "provenance.json").write_text(json.dumps(record))
+    summary = provenance_summary(tmp_path / "provenance.json")
+    assert summary == {**{k: v for k, v in record.items() if k != "outputs_sha256"}, "outputs": 2}
+    assert summary["git"]["modified_tracked_files"] is True
+    key = git_state_key(tmp_path)            # not a git checkout: commit and flag None
+    assert len(key) == 16 and int(key, 16) >= 0 and key == git_state_key(tmp_path)
+    assert "None" not in key and "modified" not in key
+
+
+def test_the_git_state_key_changes_with_the_commit_and_with_a_modified_file(tmp_path):
+    import subprocess
+
+    from pufferfish.pipeline.report import git_state, git_state_key
+
+    def git(*args):
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path, check=True,
+                       capture_output=True)
+
+    git("init", "-q")
+    (tmp_path / "f.txt").write_text("one\n")
+    git("add", "f.txt")
+    git("commit", "-qm", "one")
+    clean = git_state_key(tmp_path)
+    assert git_state(tmp_path)["modified_tracked_files"] is False
+    (tmp_path / "f.txt").write_text("two\n")
+    modified = git_state_key(tmp_path)
+    assert git_state(tmp_path)["modified_tracked_files"] is True and modified != clean
+    git("commit", "-qam", "two")
+    assert git_state_key(tmp_path) not in (clean, modified)
+
+
+def test_a_provenance_file_that_cannot_be_read_is_named(tmp_path):
+    from pufferfish.errors import OutputError
+    from pufferfish.pipeline.report import provenance_summary
+
+    with pytest.raises(OutputError, match=r"^provenance: .*missing\.json cannot be read: No such file"):
+        provenance_summary(tmp_path / "missing.json")
+    (tmp_path / "list.json").write_text("[1, 2]")
+    with pytest.raises(OutputError, match=r"^provenance: .*list\.json is not a JSON object$"):
+        provenance_summary(tmp_path / "list.json")
+
+
+# ------------------------------------------------------------------------------ readable params
+def test_readable_params_print_as_yaml_and_rerun_as_plain_dicts():
+    """A config section passed as a param shows in the report in YAML flow style, while the repr
+    that Snakemake records (and compares to rerun a job) is the plain dict's, and a job's script
+    gets a dict back from the pickle."""
+    import pickle
+
+    from pufferfish.pipeline.params import ReadableDict, ReadableList, readable, readable_param
+
+    spec = {"kind": "plan", "title": "User 4 reports a=5 vs b=3", "rest": ["D1", "D2"],
+            "secrets": [{"value": 5}, "absent"], "epsilons": {"start": 0.1, "stop": 1.0, "step": 0.1},
+            "delta": 1e-05, "flag": True, "none": None}
+    shown = readable(spec)
+    assert isinstance(shown, ReadableDict) and shown == spec and repr(shown) == repr(spec)
+    assert str(shown) == ("{kind: plan, title: User 4 reports a=5 vs b=3, rest: [D1, D2], secrets: [{value: 5}, "
+                          "absent], epsilons: {start: 0.1, stop: 1.0, step: 0.1}, delta: 1.0e-05, flag: true, none: null}")
+    assert f"spec={shown}" == f"spec={str(shown)}"               # how Snakemake's report formats a param
+    back = pickle.loads(pickle.dumps(shown, protocol=4))
+    assert back == spec and isinstance(back, dict) and str(back) == str(shown)
+    users = readable([{"user": "u", "given": {"race": "White"}}])
+    assert isinstance(users, ReadableList) and repr(users) == repr([{"user": "u", "given": {"race": "White"}}])
+    assert str(users) == "[{user: u, given: {race: White}}]" and str(readable([])) == "[]"
+    assert readable("ed23a313dfe59ab7") == "ed23a313dfe59ab7" and readable(3) == 3
+
+    def section(wildcards, output):
+        return {"a": [1, 2]}
+
+    wrapped = readable_param(section)
+    import inspect
+    assert list(inspect.signature(wrapped).parameters) == ["wildcards", "output"]  # what Snakemake passes
+    assert str(wrapped(None, output=None)) == "{a: [1, 2]}" and readable_param({"b": 1}) == {"b": 1}
+
+
+def test_snakemake_records_the_same_params_for_a_readable_dict():
+    """Snakemake's rerun trigger serialises params with repr (persistence): a readable param records
+    exactly what the plain dict did, so no job reruns for it, and a changed section still differs."""
+    from snakemake.persistence import PersistenceBase
+
+    from pufferfish.pipeline.params import readable
+
+    serialise = PersistenceBase._serialize_param_builtin
+    spec = {"epsilons": [0.1, 0.2], "title": "t"}
+    assert serialise(None, readable(spec)) == serialise(None, spec) == repr(spec)
+    assert serialise(None, readable({**spec, "title": "u"})) != serialise(None, spec)

@@ -29,8 +29,9 @@ if TYPE_CHECKING:   # annotations only: pandas is imported where it is used
 
 from pufferfish.errors import ConfigError
 
-__all__ = ["audit_summary", "SUMMARY_COLUMNS", "AUDIT_REQUIRED", "reproduction_table", "REPRODUCTION_COLUMNS", "STRENGTHS", "check_paper_value",
-           "provenance", "config_hash", "violation_lines", "audit_violations", "NOT_COMPUTED", "file_sha256", "producible"]
+__all__ = ["audit_summary", "SUMMARY_COLUMNS", "AUDIT_REQUIRED", "reproduction_table", "REPRODUCTION_COLUMNS",
+           "STRENGTHS", "check_paper_value", "provenance", "config_hash", "git_state_key", "provenance_summary",
+           "violation_lines", "audit_violations", "NOT_COMPUTED", "file_sha256", "producible"]
 
 log = logging.getLogger("pufferfish")
 
@@ -353,6 +354,42 @@ def git_state(repo: str | Path) -> dict:
     commit = _git(["rev-parse", "HEAD"], Path(repo))
     status = _git(["status", "--porcelain", "--untracked-files=no"], Path(repo))
     return {"commit": commit, "modified_tracked_files": bool(status) if status is not None else None}
+
+
+def git_state_key(repo: str | Path) -> str:
+    """A short digest of ``git_state(repo)`` (the commit and whether tracked files are modified).
+
+    The provenance rule's rerun trigger: a new commit or a modified tracked file changes it, so
+    the record is rewritten; the record itself holds the state at the time the job ran.
+    It is a digest, not the state, because Snakemake's report shows a job's params as they are
+    when the report is built, which could then contradict the record (the report shows the
+    record, read from the file: :func:`provenance_summary`).
+    """
+    state = json.dumps(git_state(repo), sort_keys=True)
+    return hashlib.sha256(state.encode("utf-8")).hexdigest()[:16]
+
+
+def provenance_summary(path: str | Path) -> dict:
+    """What the report shows of a written ``provenance.json``: every key but ``outputs_sha256``,
+    which becomes ``outputs`` (the number of files listed). Read from the file the run wrote, so
+    that the report and the file cannot disagree.
+
+    Raises
+    ------
+    OutputError
+        The file cannot be read or is not a JSON object.
+    """
+    from pufferfish.errors import OutputError
+    try:
+        with open(path, encoding="utf-8") as handle:
+            record = json.load(handle)
+    except (OSError, ValueError) as err:
+        raise OutputError(f"provenance: {path} cannot be read: {getattr(err, 'strerror', None) or err}") from None
+    if not isinstance(record, dict):
+        raise OutputError(f"provenance: {path} is not a JSON object")
+    summary = {k: v for k, v in record.items() if k != "outputs_sha256"}
+    summary["outputs"] = len(record.get("outputs_sha256") or {})
+    return summary
 
 
 def file_sha256(path: str | Path) -> str:
