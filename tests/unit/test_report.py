@@ -139,11 +139,11 @@ def test_audit_violations_lines_for_captions(tmp_path):
     ])
     table.to_csv(tmp_path / "audit.csv", index=False)
     assert audit_violations(tmp_path / "audit.csv") == [
-        "lemma6 at epsilon = 0.1: exact loss 0.125",
-        "theorem2 (panel b) at (epsilon, delta) = (1, 0.3): exact delta 0.375",
+        "lemma6 at ε = 0.1: exact loss 0.125",
+        "theorem2 (panel b) at (ε, δ) = (1, 0.3): exact δ 0.375",
     ]
     table.assign(claimed=[False, True, True]).to_csv(tmp_path / "baseline.csv", index=False)
-    assert audit_violations(tmp_path / "baseline.csv")[0] == "lemma6 (baseline, not claimed) at epsilon = 0.1: exact loss 0.125"
+    assert audit_violations(tmp_path / "baseline.csv")[0] == "lemma6 (baseline, not claimed) at ε = 0.1: exact loss 0.125"
     table[table.violation].assign(violation=False).to_csv(tmp_path / "clean.csv", index=False)
     assert audit_violations(tmp_path / "clean.csv") == []
 

@@ -484,8 +484,8 @@ def read_violation_lines(summary_csv: str | Path) -> list[str]:
 def audit_violations(audit_csv: str | Path) -> list[str]:
     """One line per row of an audit table whose scale misses its target (for figure captions).
 
-    Each line names the method, the panel (if any), the target (epsilon; epsilon and delta;
-    or alpha and epsilon) and what the scale achieves, e.g. ``lemma6 at epsilon = 0.1: exact loss 0.12``.
+    Each line names the method, the panel (if any), the target (ε; ε and δ; or α and ε, in the
+    report's Unicode) and what the scale achieves, e.g. ``lemma6 at ε = 0.1: exact loss 0.12``.
     """
     from pufferfish.files import read_table
     table = read_table(audit_csv)
@@ -495,13 +495,13 @@ def audit_violations(audit_csv: str | Path) -> list[str]:
         where = f" (panel {row['panel']})" if row["panel"] else ""
         where += "" if row["claimed"] else " (baseline, not claimed)"
         if row["guarantee"] == "epsilon_delta":
-            target = (f"(epsilon, delta) = ({_fmt(row['epsilon'])}, {_fmt(row['delta'])}): "
-                      f"exact delta {_fmt(row['delta_achieved'])}")
+            target = (f"(ε, δ) = ({_fmt(row['epsilon'])}, {_fmt(row['delta'])}): "
+                      f"exact δ {_fmt(row['delta_achieved'])}")
         elif row["guarantee"] == "renyi":
-            target = (f"(alpha, epsilon) = ({_fmt(row['alpha'])}, {_fmt(row['epsilon'])}): "
-                      f"exact D_alpha {_fmt(row['renyi_achieved'])}")
+            target = (f"(α, ε) = ({_fmt(row['alpha'])}, {_fmt(row['epsilon'])}): "
+                      f"exact D_α {_fmt(row['renyi_achieved'])}")
         else:
-            target = f"epsilon = {_fmt(row['epsilon'])}: exact loss {_fmt(row['epsilon_achieved'])}"
+            target = f"ε = {_fmt(row['epsilon'])}: exact loss {_fmt(row['epsilon_achieved'])}"
         lines.append(f"{row['method']}{where} at {target}")
     return lines
 
