@@ -26,7 +26,7 @@ $(STAMP): requirements.txt pyproject.toml
 reproduce: $(STAMP)
 	@$(BIN)/python -m pufferfish.pipeline.jobs release-stale-lock
 	$(BIN)/snakemake --workflow-profile workflow/profiles/default --cores $(CORES)
-	$(BIN)/snakemake --cores 1 --report results/report.html
+	$(BIN)/snakemake --cores 1 --report results/report.html --report-stylesheet workflow/report/report.css
 
 # every test but those marked slow, under two minutes on 2 cores; CI runs `make test-slow` too
 test: $(STAMP)

@@ -1,4 +1,4 @@
-# Pufferfish noise calibration: every figure of the two papers, audited.
+# Pufferfish noise calibration: every figure of the three papers, audited.
 # Run: snakemake --cores all        (README: quick start, offline use, layout)
 from snakemake.utils import min_version
 
@@ -8,7 +8,8 @@ min_version("9.0")
 configfile: "config.yaml"
 
 
-# the report's front page (snakemake --report results/report.html)
+# the report's front page (snakemake --report results/report.html --report-stylesheet
+# workflow/report/report.css: the stylesheet lets the start page scroll from its first line)
 report: "workflow/report/workflow.rst"
 
 

@@ -181,7 +181,8 @@ def build_mirror(root: Path, seed: int = 7) -> tuple[Path, dict]:
         path = root / "static" / "public" / str(uci_id) / "data.csv"
         path.parent.mkdir(parents=True, exist_ok=True)
         frame.to_csv(path, index=False)
-        info[key] = {"rows": len(frame), "columns": list(frame.columns)}
+        info[key] = {"rows": len(frame), "columns": list(frame.columns),
+                     "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
     member = _heart(rng).encode()
     zpath = root / "static" / "public" / "45" / "heart+disease.zip"
     zpath.parent.mkdir(parents=True, exist_ok=True)
@@ -211,7 +212,7 @@ def tiny_config(info: dict) -> dict:
     for key, spec in cfg["datasets"].items():
         spec["rows"] = info[key]["rows"]
     cfg["datasets"]["hungarian_heart"]["sha256"] = info["hungarian_heart"]["sha256"]
-    for key in ("heart_cleveland", "adult_train"):
+    for key in ("heart_cleveland", "adult_train", "adult", "bank_marketing", "student_performance"):
         cfg["datasets"][key]["sha256"] = info[key]["sha256"]
     del cfg["datasets"]["student_mat"]["sha256"]  # unpinned: recorded at the first download
     grid = {"start": 0.25, "stop": 1.0, "step": 0.25}

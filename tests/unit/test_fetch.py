@@ -131,6 +131,36 @@ def test_mirror_ucimlrepo(mirror, cache):
     assert pd.isna(expected.loc[1, "colour"]) and pd.isna(expected.loc[2, "score"])
 
 
+def test_a_pinned_ucimlrepo_table_is_verified_and_a_wrong_pin_refused(mirror, cache):
+    """``sha256`` on a ucimlrepo dataset pins UCI's data.csv: the bytes read must hash to it
+    (config.yaml pins adult, bank_marketing, student_performance); a mismatch leaves nothing."""
+    digest = hashlib.sha256(UCI_CSV).hexdigest()
+    record = download("tiny", ucimlrepo_spec(sha256=digest.upper()), **outputs(cache, "tiny"))
+    assert (record.sha256, record.sha256_expected, record.sha256_verified) == (digest, digest, True)
+    assert record.sha256_source == "config" and record.sha256_record is None
+    assert json.loads((cache / "tiny.json").read_text())["sha256_verified"] is True
+    wrong = "f" * 64
+    other = cache / "other"
+    other.mkdir()
+    with pytest.raises(DownloadError) as err:
+        download("tiny", ucimlrepo_spec(sha256=wrong), **outputs(other, "tiny"))
+    assert str(err.value) == (f"dataset tiny: sha256 mismatch for {SITE}/static/public/7/data.csv: "
+                              f"expected {wrong}, found {digest}")
+    assert list(other.iterdir()) == []
+
+
+def test_every_dataset_of_the_shipped_config_is_pinned():
+    """CI check: config.yaml pins the bytes of every dataset (archive members and ucimlrepo tables),
+    so a run on other bytes stops (the mirror's SHA256SUMS lists the same hashes)."""
+    config = yaml.safe_load((Path(__file__).parents[2] / "config.yaml").read_text())
+    unpinned = [k for k, spec in config["datasets"].items() if len(str(spec.get("sha256", ""))) != 64]
+    assert unpinned == []
+    pins = {k: spec["sha256"] for k, spec in config["datasets"].items() if spec["source"] == "ucimlrepo"}
+    assert pins == {"adult": "da4124ef31ef9becd31d54b1a496a355e93a517b88cdeb42bec2ca7b5ceb4bfb",
+                    "bank_marketing": "94a5cb4b7d461dab12f7f6123723054911fbdd28d84a2c4ec92378af019be686",
+                    "student_performance": "a718b07d82ac3c80504a7c51e9836d2d433a0468234aefefe150e986fda16022"}
+
+
 def test_mirror_archive(mirror, cache):
     record = download("heart", archive_spec(), **outputs(cache, "heart"))
     provenance = json.loads((cache / "heart.json").read_text())

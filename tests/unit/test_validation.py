@@ -719,6 +719,7 @@ def test_a_paper_value_whose_epsilon_left_the_grid_is_not_computed(tmp_path):
                                                                     "column": "theta"}},
         {"source": "s", "item": "gone", "paper_value": 1, "ours": {"file": "gone.csv", "column": "theta"}},
     ]
+    items = [{**item, "strength": "printed"} for item in items]
     table = reproduction_table(items, tmp_path, produced=["t.csv"])
     assert table.status.tolist() == [NOT_COMPUTED, "match", NOT_COMPUTED]
     assert table.note.tolist() == ["no row of t.csv has epsilon = 0.1 (not in this run's grid or panels)", "",

@@ -313,6 +313,6 @@ def test_plots_and_report_check_each_row_against_its_own_guarantee(tmp_path):
     assert len(lines) == 2 and "c violates its target in 1 of 1 rows (achieved/target up to 1.2)" in lines[1]
     frame.to_csv(tmp_path / "audit.csv", index=False)
     assert audit_violations(tmp_path / "audit.csv") == [
-        "b at (epsilon, delta) = (1, 1e-05): exact delta 2e-05",
-        "c at (alpha, epsilon) = (2, 0.5): exact D_alpha 0.6",
+        "b at (ε, δ) = (1, 1e-05): exact δ 2e-05",
+        "c at (α, ε) = (2, 0.5): exact D_α 0.6",
     ]

@@ -40,7 +40,7 @@ with schema_file(SCHEMA_FILLED) as _schema_path:
 
 # package functions that rules call when they run (params of figure captions, provenance)
 from pufferfish.multiuser.captions import read_user_records
-from pufferfish.pipeline.report import audit_violations, git_state, paper_value_files, read_violation_lines
+from pufferfish.pipeline.report import audit_violations, paper_value_files, read_violation_lines
 
 #: final targets; every rules file appends its own
 TARGETS = []

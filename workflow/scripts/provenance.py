@@ -4,7 +4,7 @@ from pufferfish.pipeline.report import write_provenance
 
 
 def main(smk):
-    write_provenance(config=smk.params.config, dataset_records=list(smk.input.datasets), repo=smk.params.repo,
+    write_provenance(config=smk.config, dataset_records=list(smk.input.datasets), repo=smk.params.repo,
                      out=smk.output[0], outputs=list(smk.input.outputs))
 
 

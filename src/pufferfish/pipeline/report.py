@@ -29,14 +29,28 @@ if TYPE_CHECKING:   # annotations only: pandas is imported where it is used
 
 from pufferfish.errors import ConfigError
 
-__all__ = ["audit_summary", "SUMMARY_COLUMNS", "reproduction_table", "REPRODUCTION_COLUMNS", "provenance",
-           "config_hash", "violation_lines", "audit_violations", "NOT_COMPUTED", "file_sha256", "producible"]
+__all__ = ["audit_summary", "SUMMARY_COLUMNS", "AUDIT_REQUIRED", "reproduction_table", "REPRODUCTION_COLUMNS",
+           "STRENGTHS", "check_paper_value", "provenance", "config_hash", "git_state_key", "provenance_summary",
+           "violation_lines", "audit_violations", "NOT_COMPUTED", "file_sha256", "producible"]
 
 log = logging.getLogger("pufferfish")
 
-SUMMARY_COLUMNS = ["experiment", "panel", "method", "rows", "max_epsilon_ratio", "max_delta_ratio",
-                   "min_scale_ratio", "max_scale_ratio", "violations", "max_renyi_ratio", "baseline_failures"]
-REPRODUCTION_COLUMNS = ["source", "item", "paper_value", "our_value", "status", "note"]
+SUMMARY_COLUMNS = ["experiment", "panel", "method", "claimed", "rows", "max_epsilon_ratio", "max_delta_ratio",
+                   "min_scale_ratio", "max_scale_ratio", "noise_free_rows", "violations", "max_renyi_ratio",
+                   "baseline_failures"]
+#: the columns :func:`audit_summary` reads from every audit table (the shared audit schema has these
+#: and more: ``noise``, ``guarantee``, ``alpha``, ``renyi_achieved``, ``claimed``, which are read
+#: where present)
+AUDIT_REQUIRED = ["experiment", "panel", "method", "epsilon", "delta", "scale", "epsilon_achieved", "delta_achieved",
+                  "scale_min", "violation"]
+REPRODUCTION_COLUMNS = ["source", "item", "paper_value", "our_value", "status", "strength", "note"]
+#: what a match of a paper value shows (``strength`` of every item of paper_values.yaml):
+#: ``printed``, a number the paper prints, ours computed from the paper's priors or the data;
+#: ``derived``, no number printed: the paper's closed form evaluated by hand, or a claim it states
+#: made a count of exceptions; ``by construction``, a match that follows from the inputs whatever
+#: the method computes (0 = 0, a CDF of 1, an input itself, a range declared in config.yaml, an
+#: axis maximum max|t| / epsilon)
+STRENGTHS = ("printed", "derived", "by construction")
 #: packages whose versions the provenance records
 PACKAGES = ["pufferfish-calibration", "snakemake", "numpy", "scipy", "pandas", "scikit-learn", "matplotlib",
             "ucimlrepo", "pygments", "jsonschema", "pyyaml"]
@@ -44,13 +58,22 @@ PACKAGES = ["pufferfish-calibration", "snakemake", "numpy", "scipy", "pandas", "
 
 # ------------------------------------------------------------------------------ audit summary
 def _ratio(num: pd.Series, den: pd.Series) -> pd.Series:
-    """num / den with x/0 = inf (x > 0) and 0/0 = 1 (both scales zero: no noise, as tight says)."""
+    """num / den with x/0 = inf (x > 0) and 0/0 = 1 (both zero: no loss against a zero target)."""
     import numpy as np
     num, den = num.astype(float), den.astype(float)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = num / den
     out[(num == 0) & (den == 0)] = 1.0
     return out
+
+
+def _scale_ratio(scale: pd.Series, scale_min: pd.Series) -> pd.Series:
+    """scale / scale_min where the tight scale is positive; empty (NaN) where it is 0 (no noise is
+    needed: any scale attains the target, and a ratio to 0 says nothing) or not computed."""
+    import numpy as np
+    scale, scale_min = scale.astype(float), scale_min.astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (scale / scale_min).where(scale_min > 0)
 
 
 def _flags(column: pd.Series) -> pd.Series:
@@ -86,22 +109,49 @@ def _guarantees(data: pd.DataFrame) -> pd.Series:
 
 
 def audit_summary(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
-    """One row per (experiment, panel, method) of the audit tables.
+    """One row per (experiment, panel, method, claimed) of the audit tables.
 
-    ``max_epsilon_ratio`` = max epsilon_achieved / epsilon over rows whose target is pure
-    epsilon; ``max_delta_ratio`` = max delta_achieved / delta over (epsilon, delta) rows;
-    ``max_renyi_ratio`` = max renyi_achieved / epsilon over Renyi rows (D_alpha <= epsilon);
-    ``min_scale_ratio`` / ``max_scale_ratio`` = min / max of scale / scale_min (the smallest
-    scale of the same noise and guarantee: theta_min, b_min, sigma_min, gamma_min; 1 for the
-    tight methods); ``violations`` = rows flagged by the audit among the rows whose scale the
-    project or the paper claims attains its target; ``baseline_failures`` = flagged rows of a
-    baseline shown on purpose to fail (column ``claimed`` False: the iteration's
-    ``dp_assumption``, a closed form audited on the data's own conditionals), which are not the
-    project's violations but are counted, never hidden. Each row is compared with its own
-    guarantee only (a ratio of another guarantee is empty).
+    Parameters
+    ----------
+    frames
+        Audit tables, each with at least the columns :data:`AUDIT_REQUIRED` (every table of the
+        shared audit schema has them); ``guarantee``, ``renyi_achieved`` and ``claimed`` are read
+        where present.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`SUMMARY_COLUMNS`: ``claimed`` (False for a baseline shown on purpose to
+        fail; rows of a table without the column are claimed); ``rows``;
+        ``max_epsilon_ratio`` = max epsilon_achieved / epsilon over rows whose target is pure
+        epsilon; ``max_delta_ratio`` = max delta_achieved / delta over (epsilon, delta) rows;
+        ``max_renyi_ratio`` = max renyi_achieved / epsilon over Renyi rows (D_alpha <= epsilon);
+        each row is compared with its own guarantee only (a ratio of another guarantee is
+        empty). ``min_scale_ratio`` / ``max_scale_ratio`` = min / max of scale / scale_min (the
+        smallest scale of the same noise and guarantee: theta_min, b_min, sigma_min, gamma_min)
+        over the rows whose tight scale is positive; ``noise_free_rows`` = rows whose tight
+        scale is 0 (the secret pair's priors meet the target without noise: no ratio there, and
+        both scale ratios are empty when every row is such); ``violations`` = rows flagged by
+        the audit among the claimed rows; ``baseline_failures`` = flagged rows of a baseline
+        (``claimed`` False: the iteration's ``dp_assumption``, a closed form audited on the
+        data's own conditionals), which are not the project's violations but are counted,
+        never hidden.
+
+    Raises
+    ------
+    DataError
+        No table, or a table without one of :data:`AUDIT_REQUIRED` (named).
     """
     import numpy as np
     import pandas as pd
+
+    from pufferfish.errors import DataError
+    if not frames:
+        raise DataError("audit summary: no audit table")
+    for k, frame in enumerate(frames):
+        missing = [c for c in AUDIT_REQUIRED if c not in frame.columns]
+        if missing:
+            raise DataError(f"audit summary: audit table {k + 1} of {len(frames)} has no column(s) {', '.join(missing)}")
     data = pd.concat(frames, ignore_index=True)
     data["panel"] = data["panel"].fillna("").astype(str)
     guarantee = _guarantees(data)
@@ -109,18 +159,20 @@ def audit_summary(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
     data["delta_ratio"] = np.where(guarantee == "epsilon_delta", _ratio(data["delta_achieved"], data["delta"]), np.nan)
     data["renyi_ratio"] = np.where(guarantee == "renyi", _ratio(_column(data, "renyi_achieved"), data["epsilon"]),
                                    np.nan)
-    data["scale_ratio"] = _ratio(data["scale"], data["scale_min"])
+    data["scale_ratio"] = _scale_ratio(data["scale"], data["scale_min"])
+    data["noise_free"] = data["scale_min"].astype(float) == 0
     flagged, claimed = _flags(data["violation"]), _claimed(data)
+    data["claimed"] = claimed
     data["violation"] = flagged & claimed
     data["baseline_failure"] = flagged & ~claimed
-    grouped = data.groupby(["experiment", "panel", "method"], sort=False)
+    grouped = data.groupby(["experiment", "panel", "method", "claimed"], sort=False)
     out = grouped.agg(rows=("method", "size"), max_epsilon_ratio=("epsilon_ratio", "max"),
                       max_delta_ratio=("delta_ratio", "max"), min_scale_ratio=("scale_ratio", "min"),
-                      max_scale_ratio=("scale_ratio", "max"), violations=("violation", "sum"),
-                      max_renyi_ratio=("renyi_ratio", "max"),
+                      max_scale_ratio=("scale_ratio", "max"), noise_free_rows=("noise_free", "sum"),
+                      violations=("violation", "sum"), max_renyi_ratio=("renyi_ratio", "max"),
                       baseline_failures=("baseline_failure", "sum")).reset_index()
-    out["violations"] = out["violations"].astype(int)
-    out["baseline_failures"] = out["baseline_failures"].astype(int)
+    for column in ("noise_free_rows", "violations", "baseline_failures"):
+        out[column] = out[column].astype(int)
     return out[SUMMARY_COLUMNS]
 
 
@@ -168,8 +220,9 @@ def _select(spec: Mapping, root: Path, cache: dict) -> float:
     """The number an item of paper_values.yaml points at in our outputs.
 
     ``file`` (CSV or JSON under ``root``), optional ``where`` (column -> value filters,
-    compared as text), ``expr`` (a pandas expression of the columns, default the ``column``)
-    and ``reduce`` (``single`` (default), ``max``, ``min``, ``sum``, ``count``, ``len``).
+    compared as text; a list of values keeps the rows with any of them), ``expr`` (a pandas
+    expression of the columns, default the ``column``) and ``reduce`` (``single`` (default),
+    ``max``, ``min``, ``range`` (max - min), ``sum``, ``count``, ``len``).
     Raises :class:`NotComputed` when a ``where`` value is in no row (e.g. an epsilon that
     the experiment's grid no longer holds), :class:`ConfigError` when the item itself is
     wrong (a column the file does not have, several values for ``single``).
@@ -179,7 +232,8 @@ def _select(spec: Mapping, root: Path, cache: dict) -> float:
     for column, value in spec.get("where", {}).items():
         if column not in frame.columns:
             raise ConfigError(f"paper_values: {spec['file']} has no column {column!r}")
-        selected = frame[frame[column].astype(str) == str(value)]
+        wanted = [str(v) for v in value] if isinstance(value, list) else [str(value)]
+        selected = frame[frame[column].astype(str).isin(wanted)]
         if selected.empty and spec.get("reduce", "single") not in ("sum", "count"):
             raise NotComputed(f"no row of {spec['file']} has {column} = {value} (not in this run's grid or panels)")
         frame = selected
@@ -194,6 +248,8 @@ def _select(spec: Mapping, root: Path, cache: dict) -> float:
         return float(values.sum())
     if values.empty:
         raise ConfigError(f"paper_values: nothing selected by {dict(spec)!r}")
+    if reduce == "range":
+        return float(values.max() - values.min())
     if reduce == "single":
         if len(values) != 1:
             raise ConfigError(f"paper_values: {dict(spec)!r} selects {len(values)} values, expected one")
@@ -215,14 +271,17 @@ def reproduction_table(items: Sequence[Mapping], root: str | Path = ".",
     is ``not computed``, with the reason as its note, never a failure: its file is not
     among ``produced`` (the outputs this config makes; ``None``: every file is), or its
     ``where`` selects no row (e.g. the epsilon it is stated at is no longer in the
-    experiment's grid).
+    experiment's grid). Each row carries the item's ``strength`` (:data:`STRENGTHS`: what a
+    match shows); an item without a valid one raises :class:`ConfigError` naming it.
     """
     import pandas as pd
     rows, cache = [], {}
     produced = None if produced is None else {str(Path(p)) for p in produced}
     for item in items:
+        check_paper_value(item)
         paper = float(item["paper_value"])
         file = item["ours"]["file"]
+        strength = item["strength"]
         try:
             if produced is not None and str(Path(file)) not in produced:
                 raise NotComputed(f"{file} is not made by this config")
@@ -230,7 +289,7 @@ def reproduction_table(items: Sequence[Mapping], root: str | Path = ".",
         except NotComputed as reason:
             log.warning("reproduction: %s / %s not computed: %s", item["source"], item["item"], reason)
             rows.append({"source": item["source"], "item": item["item"], "paper_value": _fmt(paper), "our_value": math.nan,
-                         "status": NOT_COMPUTED, "note": str(reason)})
+                         "status": NOT_COMPUTED, "strength": strength, "note": str(reason)})
             continue
         tol = float(item.get("tolerance", 0.0))
         bound = tol * (abs(paper) if item.get("relative", False) else 1.0)
@@ -241,8 +300,34 @@ def reproduction_table(items: Sequence[Mapping], root: str | Path = ".",
             log.warning("reproduction: %s / %s differs (paper %s, ours %s) with no explanation",
                         item["source"], item["item"], paper, ours)
         rows.append({"source": item["source"], "item": item["item"], "paper_value": _fmt(paper),
-                     "our_value": _fmt(ours), "status": status, "note": note if status == "differs" or note else ""})
+                     "our_value": _fmt(ours), "status": status, "strength": strength,
+                     "note": note if status == "differs" or note else ""})
     return pd.DataFrame(rows, columns=REPRODUCTION_COLUMNS)
+
+
+def check_paper_value(item: Mapping) -> None:
+    """An item of paper_values.yaml has what the table needs: ``source``, ``item``, a numeric
+    ``paper_value``, ``ours`` with a ``file`` and a ``strength`` among :data:`STRENGTHS`.
+
+    Raises
+    ------
+    ConfigError
+        One line naming the item and the key that is missing or wrong.
+    """
+    name = f"paper_values: {item.get('source', '?')} / {item.get('item', '?')}" if isinstance(item, Mapping) \
+        else f"paper_values: {item!r}"
+    if not isinstance(item, Mapping):
+        raise ConfigError(f"{name}: an item must be a mapping")
+    for key in ("source", "item", "paper_value", "ours", "strength"):
+        if key not in item:
+            raise ConfigError(f"{name}: no {key!r}")
+    if not isinstance(item["ours"], Mapping) or "file" not in item["ours"]:
+        raise ConfigError(f"{name}: 'ours' needs a 'file'")
+    if item["strength"] not in STRENGTHS:
+        raise ConfigError(f"{name}: strength {item['strength']!r} is not one of {', '.join(STRENGTHS)}")
+    value = item["paper_value"]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ConfigError(f"{name}: paper_value {value!r} is not a finite number")
 
 
 def _fmt(value: float):
@@ -269,6 +354,42 @@ def git_state(repo: str | Path) -> dict:
     commit = _git(["rev-parse", "HEAD"], Path(repo))
     status = _git(["status", "--porcelain", "--untracked-files=no"], Path(repo))
     return {"commit": commit, "modified_tracked_files": bool(status) if status is not None else None}
+
+
+def git_state_key(repo: str | Path) -> str:
+    """A short digest of ``git_state(repo)`` (the commit and whether tracked files are modified).
+
+    The provenance rule's rerun trigger: a new commit or a modified tracked file changes it, so
+    the record is rewritten; the record itself holds the state at the time the job ran.
+    It is a digest, not the state, because Snakemake's report shows a job's params as they are
+    when the report is built, which could then contradict the record (the report shows the
+    record, read from the file: :func:`provenance_summary`).
+    """
+    state = json.dumps(git_state(repo), sort_keys=True)
+    return hashlib.sha256(state.encode("utf-8")).hexdigest()[:16]
+
+
+def provenance_summary(path: str | Path) -> dict:
+    """What the report shows of a written ``provenance.json``: every key but ``outputs_sha256``,
+    which becomes ``outputs`` (the number of files listed). Read from the file the run wrote, so
+    that the report and the file cannot disagree.
+
+    Raises
+    ------
+    OutputError
+        The file cannot be read or is not a JSON object.
+    """
+    from pufferfish.errors import OutputError
+    try:
+        with open(path, encoding="utf-8") as handle:
+            record = json.load(handle)
+    except (OSError, ValueError) as err:
+        raise OutputError(f"provenance: {path} cannot be read: {getattr(err, 'strerror', None) or err}") from None
+    if not isinstance(record, dict):
+        raise OutputError(f"provenance: {path} is not a JSON object")
+    summary = {k: v for k, v in record.items() if k != "outputs_sha256"}
+    summary["outputs"] = len(record.get("outputs_sha256") or {})
+    return summary
 
 
 def file_sha256(path: str | Path) -> str:
@@ -323,12 +444,23 @@ def provenance(*, config: Mapping, dataset_records: Sequence[str | Path], repo: 
 
 # ------------------------------------------------------------------------------ helpers for the rules
 def load_paper_values(path: str | Path) -> list[dict]:
-    """The items of ``workflow/report/paper_values.yaml``."""
+    """The items of ``workflow/report/paper_values.yaml``, each checked (:func:`check_paper_value`).
+
+    Raises
+    ------
+    ConfigError
+        The file has no ``items`` list, or an item lacks a key or has a bad ``strength``.
+    """
     import yaml
 
     from pufferfish.pipeline.config import SAFE_LOADER
     with open(path, encoding="utf-8") as handle:
-        return yaml.load(handle, Loader=SAFE_LOADER)["items"]  # noqa: S506 (a safe loader)
+        items = (yaml.load(handle, Loader=SAFE_LOADER) or {}).get("items")  # noqa: S506 (a safe loader)
+    if not isinstance(items, list):
+        raise ConfigError(f"paper_values: {path} has no list 'items'")
+    for item in items:
+        check_paper_value(item)
+    return items
 
 
 def paper_value_files(path: str | Path) -> list[str]:
@@ -352,8 +484,8 @@ def read_violation_lines(summary_csv: str | Path) -> list[str]:
 def audit_violations(audit_csv: str | Path) -> list[str]:
     """One line per row of an audit table whose scale misses its target (for figure captions).
 
-    Each line names the method, the panel (if any), the target (epsilon; epsilon and delta;
-    or alpha and epsilon) and what the scale achieves, e.g. ``lemma6 at epsilon = 0.1: exact loss 0.12``.
+    Each line names the method, the panel (if any), the target (ε; ε and δ; or α and ε, in the
+    report's Unicode) and what the scale achieves, e.g. ``lemma6 at ε = 0.1: exact loss 0.12``.
     """
     from pufferfish.files import read_table
     table = read_table(audit_csv)
@@ -363,21 +495,27 @@ def audit_violations(audit_csv: str | Path) -> list[str]:
         where = f" (panel {row['panel']})" if row["panel"] else ""
         where += "" if row["claimed"] else " (baseline, not claimed)"
         if row["guarantee"] == "epsilon_delta":
-            target = (f"(epsilon, delta) = ({_fmt(row['epsilon'])}, {_fmt(row['delta'])}): "
-                      f"exact delta {_fmt(row['delta_achieved'])}")
+            target = (f"(ε, δ) = ({_fmt(row['epsilon'])}, {_fmt(row['delta'])}): "
+                      f"exact δ {_fmt(row['delta_achieved'])}")
         elif row["guarantee"] == "renyi":
-            target = (f"(alpha, epsilon) = ({_fmt(row['alpha'])}, {_fmt(row['epsilon'])}): "
-                      f"exact D_alpha {_fmt(row['renyi_achieved'])}")
+            target = (f"(α, ε) = ({_fmt(row['alpha'])}, {_fmt(row['epsilon'])}): "
+                      f"exact D_α {_fmt(row['renyi_achieved'])}")
         else:
-            target = f"epsilon = {_fmt(row['epsilon'])}: exact loss {_fmt(row['epsilon_achieved'])}"
+            target = f"ε = {_fmt(row['epsilon'])}: exact loss {_fmt(row['epsilon_achieved'])}"
         lines.append(f"{row['method']}{where} at {target}")
     return lines
 
 
 def write_audit_summary(tables: Sequence[str | Path], out: str | Path) -> pd.DataFrame:
-    """Step ``audit_summary``."""
+    """Step ``audit_summary``: :func:`audit_summary` of every table the workflow lists in
+    ``AUDIT_TABLES`` (a table without one of :data:`AUDIT_REQUIRED` is a DataError naming it)."""
+    from pufferfish.errors import DataError
     from pufferfish.files import read_table, write_csv
     frames = [read_table(t) for t in tables]
+    for path, frame in zip(tables, frames):
+        missing = [c for c in AUDIT_REQUIRED if c not in frame.columns]
+        if missing:
+            raise DataError(f"audit summary: {path} is not an audit table: no column(s) {', '.join(missing)}")
     summary = audit_summary(frames)
     for line in violation_lines(summary):
         if line.startswith("NOTE: "):
