@@ -26,6 +26,8 @@ rule audit_summary:
         code=CODE,
     log:
         "results/logs/audit_summary/summary.log",
+    group:
+        "pufferfish"
     script:
         "../scripts/audit_summary.py"
 
@@ -44,6 +46,8 @@ rule reproduction:
         code=CODE,
     log:
         "results/logs/reproduction/reproduction.log",
+    group:
+        "pufferfish"
     script:
         "../scripts/reproduction.py"
 
@@ -73,6 +77,8 @@ rule provenance:
         git=git_state(workflow.basedir),  # a new commit re-runs this job
     log:
         "results/logs/provenance/provenance.log",
+    group:
+        "pufferfish"
     script:
         "../scripts/provenance.py"
 
