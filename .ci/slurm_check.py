@@ -467,10 +467,14 @@ def cancelled_then_rerun(project: Path, cluster: Path, local: Path) -> None:
         job_id, ended = cancel_mid_run(project, cluster, status_command)
         print(f"scancel ({status_command} status): group job {job_id} ({len(CANCELLED)} jobs) cancelled while one "
               f"computed; {ended}; none of its outputs and no other file left, lock released")
+    start_id = last_job_id()
     proc = snakemake(cluster, project, *CANCELLED)
     check(proc.returncode == 0, f"the rerun after scancel failed (exit {proc.returncode}):\n{tail(proc)}")
     check(same_bytes(cluster, local, CANCELLED), f"{CANCELLED} differ from the local run after the rerun")
-    print("scancel: the rerun completed the group job; outputs identical to the local run")
+    # printed, not held: a loaded node can take a first attempt past its time limit (then retried)
+    attempts = ", ".join(f"{j['JobIDRaw']} {j['State']} {j['ElapsedRaw']} s of {j['TimelimitRaw']} min"
+                         for j in jobs_since(start_id))
+    print(f"scancel: the rerun completed the group job (sbatch jobs: {attempts}); outputs identical to the local run")
 
 
 def edited_experiment(project: Path, cluster: Path, local: Path, profile: dict, cores: int) -> None:
