@@ -39,8 +39,9 @@ test-slow: $(STAMP)
 
 # the whole workflow through workflow/profiles/slurm on a real, throwaway single-node Slurm
 # (.ci/slurm: Debian's packages, installed when missing; needs root, else it says so and
-# exits 0), compared byte for byte with the local run of `make reproduce`; then a job failing
-# once (retried) and a job cancelled with scancel (nothing partial left, a rerun completes it)
+# exits 0), in group jobs (at most 8 sbatch jobs, at most twice the wall time of a local run it
+# times itself), compared byte for byte with that local run; then a group job failing once
+# (retried), one cancelled with scancel (nothing partial left, a rerun completes it), an edit
 test-slurm: $(STAMP)
 	bash .ci/slurm
 

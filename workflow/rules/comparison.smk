@@ -34,6 +34,8 @@ rule comparison_pair:
         "results/logs/comparison_pair/{pair}.log",
     wildcard_constraints:
         pair=alternatives(COMPARISON_PAIRS),
+    group:
+        "pufferfish"
     script:
         "../scripts/comparison_pair.py"
 
@@ -52,6 +54,8 @@ rule comparison_table:
         code=CODE,
     log:
         "results/logs/comparison_table/noise_comparison.log",
+    group:
+        "pufferfish"
     script:
         "../scripts/comparison_table.py"
 

@@ -23,6 +23,8 @@ rule gaussian_figure:
         "results/logs/gaussian_figure/{fig}.log",
     wildcard_constraints:
         fig=alternatives(set(FIGURES) - set(AUDITED_FIGURES)),
+    group:
+        "pufferfish"
     script:
         "../scripts/gaussian_figure.py"
 
@@ -53,6 +55,8 @@ rule gaussian_gmm:
         "results/logs/gaussian_gmm/{fig}.log",
     wildcard_constraints:
         fig=alternatives(GMM_FIGS),
+    group:
+        "pufferfish"
     script:
         "../scripts/gaussian_gmm.py"
 
@@ -96,6 +100,8 @@ rule gaussian_gmm_figure:
         "results/logs/gaussian_gmm_figure/{fig}.log",
     wildcard_constraints:
         fig=alternatives(GMM_FIGS),
+    group:
+        "pufferfish"
     script:
         "../scripts/gaussian_gmm_figure.py"
 

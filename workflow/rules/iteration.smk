@@ -39,6 +39,8 @@ if ITERATION:
             audit=config["audit"],
         log:
             "results/logs/iteration_fig6/fig6.log",
+        group:
+            "pufferfish"
         script:
             "../scripts/iteration_fig6.py"
 
@@ -101,6 +103,8 @@ if ITERATION:
             "results/logs/iteration_series/{series}.log",
         wildcard_constraints:
             series=alternatives(ITERATION_SERIES),
+        group:
+            "pufferfish"
         script:
             "../scripts/iteration_series.py"
 

@@ -16,6 +16,8 @@ rule multiuser_config_users:
         users=MU["users"],
     log:
         "results/logs/multiuser_config_users.log",
+    group:
+        "pufferfish"
     script:
         "../scripts/multiuser_config_users.py"
 
@@ -34,6 +36,8 @@ rule multiuser_data_user:
         "results/logs/multiuser_data_user/{user}.log",
     wildcard_constraints:
         user=alternatives(DATA_USERS),
+    group:
+        "pufferfish"
     script:
         "../scripts/multiuser_data_user.py"
 
@@ -59,6 +63,8 @@ rule multiuser_experiment:
         "results/logs/multiuser_experiment/{experiment}.log",
     wildcard_constraints:
         experiment=alternatives(set(EXPERIMENTS) - set(PLAN_EXPERIMENTS)),
+    group:
+        "pufferfish"
     script:
         "../scripts/multiuser_experiment.py"
 

@@ -52,6 +52,8 @@ rule audit_summary:
         code=CODE,
     log:
         "results/logs/audit_summary/summary.log",
+    group:
+        "pufferfish"
     script:
         "../scripts/audit_summary.py"
 
@@ -70,6 +72,8 @@ rule reproduction:
         code=CODE,
     log:
         "results/logs/reproduction/reproduction.log",
+    group:
+        "pufferfish"
     script:
         "../scripts/reproduction.py"
 
@@ -104,6 +108,8 @@ rule provenance:
         record=lambda w, output: once_written(output[0], provenance_summary, {}),
     log:
         "results/logs/provenance/provenance.log",
+    group:
+        "pufferfish"
     script:
         "../scripts/provenance.py"
 

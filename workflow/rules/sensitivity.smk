@@ -44,6 +44,8 @@ if ATTRIBUTE_PRIVACY is not None:
             caption=lambda w, output: once_written(output.csv, attribute_privacy_caption, []),
         log:
             "results/logs/sensitivity_attribute_privacy/attribute_privacy.log",
+        group:
+            "pufferfish"
         script:
             "../scripts/sensitivity_attribute_privacy.py"
 
@@ -80,6 +82,8 @@ if DIFFUSION is not None:
             caption=lambda w, output: once_written(output.check, diffusion_check_caption, ""),
         log:
             "results/logs/sensitivity_diffusion/diffusion.log",
+        group:
+            "pufferfish"
         script:
             "../scripts/sensitivity_diffusion.py"
 

@@ -36,6 +36,8 @@ rule wasserstein_conditionals:
         "results/logs/wasserstein_conditionals/{setting}.log",
     wildcard_constraints:
         setting=alternatives(WASSERSTEIN),
+    group:
+        "pufferfish"
     script:
         "../scripts/wasserstein_conditionals.py"
 
@@ -55,6 +57,8 @@ rule wasserstein_table1:
         settings=WASSERSTEIN,
     log:
         "results/logs/wasserstein_table1/wasserstein_table1.log",
+    group:
+        "pufferfish"
     script:
         "../scripts/wasserstein_table1.py"
 
