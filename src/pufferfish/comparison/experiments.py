@@ -79,10 +79,10 @@ def resolve_pair(pair: str, config: Mapping, *, data_users: Mapping[str, str] = 
                 f"(binding pair: W_inf = {bind.w_inf}, W_2 = {bind.w_2:.4g})")
         return SecretPair.of(Draws(first.pmf, f"{column}={first.secret}"), Draws(second.pmf, f"{column}={second.secret}"),
                              []), text
-    from pufferfish.multiuser.experiments import _load_data_users, build_users, experiment_pairs, secret_label
+    from pufferfish.multiuser.experiments import build_users, load_data_users, experiment_pairs, secret_label
 
     mu = config["multiuser"]
-    users = build_users(mu, _load_data_users(data_users))
+    users = build_users(mu, load_data_users(data_users))
     spec = mu["experiments"][name]
     pairs = experiment_pairs(spec, users)
     secrets = (spec["panels"][panel] if panel else spec)["secrets"]
