@@ -53,8 +53,25 @@ THETA_COLUMNS = ["panel", "method", "epsilon", "theta", "epsilon_achieved", "the
 def data_user_prior(frame: pd.DataFrame, spec: Mapping, *, name: str) -> tuple[LatticePMF, dict]:
     """Pr(attribute | given) of a dataset, encoded to integers (config ``multiuser.data_users``).
 
-    Returns the exact empirical pmf and a provenance record (dataset, condition, encoding,
-    row counts).
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The dataset's records.
+    spec : Mapping
+        The user's validated config entry: ``dataset``, ``attribute``, ``given``, ``encoding``.
+    name : str
+        The user's key (messages, the record).
+
+    Returns
+    -------
+    (LatticePMF, dict)
+        The exact empirical pmf and its provenance record (dataset, condition, encoding, row
+        counts, values and their counts).
+
+    Raises
+    ------
+    DataError
+        No rows meet the condition, or a value the encoding cannot code (naming the user).
     """
     cond = condition(frame, attribute=spec["attribute"], given=spec["given"], dataset=spec["dataset"])
     codes = encode(cond.values, spec["encoding"], name=f"multiuser.data_users.{name}", column=frame[spec["attribute"]])
@@ -73,7 +90,22 @@ def data_user_prior(frame: pd.DataFrame, spec: Mapping, *, name: str) -> tuple[L
 
 
 def prior_frame(pmf: LatticePMF) -> pd.DataFrame:
-    """``value,probability`` rows of a pmf (atoms with positive mass)."""
+    """``value,probability`` rows of a pmf (atoms with positive mass).
+
+    Parameters
+    ----------
+    pmf : LatticePMF
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``pmf`` is not a :class:`~pufferfish.lattice.pmf.LatticePMF`.
+    """
+    instance(pmf, LatticePMF, name="pmf")
     mask = pmf.probs > 0
     return pd.DataFrame({"value": pmf.values[mask], "probability": pmf.probs[mask]})
 
@@ -81,7 +113,23 @@ def prior_frame(pmf: LatticePMF) -> pd.DataFrame:
 def read_user_prior(path, *, name: str, record: Mapping | None = None) -> LatticePMF:
     """Read a ``value,probability`` prior written by the data-user rule.
 
-    When ``record`` (its provenance JSON) carries the counts, the exact fractions are rebuilt.
+    Parameters
+    ----------
+    path : path or None
+        The prior's CSV (not read when ``record`` carries the counts).
+    name : str
+        The user's key.
+    record : Mapping, optional
+        Its provenance JSON: with ``values`` and ``counts``, the exact fractions are rebuilt.
+
+    Returns
+    -------
+    LatticePMF
+
+    Raises
+    ------
+    OSError, InvalidArgumentError
+        A file that cannot be read, values that are not a pmf.
     """
     if record is not None and "counts" in record:
         return LatticePMF.from_counts(record["values"], record["counts"], name=name)
@@ -91,9 +139,27 @@ def read_user_prior(path, *, name: str, record: Mapping | None = None) -> Lattic
 
 # ------------------------------------------------------------------------------ config -> model
 def build_users(mu_config: Mapping, data_pmfs: Mapping[str, LatticePMF]) -> dict[str, User]:
-    """Every user of the validated ``multiuser`` config (``users`` and ``data_users``, read as
-    :func:`pufferfish.multiuser.settings.users_from_config`: the presence zeta is the schema's
-    default where config leaves it out): lattice users and data-derived users."""
+    r"""Every user of the validated ``multiuser`` config: lattice users and data-derived users.
+
+    Parameters
+    ----------
+    mu_config : Mapping
+        The ``multiuser`` section's ``users`` and ``data_users`` (read as
+        :func:`pufferfish.multiuser.settings.users_from_config`: the presence :math:`\zeta` is the
+        schema's default where config leaves it out).
+    data_pmfs : Mapping[str, LatticePMF]
+        The priors of the data-derived users read so far (:func:`load_data_users`); a data user
+        without one is left out.
+
+    Returns
+    -------
+    dict of str to User
+
+    Raises
+    ------
+    ConfigError
+        A section the typed settings refuse.
+    """
     lattice, data = users_from_config({"users": mu_config.get("users", {}), "data_users": mu_config.get("data_users", {})})
     users = {}
     for name, spec in lattice.items():
@@ -106,7 +172,24 @@ def build_users(mu_config: Mapping, data_pmfs: Mapping[str, LatticePMF]) -> dict
 
 
 def secret_from_spec(spec, users: Mapping[str, User]):
-    """``absent`` / ``{value: a}`` / ``{user: NAME}`` -> :class:`Absent` / :class:`Reports` / :class:`Draws`."""
+    """A secret of config: ``absent`` / ``{value: a}`` / ``{user: NAME}``.
+
+    Parameters
+    ----------
+    spec : str or Mapping
+        The validated secret.
+    users : Mapping[str, User]
+        The users it may name.
+
+    Returns
+    -------
+    Absent, Reports or Draws
+
+    Raises
+    ------
+    ConfigError
+        An unknown user.
+    """
     if spec == "absent":
         return Absent()
     if "value" in spec:
@@ -118,7 +201,24 @@ def secret_from_spec(spec, users: Mapping[str, User]):
 
 
 def experiment_pairs(spec: Mapping, users: Mapping[str, User]) -> dict[str, SecretPair]:
-    """The secret pair of every panel of an experiment (panel ``""`` when there is one pair)."""
+    """The secret pair of every panel of an experiment (panel ``""`` when there is one pair).
+
+    Parameters
+    ----------
+    spec : Mapping
+        The experiment's validated config entry.
+    users : Mapping[str, User]
+        Every user it names.
+
+    Returns
+    -------
+    dict of str to SecretPair
+
+    Raises
+    ------
+    ConfigError
+        A user it names that ``users`` lacks.
+    """
     panels = spec["panels"] if "panels" in spec else {"": {"secrets": spec["secrets"]}}
     pairs = {}
     for panel, pspec in panels.items():
@@ -129,6 +229,22 @@ def experiment_pairs(spec: Mapping, users: Mapping[str, User]) -> dict[str, Secr
 
 
 def secret_label(spec) -> str:
+    """A secret's label: ``absent``, ``reports <a>`` or ``draws from <user>``.
+
+    Parameters
+    ----------
+    spec : str or Mapping
+        The validated secret.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    KeyError
+        A mapping with neither ``value`` nor ``user``.
+    """
     if spec == "absent":
         return "absent"
     if "value" in spec:
@@ -318,11 +434,30 @@ def _describe(target: Target) -> str:
 
 
 def run_plan(name: str, spec: Mapping, users: Mapping[str, User]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The monotone plan pi* (eq. 6) and the CDF/Delta* table (Lemma 7) of a ``kind: plan`` experiment.
+    r"""The monotone plan :math:`\pi^*` (eq. 6) and the CDF / :math:`\Delta^*` table (Lemma 7) of a ``kind: plan`` experiment.
 
-    Returns ``(plan, cdf)``: plan rows ``x,x_prime,mass`` (x under the first secret, x' under
-    the second; non-zero entries), cdf rows ``x,F_i,F_j,delta_star`` over every lattice point
-    between the extreme atoms. Lemma 7 (sup of the plan's |x - x'| = sup Delta*) is checked.
+    Lemma 7 (the sup of the plan's :math:`|x - x'|` is :math:`\sup \Delta^*`) is checked.
+
+    Parameters
+    ----------
+    name : str
+        The experiment's key.
+    spec : Mapping
+        Its validated config entry (one secret pair).
+    users : Mapping[str, User]
+        Every user it names.
+
+    Returns
+    -------
+    (pandas.DataFrame, pandas.DataFrame)
+        The plan's non-zero entries ``x, x_prime, mass`` (:math:`x` under the first secret,
+        :math:`x'` under the second) and ``x, F_i, F_j, delta_star`` at every lattice point
+        between the extreme atoms.
+
+    Raises
+    ------
+    ConfigError
+        An experiment with panels.
     """
     if "panels" in spec:
         raise ConfigError(f"config: multiuser.experiments.{name}: kind 'plan' takes one secret pair (secrets), not panels")
@@ -344,7 +479,22 @@ def _spec_of(spec: Mapping, panel: str, k: int):
 
 # ------------------------------------------------------------------------------ file-level steps
 def load_data_users(records: Mapping[str, str]) -> dict[str, LatticePMF]:
-    """The priors of data-derived users from their provenance JSONs (name -> path), exact (:func:`read_user_prior`)."""
+    """The priors of data-derived users from their provenance JSONs, exact (:func:`read_user_prior`).
+
+    Parameters
+    ----------
+    records : Mapping[str, str]
+        User -> the path of its provenance JSON.
+
+    Returns
+    -------
+    dict of str to LatticePMF
+
+    Raises
+    ------
+    OSError, ValueError
+        A file that cannot be read or is not JSON.
+    """
     import json
 
     out = {}
@@ -356,7 +506,29 @@ def load_data_users(records: Mapping[str, str]) -> dict[str, LatticePMF]:
 
 
 def write_data_user(*, name: str, spec: Mapping, data_csv, data_json, out_csv, out_json) -> dict:
-    """Step ``multiuser_data_user``: the prior of one data-derived user, with its provenance."""
+    """Step ``multiuser_data_user``: the prior of one data-derived user, with its provenance.
+
+    Parameters
+    ----------
+    name : str
+        The user's key.
+    spec : Mapping
+        Its validated config entry.
+    data_csv, data_json : path
+        The dataset and its download record (its sha256 goes to the provenance).
+    out_csv, out_json : path
+        The prior (``value,probability``) and its provenance record.
+
+    Returns
+    -------
+    dict
+        The provenance record.
+
+    Raises
+    ------
+    DataError, OutputError
+        As :func:`data_user_prior`; a file that cannot be written.
+    """
     import json
 
     from pufferfish.files import write_csv, write_json
@@ -375,8 +547,22 @@ def write_data_user(*, name: str, spec: Mapping, data_csv, data_json, out_csv, o
 def config_user_prior(spec: Mapping, *, name: str) -> tuple[LatticePMF, dict]:
     """A lattice user given in config (``multiuser.users``: Tables 2-4 of paper 000, Bernoulli users).
 
-    Returns the pmf and its provenance record (source, values and probabilities as written,
-    presence zeta).
+    Parameters
+    ----------
+    spec : Mapping
+        The user's validated config entry (``values``, ``probabilities``, ``presence``).
+    name : str
+        Its key.
+
+    Returns
+    -------
+    (LatticePMF, dict)
+        The pmf and its provenance record (source, values and probabilities as written, presence).
+
+    Raises
+    ------
+    InvalidArgumentError
+        Values and probabilities that are not a pmf.
     """
     pmf = LatticePMF.from_values(spec["values"], spec["probabilities"], name=f"multiuser.users.{name}")
     record = {
@@ -390,7 +576,25 @@ def config_user_prior(spec: Mapping, *, name: str) -> tuple[LatticePMF, dict]:
 
 
 def write_config_user(*, name: str, spec: Mapping, out_csv, out_json) -> dict:
-    """Step ``multiuser_config_users``: the prior of one config lattice user (``value,probability``)."""
+    """Step ``multiuser_config_users``: the prior of one config lattice user (``value,probability``).
+
+    Parameters
+    ----------
+    name, spec
+        As :func:`config_user_prior`.
+    out_csv, out_json : path
+        The prior and its provenance record.
+
+    Returns
+    -------
+    dict
+        The provenance record.
+
+    Raises
+    ------
+    InvalidArgumentError, OutputError
+        As :func:`config_user_prior`; a file that cannot be written.
+    """
     from pufferfish.files import write_csv, write_json
     pmf, record = config_user_prior(spec, name=name)
     write_csv(pd.DataFrame({"value": record["values"], "probability": record["probabilities"]}), out_csv)
@@ -401,13 +605,37 @@ def write_config_user(*, name: str, spec: Mapping, out_csv, out_json) -> dict:
 def write_experiment(*, name: str, spec: Mapping, multiuser: Mapping, audit: Mapping,
                      data_users: Mapping[str, str], out_theta, out_audit, out_priors, out_png=None, out_pdf=None,
                      out_csv=None, out_plan=None, out_cdf=None) -> ExperimentResult:
-    """Step ``multiuser_experiment``: one experiment from its users to its figure.
+    r"""Step ``multiuser_experiment``: one experiment from its users to its figure.
 
     Writes theta, audit and query priors (:func:`run_experiment`); for a ``kind: plan``
-    experiment with ``out_plan``/``out_cdf``, pi* and the CDF/Delta* table (:func:`run_plan`);
-    and with ``out_png`` the figure (:func:`write_figure`: PNG, PDF and the CSV of the numbers
-    plotted), drawn from the tables as written. One job does all of it, so the users are read
-    and the libraries imported once per experiment.
+    experiment with ``out_plan`` / ``out_cdf``, :math:`\pi^*` and the CDF / :math:`\Delta^*` table
+    (:func:`run_plan`); and with ``out_png`` the figure (:func:`write_figure`), drawn from the
+    tables as written. One job does all of it, so the users are read and the libraries
+    imported once per experiment.
+
+    Parameters
+    ----------
+    name, spec, audit
+        As :func:`run_experiment`.
+    multiuser : Mapping
+        The ``multiuser`` section's ``users`` and ``data_users`` (:func:`build_users`).
+    data_users : Mapping[str, str]
+        Data user -> its provenance JSON (:func:`load_data_users`).
+    out_theta, out_audit, out_priors : path
+        The experiment's tables.
+    out_png, out_pdf, out_csv : path, optional
+        Its figure and the numbers plotted.
+    out_plan, out_cdf : path, optional
+        The plan and the CDF / :math:`\Delta^*` table (``kind: plan``).
+
+    Returns
+    -------
+    ExperimentResult
+
+    Raises
+    ------
+    ConfigError, NotApplicableError, OutputError
+        As :func:`run_experiment`; a file that cannot be written.
     """
     from pufferfish.files import write_csv
     users = build_users(multiuser, load_data_users(data_users))
@@ -427,7 +655,24 @@ def write_experiment(*, name: str, spec: Mapping, multiuser: Mapping, audit: Map
 
 
 def describe_secret(spec, records: Mapping[str, Mapping]) -> str:
-    """A short label of a secret for figures: data users as ``attribute | condition (n rows)``."""
+    """A short label of a secret for figures: data users as ``attribute | condition (n=rows)``.
+
+    Parameters
+    ----------
+    spec : str or Mapping
+        The validated secret.
+    records : Mapping[str, Mapping]
+        User -> its provenance record (the data users).
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    KeyError
+        A data user's record without its condition or row count.
+    """
     if isinstance(spec, Mapping) and spec.get("user") in records:
         rec = records[spec["user"]]
         given = ", ".join(f"{k}={v}" for k, v in rec["given"].items())
@@ -440,8 +685,28 @@ def write_figure(*, name: str, spec: Mapping, theta_csv, priors_csv, plan_csv=No
     """The figure of an experiment (end of step ``multiuser_experiment``): the plan figure (kind plan)
     or theta against epsilon (kind theta).
 
-    ``user_records`` are the provenance JSONs of the data-derived users (for the panel titles:
-    attribute, condition and rows used).
+    Parameters
+    ----------
+    name, spec
+        The experiment's key and validated config entry.
+    theta_csv, priors_csv : path
+        Its theta and query-prior tables, as written.
+    plan_csv : path, optional
+        Its plan (``kind: plan``).
+    user_records : sequence of path
+        The provenance JSONs of the data-derived users (the panel titles: attribute, condition
+        and rows used).
+    png, pdf, csv : path
+        The figure and the numbers plotted.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    OSError, OutputError
+        A file that cannot be read or written.
     """
     import json
     import textwrap

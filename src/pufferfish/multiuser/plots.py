@@ -1,4 +1,4 @@
-"""Figures of the multi-user paper (000): the noise scale theta against epsilon, and the transport plan pi*.
+r"""Figures of the multi-user paper (000): the noise scale theta against epsilon, and the transport plan pi*.
 
 :func:`plot_theta` draws every method's scale with the exact audit's smallest one (``tight``,
 dashed black), one subplot per panel and noise family (the families in the order of
