@@ -1,35 +1,27 @@
-"""The ``pufferfish`` command: noise scales for a practitioner's own CSV, each audited exactly.
+r"""The ``pufferfish`` command: noise scales for a practitioner's own CSV, each audited exactly.
 
-A table of records, a column X to be released with additive noise and a column S whose
-value must stay secret: for a secret pair (s_i, s_j) the adversary's priors of the released
-value are the conditionals Pr(X | S = s_i) and Pr(X | S = s_j), paper 002's attribute
-privacy (Pierquin et al., ICML 2024, Section 6.2 and Appendix F.2). The command builds them
-with the pipeline's own code (:func:`pufferfish.wasserstein.conditionals.conditional_priors`:
-the same row selection, encodings and exact fractions as ``results/priors/wasserstein_*``)
-and then:
+A table of records, a column :math:`X` to be released with additive noise and a column
+:math:`S` whose value must stay secret: for a secret pair :math:`(s_i, s_j)` the adversary's
+priors are :math:`\Pr(X \mid S = s_i)` and :math:`\Pr(X \mid S = s_j)`, paper 002's attribute
+privacy (docs/math/paper002-wasserstein.md), built with the pipeline's own code
+(:func:`pufferfish.wasserstein.conditionals.conditional_priors`). Then:
 
 * ``pufferfish calibrate``: every mechanism of the comparison job
-  (:func:`pufferfish.comparison.compare_pair`: the best method of paper 000, GWM, GAWM,
-  DAGWM and the tight scales, Laplace, Gaussian and Cauchy) on the pair, each scale audited
-  exactly (:func:`pufferfish.audit.lattice_auditor`): for one pair, the very rows the
-  pipeline writes to ``results/theta/noise_comparison.csv``;
+  (:func:`pufferfish.comparison.compare.compare_pair`) on the pair, each scale audited exactly
+  (:func:`pufferfish.audit.auditor.lattice_auditor`): for one pair, the very rows the pipeline
+  writes to ``results/theta/noise_comparison.csv``; ``--noise`` keeps one family;
 * ``pufferfish audit``: what a given scale of a given noise achieves on the same priors;
-* ``pufferfish iteration``: the sigma each accountant of :mod:`pufferfish.iteration`
-  certifies for a noisy-gradient run over one column's records in file order, each sigma
-  audited exactly: the model, prior and functions of the pipeline's series experiment
-  (:func:`pufferfish.iteration.experiments.calibration_table`).
+* ``pufferfish iteration``: the :math:`\sigma` each accountant of :mod:`pufferfish.iteration`
+  certifies for a noisy-gradient run over one column's records
+  (:func:`pufferfish.iteration.experiments.calibration_table`), each audited exactly.
 
-Without ``--pair`` every pair of observed secret values is computed, and each output row
-(one per method and epsilon) is that of the *binding* pair: the pair whose scale is the
-largest (the scale that protects every pair, since the achieved loss only falls as the
-scale grows, :mod:`pufferfish.audit.auditor`), ties broken as in Table 1 (larger W_inf, then
-larger W_2, then the first in order). Its ``achieved`` is the worst exact audit of that
-scale over *all* pairs, and ``meets_target`` says whether that worst one meets the target.
-
-Mistakes (a missing file, an unknown column, a secret value without records, epsilon <= 0,
-a non-numeric column where numbers are needed, a secret index past the last record, eta
-outside (0, 1]) end in one line ``error: ...`` on stderr,
-exit status 2 for a usage mistake and 1 for the data, never a traceback.
+Without ``--pair`` every pair of observed secret values is computed and each row is that of
+the *binding* pair (:mod:`pufferfish.comparison.binding`: the largest scale, ties broken as in
+Table 1); its ``achieved`` is the worst exact audit of that scale over all pairs
+(:func:`pufferfish.audit.verdict.worst_case`). A mistake (a missing file, an unknown column or
+noise, a secret value without records, :math:`\epsilon \le 0`, a non-numeric column, a scale
+that is not a positive number) ends in one line ``error: ...`` on stderr, exit status 2 for a
+usage mistake and 1 for the data, never a traceback.
 """
 
 from __future__ import annotations
@@ -200,7 +192,7 @@ def _data_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``pufferfish`` parser and its subcommands (``--noise``: every family of :func:`pufferfish.audit.noises`)."""
+    """The ``pufferfish`` parser and its subcommands (``--noise``: every family of :func:`pufferfish.audit.auditor.noises`)."""
     from pufferfish.audit import noises as audited
 
     noises = audited()
@@ -225,7 +217,8 @@ def build_parser() -> argparse.ArgumentParser:
     _data_arguments(aud)
     aud.add_argument("--noise", choices=noises, required=True, help="the noise family")
     aud.add_argument("--scale", type=_scale, required=True, metavar="S",
-                     help="the noise scale (Laplace b, Gaussian sigma, Cauchy gamma)")
+                     help="the noise scale (Laplace b, Gaussian sigma, Cauchy gamma, geometric b: "
+                          "Pr(G = g) proportional to exp(-|g| / b))")
     aud.add_argument("--epsilon", type=_epsilon, nargs="+", metavar="E",
                      help="target epsilons: verdicts, and the delta of (epsilon, delta)-PP at each")
     it = sub.add_parser("iteration", formatter_class=fmt, epilog=ITERATION_EXAMPLE,
@@ -410,7 +403,7 @@ def _audit_targets(args) -> list:
 
 def audit(priors, args) -> tuple:
     """The rows of ``pufferfish audit``: per guarantee of the noise's auditor (and epsilon), the
-    achieved value of ``--scale``, the worst over the pairs (:func:`pufferfish.audit.worst_case`),
+    achieved value of ``--scale``, the worst over the pairs (:func:`pufferfish.audit.verdict.worst_case`),
     and the pair it comes from."""
     import pandas as pd
 
@@ -479,12 +472,12 @@ def read_column(args):
 
 
 def iteration(values, args) -> tuple:
-    """The rows of ``pufferfish iteration``: per eta, secret index, epsilon and accountant (and
+    r"""The rows of ``pufferfish iteration``: per eta, secret index, epsilon and accountant (and
     ``exact``, the exact audit's own smallest sigma) the sigma and its exact audit.
 
     The prior and D are the pipeline's (:func:`~pufferfish.iteration.experiments.series_prior`),
     the model's costs those of :func:`~pufferfish.iteration.model.account_quadratic_model`; an
-    (epsilon, delta) target gives the rows of
+    :math:`(\epsilon, \delta)` target gives the rows of
     :func:`~pufferfish.iteration.experiments.calibration_table` (the pipeline's
     ``iteration_*_sigma.csv``), a Renyi target (``--alpha``) those of
     :func:`~pufferfish.iteration.calibrate.sigma_for_renyi` and
@@ -668,6 +661,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     The user's mistakes (:class:`~pufferfish.errors.PufferfishError`, and ``OSError`` such as an
     unreadable file) end in one line ``error: ...`` on stderr; anything else is a bug and keeps
     its traceback.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments after ``pufferfish`` (default: the command line).
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success, 2 for a usage mistake, 1 for the data.
+
+    Raises
+    ------
+    SystemExit
+        From :mod:`argparse` for ``--help`` (status 0) and a malformed command line (status 2,
+        its one-line message on stderr).
     """
     parser = build_parser()
     try:

@@ -3,11 +3,11 @@ r"""The binding pair: with many secret pairs, the scale that protects every one,
 When a secret takes more than two values, every pair of them is a secret pair. A noise scale
 protects them all when it protects the pair that needs the most noise, since the achieved
 value only falls as the scale grows (each auditor's module proves it for its noise:
-docs/math/engine.md). For each method and epsilon, :func:`binding_rows` compares every pair
+docs/math/engine.md). For each method and :math:`\epsilon`, :func:`binding_rows` compares every pair
 (:func:`~pufferfish.comparison.compare.compare_pair`), keeps the row of the pair whose scale is
 the largest (ties as in paper 002's Table 1: the larger :math:`W_\infty`, then the larger
 :math:`W_2`, then the first listed) and audits that scale on every pair
-(:func:`pufferfish.audit.worst_case`): the row's ``achieved`` is the worst of them, and
+(:func:`pufferfish.audit.verdict.worst_case`): the row's ``achieved`` is the worst of them, and
 ``meets_target`` says whether the worst meets the target. The ``pufferfish calibrate``
 command prints these rows.
 """
@@ -64,7 +64,7 @@ def conditional_pairs(conditionals: Sequence, *, column: str) -> list[NamedPair]
 
     Parameters
     ----------
-    conditionals : sequence of Conditional
+    conditionals : sequence of pufferfish.wasserstein.table1.SecretConditional
         :attr:`pufferfish.wasserstein.conditionals.ConditionalPriors.conditionals`, at least two.
     column : str
         The secret column (the secrets' names, ``column=value``).
@@ -141,7 +141,8 @@ def _check_pairs(pairs) -> list[NamedPair]:
 
 
 def _largest_scales(rows: pd.DataFrame, pairs: Sequence[NamedPair]) -> pd.DataFrame:
-    """Per (method, epsilon) the row with the largest scale; ties by Table 1's (W_inf, W_2), then order."""
+    r"""Per (method, epsilon) the row with the largest scale; ties by Table 1's
+    (:math:`W_\infty`, :math:`W_2`), then order."""
     from pufferfish.lattice.distances import wasserstein_inf, wasserstein_p
 
     keys = [(int(wasserstein_inf(n.pair.prior_i, n.pair.prior_j)), float(wasserstein_p(n.pair.prior_i, n.pair.prior_j, 2)))

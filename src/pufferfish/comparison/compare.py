@@ -1,20 +1,20 @@
-"""Which noise for my secret pair? Every registered mechanism on one pair, each scale audited exactly.
+r"""Which noise for my secret pair? Every registered mechanism on one pair, each scale audited exactly.
 
-For one secret pair (two query priors on the lattice) and a grid of epsilons, the methods of
+For one secret pair (two query priors on the lattice) and a grid of :math:`\epsilon`, the methods of
 the registry (:mod:`pufferfish.registry`) are grouped by their record's ``noise``
-(:func:`methods_by_noise`, in the order of :func:`pufferfish.audit.noises`): paper 000's
-methods, all Laplace, as one row, the best that applies to the pair at each epsilon
+(:func:`methods_by_noise`, in the order of :func:`pufferfish.audit.auditor.noises`): paper 000's
+methods, all Laplace, as one row, the best that applies to the pair at each :math:`\epsilon`
 (:func:`paper000_best`, the note names it); then every other record of that noise (paper 002's
 mechanisms, then the tight scales the exact audits derive). A new noise family or method
 appears here with no edit. Each scale is audited against its record's own guarantee
-(:func:`pufferfish.audit.target_for`, :func:`pufferfish.audit.audit_scale`); the rows are
+(:func:`pufferfish.audit.target.target_for`, :func:`pufferfish.audit.verdict.audit_scale`); the rows are
 written twice: the comparison's table (:data:`COLUMNS`) and the audit table in the one schema
-(:data:`pufferfish.audit.AUDIT_COLUMNS`).
+(:data:`pufferfish.audit.verdict.AUDIT_COLUMNS`).
 
-The rows of an (epsilon, delta)-or-stronger guarantee (:data:`COMPARABLE`: pure epsilon implies
-(epsilon, delta) for every delta) whose noise has a standard deviation are comparable: the
-least noise at an epsilon is the smallest standard deviation among them (:func:`least_noise`).
-Renyi rows answer another guarantee and are compared among themselves, by scale.
+The rows of an :math:`(\epsilon, \delta)`-or-stronger guarantee (:data:`COMPARABLE`: pure
+:math:`\epsilon` implies :math:`(\epsilon, \delta)` for every :math:`\delta`) whose noise has a
+standard deviation are comparable: the least noise at an :math:`\epsilon` is the smallest standard deviation among them (:func:`least_noise`).
+Rényi rows answer another guarantee and are compared among themselves, by scale.
 Derivations of the mechanisms: docs/math/paper002-wasserstein.md and docs/math/mechanisms.md.
 """
 
@@ -29,6 +29,7 @@ import pandas as pd
 
 from pufferfish import registry
 from pufferfish.audit import audit_frame, audit_row, audit_scale, lattice_auditor, noise_std, noises, target_for
+from pufferfish.checks import instance
 from pufferfish.errors import NotApplicableError
 from pufferfish.grids import check_epsilons
 
@@ -51,7 +52,7 @@ RTOL = 1e-9
 @dataclass(frozen=True, eq=False)
 class PairComparison:
     """The comparison of one pair: ``rows`` (:data:`COLUMNS`) and the same verdicts as ``audit``
-    rows (:data:`pufferfish.audit.AUDIT_COLUMNS`, ``scale_min`` the tight scale of the row's noise
+    rows (:data:`pufferfish.audit.verdict.AUDIT_COLUMNS`, ``scale_min`` the tight scale of the row's noise
     and guarantee where the comparison computed it)."""
 
     rows: pd.DataFrame
@@ -74,16 +75,16 @@ def _paper000_names() -> list[str]:
 def methods_by_noise() -> dict[str, tuple[str, ...]]:
     """The comparison's methods, grouped by their registry record's noise.
 
+    Raises nothing (no numpydoc Raises section): it takes no input, and the registry's records
+    are fixed once the method modules are imported.
+
     Returns
     -------
     dict of str to tuple of str
-        Noise -> its methods, the noises in the order of :func:`pufferfish.audit.noises`: the
-        noise of paper 000's methods starts with :data:`PAPER000_BEST`; then, in registry order,
-        every record of that noise outside paper 000 (the closed forms, then the tight scales).
-
-    Raises
-    ------
-    None
+        Noise -> its methods, the noises in the order of :func:`pufferfish.audit.auditor.noises`:
+        the noise of paper 000's methods starts with :data:`PAPER000_BEST`; then, in registry
+        order, every record of that noise outside paper 000 (the closed forms, then the tight
+        scales).
     """
     records = registry.methods()
     paper000 = {m.name for m in _paper000_records()}
@@ -136,7 +137,6 @@ def paper000_best(pair, epsilons) -> tuple[np.ndarray, list[str]]:
 
 
 def _check_pair(pair):
-    from pufferfish.checks import instance
     from pufferfish.lattice.system import SecretPair
 
     return instance(pair, SecretPair, name="pair")
@@ -157,7 +157,7 @@ def _chosen(methods: Sequence[str] | None) -> tuple[str, ...]:
 
 def compare_audited(name: str, pair, *, epsilons, delta: float, alpha: float, methods: Sequence[str] | None = None,
                     experiment: str = "comparison") -> PairComparison:
-    """Every method of :func:`methods_by_noise` (or ``methods``) on ``pair``, each scale audited.
+    r"""Every method of :func:`methods_by_noise` (or ``methods``) on ``pair``, each scale audited.
 
     Parameters
     ----------
@@ -168,7 +168,7 @@ def compare_audited(name: str, pair, *, epsilons, delta: float, alpha: float, me
     epsilons : array-like
         The grid, each > 0.
     delta, alpha : float
-        The delta of the (epsilon, delta) targets, in (0, 1), and the order of the Renyi ones, > 1.
+        The :math:`\delta` of the :math:`(\epsilon, \delta)` targets, in :math:`(0, 1)`, and the order :math:`\alpha > 1` of the Rényi ones.
     methods : sequence of str, optional
         Only these methods (in the order of :func:`methods_by_noise`), e.g. one noise's.
     experiment : str
@@ -186,7 +186,6 @@ def compare_audited(name: str, pair, *, epsilons, delta: float, alpha: float, me
     ConfigError, InvalidArgumentError, ArgumentTypeError
         A bad grid, delta, alpha, pair or name.
     """
-    from pufferfish.checks import instance
 
     instance(name, str, name="name")
     instance(experiment, str, name="experiment")
@@ -286,7 +285,6 @@ def compare_pairs(pairs: Mapping[str, object], *, epsilons, delta: float, alpha:
     InvalidArgumentError
         No pairs (and as :func:`compare_audited`).
     """
-    from pufferfish.checks import instance
     from pufferfish.errors import InvalidArgumentError
 
     instance(pairs, Mapping, name="pairs")
@@ -310,8 +308,10 @@ def as_flags(column: pd.Series) -> pd.Series:
 
     Raises
     ------
-    None
+    ArgumentTypeError
+        ``column`` is not a :class:`pandas.Series`.
     """
+    instance(column, pd.Series, name="column")
     return column.astype(str).str.lower().isin(["true", "1"])
 
 
@@ -322,9 +322,9 @@ def _is_tight(method: str) -> bool:
 
 
 def least_noise(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per (pair, epsilon), the least noise among the comparable rows that meet their target.
+    r"""Per (pair, epsilon), the least noise among the comparable rows that meet their target.
 
-    Comparable: an (epsilon, delta)-or-stronger guarantee (:data:`COMPARABLE`) and a noise with a
+    Comparable: an :math:`(\epsilon, \delta)`-or-stronger guarantee (:data:`COMPARABLE`) and a noise with a
     standard deviation. Ties go to the first row of the table.
 
     Parameters
@@ -400,7 +400,7 @@ def winner_lines(frame: pd.DataFrame, *, with_pair: bool = True) -> list[str]:
 
 
 def coinciding(frame: pd.DataFrame, *, rtol: float = 1e-3) -> list[tuple[str, str]]:
-    """The pairs of methods drawn on the same panel whose curves coincide: the same value (the
+    r"""The pairs of methods drawn on the same panel whose curves coincide: the same value (the
     standard deviation of a comparable row, the scale of a Renyi row) to ``rtol`` at every epsilon.
 
     Parameters
@@ -418,7 +418,7 @@ def coinciding(frame: pd.DataFrame, *, rtol: float = 1e-3) -> list[tuple[str, st
     Raises
     ------
     InvalidArgumentError
-        ``rtol`` not finite and >= 0.
+        ``rtol`` not finite and :math:`\ge 0`.
     """
     from pufferfish.checks import real
 

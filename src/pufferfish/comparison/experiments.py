@@ -157,12 +157,12 @@ def write_pair(*, pair: str, config: Mapping, data_users: Mapping[str, str], tab
         Name -> prior JSON of the data-derived users the pair needs.
     table1_priors : str or None
         The setting's conditional priors (a Table 1 pair).
-    out_csv : path
+    out_csv : path-like
         The comparison's rows (:data:`~pufferfish.comparison.compare.COLUMNS`, with ``description``).
-    out_audit : path, optional
-        The same verdicts in the audit schema (:data:`pufferfish.audit.AUDIT_COLUMNS`),
+    out_audit : path-like, optional
+        The same verdicts in the audit schema (:data:`pufferfish.audit.verdict.AUDIT_COLUMNS`),
         experiment ``comparison_<slug>``.
-    png, pdf, csv : path, optional
+    png, pdf, csv : path-like, optional
         The figure (:func:`write_figure`), drawn from the rows as written.
 
     Returns
@@ -206,9 +206,9 @@ def write_figure(*, rows_csv, png, pdf, csv) -> None:
 
     Parameters
     ----------
-    rows_csv : path
+    rows_csv : path-like
         The rows :func:`write_pair` wrote.
-    png, pdf, csv : path
+    png, pdf, csv : path-like
         The figure (:func:`pufferfish.comparison.plots.plot_pair`) and the numbers it plots.
 
     Returns
@@ -232,9 +232,9 @@ def write_table(frames: Sequence[str], out_csv) -> pd.DataFrame:
 
     Parameters
     ----------
-    frames : sequence of path
+    frames : sequence of path-like
         The rows of every pair (:func:`write_pair`), in config order.
-    out_csv : path
+    out_csv : path-like
         results/theta/noise_comparison.csv.
 
     Returns
@@ -261,7 +261,7 @@ def pair_caption(csv) -> str:
 
     Parameters
     ----------
-    csv : path
+    csv : path-like
         The pair's rows (:func:`write_pair`).
 
     Returns

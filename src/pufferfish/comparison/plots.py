@@ -1,9 +1,9 @@
-"""The figure of one pair of the noise comparison: the noise each mechanism needs, against epsilon.
+r"""The figure of one pair of the noise comparison: the noise each mechanism needs, against :math:`\epsilon`.
 
-Left panel: the rows of an (epsilon, delta)-or-stronger guarantee whose noise has a standard
+Left panel: the rows of an :math:`(\epsilon, \delta)`-or-stronger guarantee whose noise has a standard
 deviation (:data:`~pufferfish.comparison.compare.COMPARABLE`), by that standard deviation.
-Right panel: the Renyi rows, by their scale. Each noise family has one colour, taken in the
-order of :func:`pufferfish.audit.noises` from an ordered colour-blind-safe palette
+Right panel: the Rényi rows, by their scale. Each noise family has one colour, taken in the
+order of :func:`pufferfish.audit.auditor.noises` from an ordered colour-blind-safe palette
 (:data:`PALETTE`); within a family, the closed forms are solid lines with filled markers and the
 tight scales of the exact audits dashed with open ones. A scale of 0 (the priors meet the
 target without noise) cannot sit on a log axis: it is drawn as a downward triangle on the
@@ -22,7 +22,7 @@ from pufferfish.comparison.compare import COMPARABLE, PAPER000_BEST
 
 __all__ = ["PALETTE", "plot_pair", "method_label"]
 
-#: the colours of the noise families, in the order of :func:`pufferfish.audit.noises`: Okabe-Ito
+#: the colours of the noise families, in the order of :func:`pufferfish.audit.auditor.noises`: Okabe-Ito
 #: (blue, vermillion, bluish green, reddish purple, orange, sky blue), the pale yellow last
 PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442"]
 _CLOSED_MARKERS = ["o", "s", "^", "v", "P", "X"]
@@ -160,7 +160,7 @@ def plot_pair(frame: pd.DataFrame, *, title: str, png, pdf, csv) -> None:
         The pair's rows (:data:`~pufferfish.comparison.compare.COLUMNS`), read back from its CSV.
     title : str
         The figure's title.
-    png, pdf, csv : path
+    png, pdf, csv : path-like
         The figure files and the CSV of the numbers plotted.
 
     Returns

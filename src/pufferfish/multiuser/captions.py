@@ -16,7 +16,7 @@ def read_user_records(paths) -> list[dict]:
 
     Parameters
     ----------
-    paths : iterable of path
+    paths : iterable of path-like
         The JSON files.
 
     Returns

@@ -115,7 +115,7 @@ def read_user_prior(path, *, name: str, record: Mapping | None = None) -> Lattic
 
     Parameters
     ----------
-    path : path or None
+    path : path-like or None
         The prior's CSV (not read when ``record`` carries the counts).
     name : str
         The user's key.
@@ -256,7 +256,7 @@ def secret_label(spec) -> str:
 @dataclass(frozen=True, eq=False)
 class ExperimentResult:
     """Every table one experiment writes (see :func:`run_experiment`): ``theta``
-    (:data:`THETA_COLUMNS`), ``audit`` (:data:`pufferfish.audit.AUDIT_COLUMNS`), the query
+    (:data:`THETA_COLUMNS`), ``audit`` (:data:`pufferfish.audit.verdict.AUDIT_COLUMNS`), the query
     ``priors`` of every panel, and the ``violations`` (experiment, panel, method, epsilon, scale,
     achieved) the audit found."""
 
@@ -295,8 +295,8 @@ def run_experiment(name: str, spec: Mapping, users: Mapping[str, User], *, audit
 
     For every panel, method and epsilon: the method's noise scale (:func:`pufferfish.registry.calibrate`,
     or the audit's own smallest scale for a record that is one), its verdict against the
-    method's target (:func:`pufferfish.audit.audit_scale`: the record's guarantee at epsilon,
-    with the experiment's ``delta`` or ``alpha``, :func:`pufferfish.audit.target_for`), and the
+    method's target (:func:`pufferfish.audit.verdict.audit_scale`: the record's guarantee at epsilon,
+    with the experiment's ``delta`` or ``alpha``, :func:`pufferfish.audit.target.target_for`), and the
     smallest scale of the same noise and guarantee (``scale_min``). The automatic records
     (``tight``: paper 000's :math:`\theta_{\min}`, whose search takes ``audit.bisection_rtol``
     and ``audit.bisection_max_steps``) are added to every experiment. A scale whose achieved
@@ -387,7 +387,7 @@ def _smallest_scales(record, epsilons: np.ndarray, params: Mapping, audits: _Pai
 
 def _audit_rows(experiment: str, panel: str, scales: Mapping[str, np.ndarray], epsilons, params: Mapping,
                 audits: _PairAudits, rtol: float) -> list[dict]:
-    """The audit rows (:data:`pufferfish.audit.AUDIT_COLUMNS`) of every method and epsilon of a panel."""
+    """The audit rows (:data:`pufferfish.audit.verdict.AUDIT_COLUMNS`) of every method and epsilon of a panel."""
     rows = []
     for method, values in scales.items():
         record = registry.get(method)
@@ -514,9 +514,9 @@ def write_data_user(*, name: str, spec: Mapping, data_csv, data_json, out_csv, o
         The user's key.
     spec : Mapping
         Its validated config entry.
-    data_csv, data_json : path
+    data_csv, data_json : path-like
         The dataset and its download record (its sha256 goes to the provenance).
-    out_csv, out_json : path
+    out_csv, out_json : path-like
         The prior (``value,probability``) and its provenance record.
 
     Returns
@@ -582,7 +582,7 @@ def write_config_user(*, name: str, spec: Mapping, out_csv, out_json) -> dict:
     ----------
     name, spec
         As :func:`config_user_prior`.
-    out_csv, out_json : path
+    out_csv, out_json : path-like
         The prior and its provenance record.
 
     Returns
@@ -621,11 +621,11 @@ def write_experiment(*, name: str, spec: Mapping, multiuser: Mapping, audit: Map
         The ``multiuser`` section's ``users`` and ``data_users`` (:func:`build_users`).
     data_users : Mapping[str, str]
         Data user -> its provenance JSON (:func:`load_data_users`).
-    out_theta, out_audit, out_priors : path
+    out_theta, out_audit, out_priors : path-like
         The experiment's tables.
-    out_png, out_pdf, out_csv : path, optional
+    out_png, out_pdf, out_csv : path-like, optional
         Its figure and the numbers plotted.
-    out_plan, out_cdf : path, optional
+    out_plan, out_cdf : path-like, optional
         The plan and the CDF / :math:`\Delta^*` table (``kind: plan``).
 
     Returns
@@ -689,14 +689,14 @@ def write_figure(*, name: str, spec: Mapping, theta_csv, priors_csv, plan_csv=No
     ----------
     name, spec
         The experiment's key and validated config entry.
-    theta_csv, priors_csv : path
+    theta_csv, priors_csv : path-like
         Its theta and query-prior tables, as written.
-    plan_csv : path, optional
+    plan_csv : path-like, optional
         Its plan (``kind: plan``).
-    user_records : sequence of path
+    user_records : sequence of path-like
         The provenance JSONs of the data-derived users (the panel titles: attribute, condition
         and rows used).
-    png, pdf, csv : path
+    png, pdf, csv : path-like
         The figure and the numbers plotted.
 
     Returns

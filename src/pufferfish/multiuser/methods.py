@@ -421,8 +421,9 @@ def _psi(pp: Fraction, qq: Fraction, rest_sum: LatticePMF, grouping: str) -> tup
 
 
 def _eq21(psi_min: float, eps: np.ndarray) -> np.ndarray:
-    """Eq. (21) at the smallest psi: 1 / log(e^eps + (e^eps - 1) psi_min), written as
-    1 / (eps + log1p((1 - e^-eps) psi_min)) for accuracy at small epsilon (validated values)."""
+    r"""Eq. (21) at the smallest :math:`\psi`, :math:`1 / \log(e^{\epsilon} + (e^{\epsilon} - 1) \psi_{\min})`,
+    written as :math:`1 / (\epsilon + \mathrm{log1p}((1 - e^{-\epsilon}) \psi_{\min}))` for accuracy at small
+    :math:`\epsilon` (validated values)."""
     _finite_scales(1.0, eps)   # theta <= 1 / eps
     return 1.0 / (eps + np.log1p(-np.expm1(-eps) * psi_min))
 
@@ -546,7 +547,7 @@ def kantorovich(prior_i: LatticePMF, prior_j: LatticePMF, *, epsilons) -> np.nda
 
 
 def _drawn(pair, method: str) -> tuple[LatticePMF, LatticePMF]:
-    """P_i and Q_i of a pair (s_{P_i}, s_{Q_i})."""
+    r""":math:`P_i` and :math:`Q_i` of a pair :math:`(s_{P_i}, s_{Q_i})`."""
     for secret in (pair.first, pair.second):
         if not isinstance(secret, Draws):
             raise NotApplicableError(f"{method} needs secrets of the form 'user i draws from P', got {secret.label()!r}")

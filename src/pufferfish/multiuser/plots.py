@@ -1,11 +1,11 @@
-r"""Figures of the multi-user paper (000): the noise scale theta against epsilon, and the transport plan pi*.
+r"""Figures of the multi-user paper (000): the noise scale :math:`\theta` against :math:`\epsilon`, and the plan :math:`\pi^*`.
 
 :func:`plot_theta` draws every method's scale with the exact audit's smallest one (``tight``,
 dashed black), one subplot per panel and noise family (the families in the order of
-:func:`pufferfish.audit.noises`); a scale of 0 (the priors meet the target without noise) is a
+:func:`pufferfish.audit.auditor.noises`); a scale of 0 (the priors meet the target without noise) is a
 downward triangle on the axis, and a scale that misses its target by the exact audit a cross.
 :func:`plot_plan` draws the two query priors, the monotone plan :math:`\pi^*` of eq. (6) (cell
-labels in % of the mass, where they fit) and theta. The methods: docs/math/paper000-multiuser.md.
+labels in % of the mass, where they fit) and :math:`\theta`. The methods: docs/math/paper000-multiuser.md.
 """
 
 from __future__ import annotations
@@ -60,9 +60,11 @@ def noise_of(frame: pd.DataFrame) -> pd.Series:
 
 
 def violates(frame: pd.DataFrame) -> pd.Series:
-    """Rows whose scale misses its own target by the exact audit: epsilon_achieved > epsilon
-    (pure epsilon), delta_achieved > delta ((epsilon, delta)) or renyi_achieved > epsilon
-    (D_alpha), each with a relative slack of 1e-9. A row is checked only against its guarantee."""
+    r"""Rows whose scale misses its own target by the exact audit, with a relative slack of 1e-9.
+
+    ``epsilon_achieved`` above ``epsilon`` (pure :math:`\epsilon`), ``delta_achieved`` above
+    ``delta`` (:math:`(\epsilon, \delta)`) or ``renyi_achieved`` above ``epsilon``
+    (:math:`D_\alpha`): a row is checked only against its own guarantee."""
     def column(name):
         return frame[name].astype(float) if name in frame.columns else pd.Series(np.nan, index=frame.index)
     eps, delta = frame["epsilon"].astype(float), column("delta")
@@ -123,7 +125,7 @@ def plot_theta(theta: pd.DataFrame, *, title: str, panel_titles: Mapping[str, st
         The figure's title.
     panel_titles : Mapping[str, str]
         Panel -> its subplot title (the panel's name where missing).
-    png, pdf, csv : path
+    png, pdf, csv : path-like
         The figure files and the CSV of the numbers plotted (:data:`FIGURE_COLUMNS`).
 
     Returns
@@ -246,7 +248,7 @@ def plot_plan(plan: pd.DataFrame, priors: pd.DataFrame, theta: pd.DataFrame, *, 
         The figure's title.
     secret_labels : sequence of str
         The two secrets' legend and axis labels.
-    png, pdf, csv : path
+    png, pdf, csv : path-like
         The figure files and the CSV of the numbers plotted.
 
     Returns

@@ -107,9 +107,9 @@ class Panel:
 
 @dataclass(frozen=True)
 class ExperimentSettings:
-    """One figure or table of paper 000 (config ``multiuser.experiments``).
+    r"""One figure or table of paper 000 (config ``multiuser.experiments``).
 
-    ``kind`` is ``plan`` (pi* is drawn) or ``theta``; either ``secrets`` (one pair) or
+    ``kind`` is ``plan`` (:math:`\pi^*` is drawn) or ``theta``; either ``secrets`` (one pair) or
     ``panels`` (several, side by side) is set; ``rest`` are the other users; ``methods`` are
     registry names (:mod:`pufferfish.registry`) calibrated over ``epsilons``.
     """
