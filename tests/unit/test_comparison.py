@@ -319,3 +319,17 @@ def test_pair_caption_says_which_epsilon_and_which_curves_coincide(shift, tmp_pa
     bullets = [line for line in text.splitlines() if line.startswith("* ")]
     assert [b.split(":")[0] for b in bullets] == [f"* epsilon = {e:g}" for e in EPS]
     assert "Every scale meets its target by exact audit." in text and "gwm_laplace and gawm_laplace" in text
+
+
+def test_as_flags_reads_bools_and_the_text_a_csv_gives_back(tmp_path):
+    from pufferfish.comparison.compare import as_flags
+    from pufferfish.errors import ArgumentTypeError
+
+    column = pd.Series([True, False, "True", "False", "true", 1, 0])
+    assert as_flags(column).tolist() == [True, False, True, False, True, True, False]
+    path = tmp_path / "flags.csv"
+    pd.DataFrame({"meets_target": [True, False, True]}).to_csv(path, index=False)
+    assert as_flags(pd.read_csv(path, dtype=str)["meets_target"]).tolist() == [True, False, True]
+    for bad in ([True, False], "True", None):
+        with pytest.raises(ArgumentTypeError, match="column"):
+            as_flags(bad)
