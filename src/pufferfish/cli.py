@@ -1,41 +1,32 @@
-"""The ``pufferfish`` command: noise scales for a practitioner's own CSV, each audited exactly.
+r"""The ``pufferfish`` command: noise scales for a practitioner's own CSV, each audited exactly.
 
-A table of records, a column X to be released with additive noise and a column S whose
-value must stay secret: for a secret pair (s_i, s_j) the adversary's priors of the released
-value are the conditionals Pr(X | S = s_i) and Pr(X | S = s_j), paper 002's attribute
-privacy (Pierquin et al., ICML 2024, Section 6.2 and Appendix F.2). The command builds them
-with the pipeline's own code (:func:`pufferfish.wasserstein.conditionals.conditional_priors`:
-the same row selection, encodings and exact fractions as ``results/priors/wasserstein_*``)
-and then:
+A table of records, a column :math:`X` to be released with additive noise and a column
+:math:`S` whose value must stay secret: for a secret pair :math:`(s_i, s_j)` the adversary's
+priors are :math:`\Pr(X \mid S = s_i)` and :math:`\Pr(X \mid S = s_j)`, paper 002's attribute
+privacy (docs/math/paper002-wasserstein.md), built with the pipeline's own code
+(:func:`pufferfish.wasserstein.conditionals.conditional_priors`). Then:
 
 * ``pufferfish calibrate``: every mechanism of the comparison job
-  (:func:`pufferfish.comparison.compare_pair`: the best method of paper 000, GWM, GAWM,
-  DAGWM and the tight scales, Laplace, Gaussian and Cauchy) on the pair, each scale audited
-  exactly (:func:`pufferfish.audit.lattice_auditor`): for one pair, the very rows the
-  pipeline writes to ``results/theta/noise_comparison.csv``;
+  (:func:`pufferfish.comparison.compare.compare_pair`) on the pair, each scale audited exactly
+  (:func:`pufferfish.audit.auditor.lattice_auditor`): for one pair, the very rows the pipeline
+  writes to ``results/theta/noise_comparison.csv``; ``--noise`` keeps one family;
 * ``pufferfish audit``: what a given scale of a given noise achieves on the same priors;
-* ``pufferfish iteration``: the sigma each accountant of :mod:`pufferfish.iteration`
-  certifies for a noisy-gradient run over one column's records in file order, each sigma
-  audited exactly: the model, prior and functions of the pipeline's series experiment
-  (:func:`pufferfish.iteration.experiments.calibration_table`).
+* ``pufferfish iteration``: the :math:`\sigma` each accountant of :mod:`pufferfish.iteration`
+  certifies for a noisy-gradient run over one column's records
+  (:func:`pufferfish.iteration.experiments.calibration_table`), each audited exactly.
 
-Without ``--pair`` every pair of observed secret values is computed, and each output row
-(one per method and epsilon) is that of the *binding* pair: the pair whose scale is the
-largest (the scale that protects every pair, since the achieved loss only falls as the
-scale grows, :mod:`pufferfish.audit.auditor`), ties broken as in Table 1 (larger W_inf, then
-larger W_2, then the first in order). Its ``achieved`` is the worst exact audit of that
-scale over *all* pairs, and ``meets_target`` says whether that worst one meets the target.
-
-Mistakes (a missing file, an unknown column, a secret value without records, epsilon <= 0,
-a non-numeric column where numbers are needed, a secret index past the last record, eta
-outside (0, 1]) end in one line ``error: ...`` on stderr,
-exit status 2 for a usage mistake and 1 for the data, never a traceback.
+Without ``--pair`` every pair of observed secret values is computed and each row is that of
+the *binding* pair (:mod:`pufferfish.comparison.binding`: the largest scale, ties broken as in
+Table 1); its ``achieved`` is the worst exact audit of that scale over all pairs
+(:func:`pufferfish.audit.verdict.worst_case`). A mistake (a missing file, an unknown column or
+noise, a secret value without records, :math:`\epsilon \le 0`, a non-numeric column, a scale
+that is not a positive number) ends in one line ``error: ...`` on stderr, exit status 2 for a
+usage mistake and 1 for the data, never a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import math
 import sys
@@ -50,8 +41,6 @@ __all__ = ["main"]
 #: columns of the csv and json outputs of ``calibrate`` and ``audit``
 COLUMNS = ["secret_i", "secret_j", "noise", "method", "guarantee", "epsilon", "delta", "alpha", "scale", "achieved",
            "meets_target"]
-#: ``--noise`` values
-NOISE_CHOICES = ("laplace", "gaussian", "cauchy", "all")
 #: ``--format`` values
 FORMATS = ("table", "csv", "json")
 #: the ``method`` of the rows of ``pufferfish audit`` (a scale given, not calibrated)
@@ -61,7 +50,8 @@ DEFAULT_DELTA = 1e-5
 DEFAULT_ALPHA = 2.0
 #: progress lines start when the work has taken this long (seconds), or at once on a terminal
 PROGRESS_AFTER = 1.0
-#: relative tolerance of a verdict, as the comparison job's (:func:`pufferfish.comparison.compare._audit`)
+#: relative tolerance of the iteration's verdicts, as every verdict of the comparison
+#: (:data:`pufferfish.comparison.compare.RTOL`, which ``calibrate`` and ``audit`` use)
 RTOL = 1e-9
 #: columns of ``pufferfish iteration`` for an (epsilon, delta) target: those of the pipeline's
 #: ``results/theta/iteration_*_sigma.csv`` (:data:`pufferfish.iteration.experiments.CALIBRATION_COLUMNS`)
@@ -202,7 +192,10 @@ def _data_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``pufferfish`` parser and its subcommands."""
+    """The ``pufferfish`` parser and its subcommands (``--noise``: every family of :func:`pufferfish.audit.auditor.noises`)."""
+    from pufferfish.audit import noises as audited
+
+    noises = audited()
     fmt = argparse.RawDescriptionHelpFormatter
     parser = _Parser(prog="pufferfish", formatter_class=fmt,
                      description="Noise calibration for pufferfish privacy on your own CSV, every scale "
@@ -216,15 +209,16 @@ def build_parser() -> argparse.ArgumentParser:
                                      "priors Pr(released | secret = s), each scale audited exactly.")
     _data_arguments(cal)
     cal.add_argument("--epsilon", type=_epsilon, nargs="+", required=True, metavar="E", help="target epsilons (> 0)")
-    cal.add_argument("--noise", choices=NOISE_CHOICES, default="all", help="which noise family (default all)")
+    cal.add_argument("--noise", choices=(*noises, "all"), default="all", help="which noise family (default all)")
     aud = sub.add_parser("audit", formatter_class=fmt, epilog=AUDIT_EXAMPLE,
                          help="what a given noise scale achieves, exactly",
                          description="What noise of a given scale achieves on the priors Pr(released | secret = s), "
                                      "for every guarantee its exact auditor checks.")
     _data_arguments(aud)
-    aud.add_argument("--noise", choices=NOISE_CHOICES[:-1], required=True, help="the noise family")
+    aud.add_argument("--noise", choices=noises, required=True, help="the noise family")
     aud.add_argument("--scale", type=_scale, required=True, metavar="S",
-                     help="the noise scale (Laplace b, Gaussian sigma, Cauchy gamma)")
+                     help="the noise scale (Laplace b, Gaussian sigma, Cauchy gamma, geometric b: "
+                          "Pr(G = g) proportional to exp(-|g| / b))")
     aud.add_argument("--epsilon", type=_epsilon, nargs="+", metavar="E",
                      help="target epsilons: verdicts, and the delta of (epsilon, delta)-PP at each")
     it = sub.add_parser("iteration", formatter_class=fmt, epilog=ITERATION_EXAMPLE,
@@ -351,23 +345,6 @@ def build_priors(frame, path: str, args):
         raise DataError(text) from None
 
 
-def secret_pair(priors, first, second):
-    """The :class:`~pufferfish.lattice.SecretPair` of two conditionals, built as the comparison job
-    builds a Table-1 pair (:func:`pufferfish.comparison.experiments.resolve_pair`)."""
-    from pufferfish.lattice import Draws, SecretPair
-
-    column = priors.record.get("column", "secret")
-    return SecretPair.of(Draws(first.pmf, f"{column}={first.secret}"), Draws(second.pmf, f"{column}={second.secret}"), [])
-
-
-def _pair_order(priors) -> list[tuple]:
-    """Every pair (i < j, in the order of the secret values) with its Table-1 rank key (W_inf, W_2)."""
-    from pufferfish.lattice.distances import wasserstein_inf, wasserstein_p
-
-    return [(a, b, (int(wasserstein_inf(a.pmf, b.pmf)), float(wasserstein_p(a.pmf, b.pmf, 2))))
-            for a, b in itertools.combinations(priors.conditionals, 2)]
-
-
 class Progress:
     """``<what> k/n: ...`` lines on stderr (``pair 3/45: a vs b``), at once on a terminal, else
     once the work has taken :data:`PROGRESS_AFTER` seconds (a single step prints nothing)."""
@@ -382,150 +359,81 @@ class Progress:
 
 
 # ------------------------------------------------------------------------------ calibrate
-def _methods(noise: str) -> list[str]:
-    from pufferfish.comparison import CAUCHY_METHODS, GAUSSIAN_METHODS, LAPLACE_METHODS
-
-    by_noise = {"laplace": LAPLACE_METHODS, "gaussian": GAUSSIAN_METHODS, "cauchy": CAUCHY_METHODS}
-    return [m for n, group in by_noise.items() if noise in ("all", n) for m in group]
-
-
-def _target(guarantee: str, epsilon: float, *, delta: float, alpha: float):
-    from pufferfish.audit import Target
-
-    if guarantee == "renyi":
-        return Target(epsilon, alpha=alpha)
-    if guarantee == "epsilon_delta":
-        return Target(epsilon, delta=delta)
-    return Target(epsilon)
-
-
-def _achieved(auditor, scale: float, target) -> float:
-    """The exact achieved value of ``scale`` (the noise-free value at 0; NaN when it cannot be audited)."""
-    if scale == 0:
-        return auditor.noise_free(target).value
-    if scale > 0 and math.isfinite(scale):
-        return auditor.achieved(scale, target).value
-    return math.nan
-
-
 def calibrate(priors, args) -> tuple:
-    """The rows of ``pufferfish calibrate`` (:data:`COLUMNS`) and the header line naming the binding pair."""
-    import pandas as pd
+    """The rows of ``pufferfish calibrate`` (:data:`COLUMNS`, then ``note``) and the header naming
+    the binding pair(s) (:func:`pufferfish.comparison.binding.binding_rows`)."""
+    from pufferfish.comparison.binding import binding_rows, conditional_pairs
+    from pufferfish.comparison.compare import methods_by_noise
 
-    from pufferfish.audit import lattice_auditor
-    from pufferfish.comparison import compare_pair
-
-    pairs = _pair_order(priors)
-    methods = _methods(args.noise)
-    progress = Progress(len(pairs))
-    frames = []
-    for k, (a, b, key) in enumerate(pairs):
-        progress.step(k + 1, f"{a.secret} vs {b.secret}")
-        frame = compare_pair(f"{a.secret} vs {b.secret}", secret_pair(priors, a, b), epsilons=args.epsilon,
-                             delta=args.delta, alpha=args.alpha, methods=methods)
-        frame.insert(0, "secret_j", b.secret)
-        frame.insert(0, "secret_i", a.secret)
-        frame["rank"] = k
-        frames.append(frame)
-    rows = pd.concat(frames, ignore_index=True)
-    if len(pairs) > 1:
-        # the binding pair per (method, epsilon): the largest scale; ties by Table 1's (W_inf, W_2), then order
-        keys = {k: key for k, (_, _, key) in enumerate(pairs)}
-        rows["w_inf"] = rows["rank"].map(lambda k: keys[k][0])
-        rows["w_2"] = rows["rank"].map(lambda k: keys[k][1])
-        rows["order"] = -rows["rank"]
-        chosen = (rows.sort_values(["scale", "w_inf", "w_2", "order"], ascending=False, kind="stable")
-                  .groupby(["method", "epsilon"], sort=False).head(1))
-        chosen = chosen.sort_values(["method", "epsilon"], key=lambda c: c.map(_position(rows, c.name)),
-                                    kind="stable").reset_index(drop=True)
-        # the worst exact audit of that scale over every pair
-        auditors = {}
-        for idx, row in chosen.iterrows():
-            target = _target(row.guarantee, float(row.epsilon), delta=args.delta, alpha=args.alpha)
-            worst = float(row.achieved)
-            for k, (a, b, _) in enumerate(pairs):
-                if k == row["rank"]:
-                    continue
-                cache = (row.noise, row.guarantee, k)
-                if cache not in auditors:
-                    auditors[cache] = lattice_auditor(row.noise, row.guarantee, a.pmf, b.pmf)
-                got = _achieved(auditors[cache], float(row.scale), target)
-                worst = max(worst, got) if not math.isnan(got) else math.nan
-            chosen.loc[idx, "achieved"] = worst
-            chosen.loc[idx, "meets_target"] = bool(worst <= target.bound * (1.0 + RTOL))
-        rows = chosen
-    binding = rows.groupby(["secret_i", "secret_j"], sort=False).size()
     column = priors.record["column"]
+    pairs = conditional_pairs(priors.conditionals, column=column)
+    groups = methods_by_noise()
+    methods = [m for noise, group in groups.items() if args.noise in ("all", noise) for m in group]
+    found = binding_rows(pairs, epsilons=args.epsilon, delta=args.delta, alpha=args.alpha, methods=methods,
+                         progress=Progress(len(pairs)).step)
+    binding = found.binding()
     if len(pairs) == 1:
-        header = f"secret pair: {column} = {pairs[0][0].secret} vs {pairs[0][1].secret}"
+        header = f"secret pair: {column} = {pairs[0].secret_i} vs {pairs[0].secret_j}"
     elif len(binding) == 1:
-        (i, j), = binding.index
+        (i, j, _), = binding
         header = (f"binding pair of {len(pairs)}: {column} = {i} vs {j} (the largest scale of every row; "
                   "achieved: the worst exact audit of that scale over all pairs)")
     else:
         header = (f"binding pair of {len(pairs)} per row (the largest scale; achieved: the worst exact audit "
                   "of that scale over all pairs): " + "; ".join(f"{column} = {i} vs {j} ({n} rows)"
-                                                                 for (i, j), n in binding.items()))
-    return rows[COLUMNS + ["note"]].reset_index(drop=True), header
-
-
-def _position(rows, name: str):
-    """The first position of each value of column ``name`` in ``rows`` (to keep the pipeline's order)."""
-    first = {}
-    for value in rows[name]:
-        first.setdefault(value, len(first))
-    return first
+                                                                 for i, j, n in binding))
+    return found.rows[COLUMNS + ["note"]], header
 
 
 # ------------------------------------------------------------------------------ audit
+def _audit_targets(args) -> list:
+    """Every target of ``pufferfish audit``: each guarantee the noise's lattice auditors check, at
+    every ``--epsilon`` (without one: the epsilon and Renyi values, which need no target epsilon)."""
+    from pufferfish.audit import GUARANTEES, auditor_classes, target_for
+
+    audited = {g for c in auditor_classes("lattice") if c.noise == args.noise for g in c.guarantees}
+    targets = []
+    for guarantee in (g for g in GUARANTEES if g in audited):
+        if args.epsilon:
+            targets.extend(target_for(guarantee, e, delta=args.delta, alpha=args.alpha) for e in args.epsilon)
+        elif guarantee != "epsilon_delta":   # the delta of (epsilon, delta)-PP needs an epsilon
+            targets.append(target_for(guarantee, 1.0, alpha=args.alpha))
+    return targets
+
+
 def audit(priors, args) -> tuple:
     """The rows of ``pufferfish audit``: per guarantee of the noise's auditor (and epsilon), the
-    achieved value of ``--scale``, the worst over the pairs, and the pair it comes from."""
+    achieved value of ``--scale``, the worst over the pairs (:func:`pufferfish.audit.verdict.worst_case`),
+    and the pair it comes from."""
     import pandas as pd
 
-    from pufferfish.audit import lattice_auditor
-    from pufferfish.audit import Target
+    from pufferfish.audit import lattice_auditor, worst_case
+    from pufferfish.comparison.binding import conditional_pairs
+    from pufferfish.comparison.compare import RTOL
 
-    pairs = _pair_order(priors)
-    progress = Progress(len(pairs))
-    guarantees = [g for g in ("epsilon", "epsilon_delta", "renyi")
-                  if _auditor_class(args.noise).guarantees.count(g)]
-    rows = []
-    for k, (a, b, _) in enumerate(pairs):
-        progress.step(k + 1, f"{a.secret} vs {b.secret}")
-        for guarantee in guarantees:
-            auditor = lattice_auditor(args.noise, guarantee, a.pmf, b.pmf)
-            if args.epsilon:
-                targets = [_target(guarantee, e, delta=args.delta, alpha=args.alpha) for e in args.epsilon]
-            elif guarantee == "epsilon_delta":
-                continue  # the delta of (epsilon, delta)-PP needs an epsilon
-            else:
-                # the achieved epsilon / Renyi divergence does not depend on the target's epsilon
-                targets = [Target(1.0) if guarantee == "epsilon" else Target(1.0, alpha=args.alpha)]
-            for target in targets:
-                value = _achieved(auditor, args.scale, target)
-                rows.append({"secret_i": a.secret, "secret_j": b.secret, "noise": args.noise, "method": GIVEN,
-                             "guarantee": guarantee, "epsilon": target.epsilon if args.epsilon else math.nan,
-                             "delta": args.delta if guarantee == "epsilon_delta" else math.nan,
-                             "alpha": args.alpha if guarantee == "renyi" else math.nan, "scale": args.scale,
-                             "achieved": value,
-                             "meets_target": bool(value <= target.bound * (1.0 + RTOL)) if args.epsilon else None,
-                             "note": "", "rank": k})
-    frame = pd.DataFrame(rows)
-    # the binding pair per (guarantee, epsilon): the worst achieved value (the first on ties)
-    frame = (frame.sort_values("achieved", ascending=False, kind="stable")
-             .groupby(["guarantee", "epsilon"], sort=False, dropna=False).head(1).sort_index())
     column = priors.record["column"]
-    what = "the largest achieved value over " + f"{len(pairs)} pairs" if len(pairs) > 1 else "secret pair"
+    pairs = conditional_pairs(priors.conditionals, column=column)
+    targets = _audit_targets(args)
+    progress = Progress(len(targets), what="target")
+    auditors, rows = {}, []
+    for k, target in enumerate(targets):
+        progress.step(k + 1, f"{target.guarantee} at epsilon = {target.epsilon:g}")
+        if target.guarantee not in auditors:
+            auditors[target.guarantee] = [lattice_auditor(args.noise, target.guarantee, n.pair.prior_i,
+                                                          n.pair.prior_j) for n in pairs]
+        verdict, worst = worst_case(auditors[target.guarantee], args.scale, target, rtol=RTOL)
+        rows.append({"secret_i": pairs[worst].secret_i, "secret_j": pairs[worst].secret_j, "noise": args.noise,
+                     "method": GIVEN, "guarantee": target.guarantee,
+                     "epsilon": target.epsilon if args.epsilon else math.nan,
+                     "delta": target.delta if target.delta is not None else math.nan,
+                     "alpha": target.alpha if target.alpha is not None else math.nan, "scale": args.scale,
+                     "achieved": verdict.value, "meets_target": bool(verdict.meets) if args.epsilon else None,
+                     "note": verdict.note})
+    frame = pd.DataFrame(rows, columns=COLUMNS + ["note"])
+    what = f"the largest achieved value over {len(pairs)} pairs" if len(pairs) > 1 else "secret pair"
     header = f"{args.noise} noise of scale {args.scale:g}; {what}: " + "; ".join(
         f"{column} = {i} vs {j}" for (i, j) in frame.groupby(["secret_i", "secret_j"], sort=False).size().index)
-    return frame[COLUMNS + ["note"]].reset_index(drop=True), header
-
-
-def _auditor_class(noise: str):
-    from pufferfish.audit import auditor_classes
-
-    return next(cls for cls in auditor_classes("lattice") if cls.noise == noise)
+    return frame, header
 
 
 # ------------------------------------------------------------------------------ iteration
@@ -564,12 +472,12 @@ def read_column(args):
 
 
 def iteration(values, args) -> tuple:
-    """The rows of ``pufferfish iteration``: per eta, secret index, epsilon and accountant (and
+    r"""The rows of ``pufferfish iteration``: per eta, secret index, epsilon and accountant (and
     ``exact``, the exact audit's own smallest sigma) the sigma and its exact audit.
 
     The prior and D are the pipeline's (:func:`~pufferfish.iteration.experiments.series_prior`),
     the model's costs those of :func:`~pufferfish.iteration.model.account_quadratic_model`; an
-    (epsilon, delta) target gives the rows of
+    :math:`(\epsilon, \delta)` target gives the rows of
     :func:`~pufferfish.iteration.experiments.calibration_table` (the pipeline's
     ``iteration_*_sigma.csv``), a Renyi target (``--alpha``) those of
     :func:`~pufferfish.iteration.calibrate.sigma_for_renyi` and
@@ -753,6 +661,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     The user's mistakes (:class:`~pufferfish.errors.PufferfishError`, and ``OSError`` such as an
     unreadable file) end in one line ``error: ...`` on stderr; anything else is a bug and keeps
     its traceback.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments after ``pufferfish`` (default: the command line).
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success, 2 for a usage mistake, 1 for the data.
+
+    Raises
+    ------
+    SystemExit
+        From :mod:`argparse` for ``--help`` (status 0) and a malformed command line (status 2,
+        its one-line message on stderr).
     """
     parser = build_parser()
     try:

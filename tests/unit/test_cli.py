@@ -197,7 +197,8 @@ def test_json_is_a_list_of_records_with_nulls(tmp_path, capsys):
     code, out, _ = run(["calibrate", data, "--released", "x", "--secret", "s", "--epsilon", "0.5",
                         "--format", "json"], capsys)
     records = json.loads(out)
-    assert code == 0 and isinstance(records, list) and len(records) == 10  # 5 Laplace, 3 Gaussian, 2 Cauchy methods
+    # 5 Laplace, 3 Gaussian, 2 Cauchy, 3 geometric methods: every group of the comparison
+    assert code == 0 and isinstance(records, list) and len(records) == 13
     assert all(list(r) == cli.COLUMNS for r in records)
     cauchy = [r for r in records if r["noise"] == "cauchy"]
     assert cauchy and all(r["delta"] is None and r["alpha"] == 2.0 and r["guarantee"] == "renyi" for r in cauchy)
@@ -243,6 +244,38 @@ def test_audit_of_a_calibrated_scale_gives_back_its_epsilon(tmp_path, capsys):
     assert code == 0 and row.achieved == pytest.approx(0.4, rel=1e-12)
 
 
+def test_geometric_noise_needs_no_code_of_its_own(tmp_path, capsys):
+    """On 0/1 priors the geometric output ratio takes the same two values as Laplace's (y <= 0:
+    ((1-p) + p r) / ((1-q) + q r); y >= 1: ((1-p) r + p) / ((1-q) r + q)), so the loss is
+    loss_two_point and the tight pure-epsilon scale tight_two_point; the hockey stick is a sum
+    over the integers, computed here term by term."""
+    data = two_point_csv(tmp_path / "d.csv", {"a": (2, 2), "b": (3, 1)})  # p = 1/2, q = 1/4
+    code, out, err = run(["calibrate", data, "--released", "x", "--secret", "s", "--epsilon", 0.1, 0.5, 2.0,
+                          "--noise", "geometric", "--format", "csv"], capsys)
+    assert code == 0 and err == ""
+    frame = as_frame(out)
+    assert set(frame.noise) == {"geometric"} and frame.meets_target.all()
+    assert frame.method.unique().tolist() == ["tight_geometric", "tight_geometric_epsilon", "tight_geometric_renyi"]
+    pure = frame[frame.method == "tight_geometric_epsilon"]
+    for eps, scale in zip(pure.epsilon, pure.scale):
+        assert scale == pytest.approx(tight_two_point(0.5, 0.25, eps), rel=1e-9)
+
+    def geometric_hockey(p, q, b, eps):
+        r = math.exp(-1 / b)
+        y = np.arange(-int(80 * b) - 80, int(80 * b) + 81)
+        pmf = (1 - r) / (1 + r) * r ** np.abs(y).astype(float)
+        shifted = (1 - r) / (1 + r) * r ** np.abs(y - 1).astype(float)
+        fp, fq = (1 - p) * pmf + p * shifted, (1 - q) * pmf + q * shifted
+        return max(np.maximum(fp - math.exp(eps) * fq, 0).sum(), np.maximum(fq - math.exp(eps) * fp, 0).sum())
+
+    code, out, _ = run(["audit", data, "--released", "x", "--secret", "s", "--noise", "geometric", "--scale", 0.7,
+                        "--epsilon", 0.3, "--format", "csv"], capsys)
+    rows = as_frame(out).set_index("guarantee")
+    assert code == 0 and rows.index.tolist() == ["epsilon", "epsilon_delta", "renyi"]
+    assert rows.loc["epsilon", "achieved"] == pytest.approx(loss_two_point(0.5, 0.25, 0.7), rel=1e-12)
+    assert rows.loc["epsilon_delta", "achieved"] == pytest.approx(geometric_hockey(0.5, 0.25, 0.7, 0.3), rel=1e-10)
+
+
 # ------------------------------------------------------------------------------ the pipeline's numbers
 #: table1/adult's binding pair in UCI Adult's adult.data: income <=50K / >50K counts of each race
 ADULT_PAIR = {"Asian-Pac-Islander": (763, 276), "Other": (246, 25)}
@@ -275,7 +308,7 @@ ADULT_ARGS = ["--released", "income", "--indicator", ">50K", "--secret", "race",
 
 
 def _same_as_pipeline(frame: pd.DataFrame, pipeline: pd.DataFrame) -> None:
-    assert list(frame.columns) == cli.COLUMNS and len(frame) == len(pipeline) == 30
+    assert list(frame.columns) == cli.COLUMNS and len(frame) == len(pipeline) == 39  # 13 methods x 3 epsilons
     assert (frame.secret_i == "Asian-Pac-Islander").all() and (frame.secret_j == "Other").all()
     for column in ("method", "noise", "guarantee"):
         assert frame[column].tolist() == pipeline[column].tolist()

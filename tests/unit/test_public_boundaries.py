@@ -142,8 +142,10 @@ def _examples():
     from pufferfish.audit import LaplaceLatticeAuditor, audit_scale
     auditor = LaplaceLatticeAuditor(p, q)
     verdict = audit_scale(auditor, 1.0, Target(0.5), rtol=1e-9)
+    from pufferfish.comparison.binding import NamedPair
+    named_pair = NamedPair("a", "b", SecretPair.of(Reports(0), Reports(2), []))
     return dict(p=p, q=q, b2=b2, b9=b9, rest=rest, gmm_i=gmm_i, gmm_j=gmm_j, gmm_k=gmm_k, pair=pair,
-                Target=Target, Draws=Draws, auditor=auditor, verdict=verdict)
+                Target=Target, Draws=Draws, auditor=auditor, verdict=verdict, named_pair=named_pair)
 
 
 E = _examples()
@@ -527,6 +529,12 @@ CALLS = {
     "pufferfish.comparison.compare.compare_pairs": kw(pairs=({"x": E["pair"]}, "frame"), epsilons=([1.0], "grid"),
                                                       delta=(0.1, "open_unit"), alpha=(2.0, "alpha")),
     "pufferfish.comparison.compare.paper000_best": kw(pair=(E["pair"], "pair"), epsilons=EPS),
+    "pufferfish.comparison.compare.compare_audited": kw(name=("x", "text"), pair=(E["pair"], "pair"),
+                                                        epsilons=([1.0], "grid"), delta=(0.1, "open_unit"),
+                                                        alpha=(2.0, "alpha"), experiment=("comparison_x", "text")),
+    "pufferfish.comparison.compare.methods_by_noise": kw(),
+    "pufferfish.comparison.binding.binding_rows": kw(pairs=([E["named_pair"]], "pmfs"), epsilons=([1.0], "grid"),
+                                                     delta=(0.1, "open_unit"), alpha=(2.0, "alpha")),
 }
 
 _JOB = "job-level: typed settings built from the schema-validated config, and output paths (module docstring)"
@@ -557,11 +565,10 @@ EXEMPT = {
                      "pufferfish.audit.quadrature.MAX_PANELS", "pufferfish.audit.quadrature.QUAD_RTOL",
                      "pufferfish.audit.kernel.NEAREST_RATE",
                      "pufferfish.audit.GUARANTEES", "pufferfish.audit.AUDIT_COLUMNS",
-                     "pufferfish.comparison.CAUCHY_METHODS", "pufferfish.comparison.COLUMNS",
-                     "pufferfish.comparison.GAUSSIAN_METHODS", "pufferfish.comparison.LAPLACE_METHODS",
-                     "pufferfish.comparison.PAPER000_BEST", "pufferfish.comparison.compare.CAUCHY_METHODS",
-                     "pufferfish.comparison.compare.COLUMNS", "pufferfish.comparison.compare.GAUSSIAN_METHODS",
-                     "pufferfish.comparison.compare.LAPLACE_METHODS", "pufferfish.comparison.compare.PAPER000_BEST",
+                     "pufferfish.comparison.COLUMNS", "pufferfish.comparison.COMPARABLE",
+                     "pufferfish.comparison.PAPER000_BEST", "pufferfish.comparison.RTOL",
+                     "pufferfish.comparison.compare.COLUMNS", "pufferfish.comparison.compare.COMPARABLE",
+                     "pufferfish.comparison.compare.PAPER000_BEST", "pufferfish.comparison.compare.RTOL",
                      "pufferfish.lattice.pmf.PMF_ATOL", "pufferfish.lattice.pmf.MAX_LATTICE_POINTS",
                      "pufferfish.lattice.sums.EXACT_MAX_WORK", "pufferfish.lattice.sums.DIRECT_LEVEL_WORK",
                      "pufferfish.lattice.sums.TILT_FLOOR", "pufferfish.lattice.tilted.TILT_FLOOR",
@@ -577,7 +584,9 @@ EXEMPT = {
                      "pufferfish.audit.verdict.Verdict",
                      "pufferfish.audit.laplace_lattice.PrivacyLoss", "pufferfish.audit.laplace_lattice.TightResult",
                      "pufferfish.audit.laplace_mixture.HockeyStick", "pufferfish.audit.laplace_mixture.BMin",
-                     "pufferfish.lattice.transport.TransportPlan", "pufferfish.wasserstein.table1.PairSensitivity"],
+                     "pufferfish.lattice.transport.TransportPlan", "pufferfish.wasserstein.table1.PairSensitivity",
+                     "pufferfish.comparison.compare.PairComparison", "pufferfish.comparison.binding.Binding",
+                     "pufferfish.comparison.binding.NamedPair"],
                     _RESULT),
     **dict.fromkeys(["pufferfish.iteration.calibrate.Calibration", "pufferfish.iteration.minorant.Allocation",
                      "pufferfish.iteration.model.ModelAccount", "pufferfish.sensitivity.attribute.TwoColumnFit",
@@ -606,6 +615,9 @@ EXEMPT = {
     "pufferfish.comparison.compare.least_noise": "reads the frame compare_pair wrote (comparison job)",
     "pufferfish.comparison.compare.winner_lines": "reads the frame compare_pair wrote (comparison job)",
     "pufferfish.comparison.compare.as_flags": "reads a column of the frame compare_pair wrote (comparison job)",
+    "pufferfish.comparison.compare.coinciding": "reads the frame compare_pair wrote (comparison job)",
+    "pufferfish.comparison.binding.conditional_pairs": "the command's pairs of the Conditional records "
+                                                       "wasserstein.conditionals builds from data (test_cli.py)",
     "pufferfish.wasserstein.table1.SecretConditional": "built by pipeline.conditionals from data (Table 1 job)",
     "pufferfish.wasserstein.table1.pair_sensitivity": "Table 1 job on SecretConditional records (test_table1.py)",
     "pufferfish.wasserstein.table1.setting_sensitivities": "Table 1 job on SecretConditional records",

@@ -1,6 +1,7 @@
-# Which noise for my secret pair? Every mechanism of papers 000 and 002 on each pair of
-# config `comparison.pairs`, every scale audited exactly; one job per pair (its rows and its
-# figure), then the table. The work is in pufferfish.comparison.
+# Which noise for my secret pair? Every registered mechanism (papers 000 and 002, the tight
+# scales of every noise family) on each pair of config `comparison.pairs`, every scale audited
+# exactly; one job per pair (its rows, its audit table, its figure), then the table. The work
+# is in pufferfish.comparison.
 from pufferfish.comparison.experiments import pair_caption, slug
 
 COMPARISON = config.get("comparison") or {}
@@ -12,6 +13,7 @@ rule comparison_pair:
         unpack(comparison_inputs),
     output:
         rows="results/audit/noise_comparison/{pair}.csv",
+        audit="results/audit/comparison_{pair}.csv",
         png=report(
             "results/figures/comparison/{pair}.png",
             caption="../report/comparison_pair.rst",
@@ -60,6 +62,7 @@ rule comparison_table:
         "../scripts/comparison_table.py"
 
 
+AUDIT_TABLES.extend(f"results/audit/comparison_{pair}.csv" for pair in COMPARISON_PAIRS)
 if COMPARISON_PAIRS:
     TARGETS.append("results/theta/noise_comparison.csv")
     TARGETS.extend(expand("results/audit/noise_comparison/{pair}.csv", pair=list(COMPARISON_PAIRS)))

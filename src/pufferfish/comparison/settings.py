@@ -45,6 +45,10 @@ def check_references(config: Mapping) -> None:
     config : Mapping
         The whole configuration, validated by the schema (defaults filled in).
 
+    Returns
+    -------
+    None
+
     Raises
     ------
     ConfigError

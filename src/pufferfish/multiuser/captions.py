@@ -12,7 +12,22 @@ __all__ = ["read_user_records"]
 
 
 def read_user_records(paths) -> list[dict]:
-    """The provenance JSONs of data-derived users, in the order given."""
+    """The provenance JSONs of data-derived users, in the order given.
+
+    Parameters
+    ----------
+    paths : iterable of path-like
+        The JSON files.
+
+    Returns
+    -------
+    list of dict
+
+    Raises
+    ------
+    OSError, ValueError
+        A file that cannot be read or is not JSON.
+    """
     records = []
     for path in paths:
         with open(path, encoding="utf-8") as handle:

@@ -1,14 +1,17 @@
-"""Experiments of the multi-user paper as declared in config.yaml (``multiuser`` section).
+r"""Experiments of the multi-user paper (000) as declared in config.yaml (``multiuser`` section).
 
-The workflow scripts only call :func:`data_user_prior` (one data-derived user) and
-:func:`run_experiment` (one figure or table: calibrate every method, audit every theta,
-compute theta_min, and, for ``kind: plan``, the transport plan and Delta*). Nothing here
-is specific to a figure: a new experiment in config.yaml needs no code.
+The workflow scripts call :func:`write_data_user` / :func:`write_config_user` (the users'
+priors) and :func:`write_experiment` (one figure or table: :func:`run_experiment` calibrates
+every method and audits every scale through :mod:`pufferfish.audit.verdict`, :func:`run_plan`
+draws the transport plan and :math:`\Delta^*` of a ``kind: plan`` experiment). Nothing here is
+specific to a figure: a new experiment in config.yaml needs no code. The methods and their
+derivations: docs/math/paper000-multiuser.md.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -16,22 +19,22 @@ import numpy as np
 import pandas as pd
 
 from pufferfish import registry
-from pufferfish.audit import Target, lattice_auditor
-from pufferfish.audit import noise_std
-from pufferfish.audit.laplace_lattice import lattice_privacy_loss, theta_min
+from pufferfish.audit import Smallest, Target, audit_frame, audit_row, audit_scale, lattice_auditor, noise_std, target_for
+from pufferfish.checks import instance
+from pufferfish.data_priors import condition, describe_encoding, empirical_pmf, encode
 from pufferfish.errors import ConfigError, NotApplicableError
 from pufferfish.lattice.pmf import LatticePMF
-from pufferfish.registry import calibrate
-from pufferfish.data_priors import condition, describe_encoding, empirical_pmf, encode
 from pufferfish.lattice.system import Absent, Draws, Reports, SecretPair, User
 from pufferfish.lattice.transport import delta_star, kantorovich_plan
 from pufferfish.multiuser.settings import ExperimentSettings, users_from_config
+from pufferfish.registry import calibrate
 from pufferfish.settings import AuditSettings
 
 __all__ = [
-    "data_user_prior", "build_users", "secret_from_spec", "experiment_pairs", "run_experiment",
-    "ExperimentResult", "run_plan", "prior_frame", "THETA_COLUMNS", "AUDIT_COLUMNS", "MULTIUSER_AUDIT_COLUMNS",
-    "read_user_prior", "config_user_prior", "write_config_user", "noise_std",
+    "data_user_prior", "build_users", "secret_from_spec", "secret_label", "experiment_pairs", "run_experiment",
+    "ExperimentResult", "run_plan", "prior_frame", "THETA_COLUMNS", "read_user_prior", "load_data_users",
+    "config_user_prior", "write_config_user", "write_data_user", "write_experiment", "write_figure",
+    "describe_secret",
 ]
 
 log = logging.getLogger("pufferfish")
@@ -44,20 +47,31 @@ log = logging.getLogger("pufferfish")
 #: D_alpha <= epsilon), the other two empty
 THETA_COLUMNS = ["panel", "method", "epsilon", "theta", "epsilon_achieved", "theta_min", "noise", "delta", "alpha",
                  "std", "delta_achieved", "renyi_achieved"]
-#: columns shared by every results/audit/<experiment>.csv (both papers)
-AUDIT_COLUMNS = ["experiment", "panel", "method", "epsilon", "delta", "scale", "epsilon_achieved",
-                 "delta_achieved", "scale_min", "violation"]
-#: columns the multi-user audit tables add after :data:`AUDIT_COLUMNS`
-MULTIUSER_AUDIT_COLUMNS = ["loss_forward", "loss_backward", "tight_note", "noise", "guarantee", "alpha",
-                           "renyi_achieved"]
 
 
 # ------------------------------------------------------------------------------ data users
 def data_user_prior(frame: pd.DataFrame, spec: Mapping, *, name: str) -> tuple[LatticePMF, dict]:
     """Pr(attribute | given) of a dataset, encoded to integers (config ``multiuser.data_users``).
 
-    Returns the exact empirical pmf and a provenance record (dataset, condition, encoding,
-    row counts).
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The dataset's records.
+    spec : Mapping
+        The user's validated config entry: ``dataset``, ``attribute``, ``given``, ``encoding``.
+    name : str
+        The user's key (messages, the record).
+
+    Returns
+    -------
+    (LatticePMF, dict)
+        The exact empirical pmf and its provenance record (dataset, condition, encoding, row
+        counts, values and their counts).
+
+    Raises
+    ------
+    DataError
+        No rows meet the condition, or a value the encoding cannot code (naming the user).
     """
     cond = condition(frame, attribute=spec["attribute"], given=spec["given"], dataset=spec["dataset"])
     codes = encode(cond.values, spec["encoding"], name=f"multiuser.data_users.{name}", column=frame[spec["attribute"]])
@@ -76,7 +90,22 @@ def data_user_prior(frame: pd.DataFrame, spec: Mapping, *, name: str) -> tuple[L
 
 
 def prior_frame(pmf: LatticePMF) -> pd.DataFrame:
-    """``value,probability`` rows of a pmf (atoms with positive mass)."""
+    """``value,probability`` rows of a pmf (atoms with positive mass).
+
+    Parameters
+    ----------
+    pmf : LatticePMF
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``pmf`` is not a :class:`~pufferfish.lattice.pmf.LatticePMF`.
+    """
+    instance(pmf, LatticePMF, name="pmf")
     mask = pmf.probs > 0
     return pd.DataFrame({"value": pmf.values[mask], "probability": pmf.probs[mask]})
 
@@ -84,7 +113,23 @@ def prior_frame(pmf: LatticePMF) -> pd.DataFrame:
 def read_user_prior(path, *, name: str, record: Mapping | None = None) -> LatticePMF:
     """Read a ``value,probability`` prior written by the data-user rule.
 
-    When ``record`` (its provenance JSON) carries the counts, the exact fractions are rebuilt.
+    Parameters
+    ----------
+    path : path-like or None
+        The prior's CSV (not read when ``record`` carries the counts).
+    name : str
+        The user's key.
+    record : Mapping, optional
+        Its provenance JSON: with ``values`` and ``counts``, the exact fractions are rebuilt.
+
+    Returns
+    -------
+    LatticePMF
+
+    Raises
+    ------
+    OSError, InvalidArgumentError
+        A file that cannot be read, values that are not a pmf.
     """
     if record is not None and "counts" in record:
         return LatticePMF.from_counts(record["values"], record["counts"], name=name)
@@ -94,9 +139,27 @@ def read_user_prior(path, *, name: str, record: Mapping | None = None) -> Lattic
 
 # ------------------------------------------------------------------------------ config -> model
 def build_users(mu_config: Mapping, data_pmfs: Mapping[str, LatticePMF]) -> dict[str, User]:
-    """Every user of the validated ``multiuser`` config (``users`` and ``data_users``, read as
-    :func:`pufferfish.multiuser.settings.users_from_config`: the presence zeta is the schema's
-    default where config leaves it out): lattice users and data-derived users."""
+    r"""Every user of the validated ``multiuser`` config: lattice users and data-derived users.
+
+    Parameters
+    ----------
+    mu_config : Mapping
+        The ``multiuser`` section's ``users`` and ``data_users`` (read as
+        :func:`pufferfish.multiuser.settings.users_from_config`: the presence :math:`\zeta` is the
+        schema's default where config leaves it out).
+    data_pmfs : Mapping[str, LatticePMF]
+        The priors of the data-derived users read so far (:func:`load_data_users`); a data user
+        without one is left out.
+
+    Returns
+    -------
+    dict of str to User
+
+    Raises
+    ------
+    ConfigError
+        A section the typed settings refuse.
+    """
     lattice, data = users_from_config({"users": mu_config.get("users", {}), "data_users": mu_config.get("data_users", {})})
     users = {}
     for name, spec in lattice.items():
@@ -109,7 +172,24 @@ def build_users(mu_config: Mapping, data_pmfs: Mapping[str, LatticePMF]) -> dict
 
 
 def secret_from_spec(spec, users: Mapping[str, User]):
-    """``absent`` / ``{value: a}`` / ``{user: NAME}`` -> :class:`Absent` / :class:`Reports` / :class:`Draws`."""
+    """A secret of config: ``absent`` / ``{value: a}`` / ``{user: NAME}``.
+
+    Parameters
+    ----------
+    spec : str or Mapping
+        The validated secret.
+    users : Mapping[str, User]
+        The users it may name.
+
+    Returns
+    -------
+    Absent, Reports or Draws
+
+    Raises
+    ------
+    ConfigError
+        An unknown user.
+    """
     if spec == "absent":
         return Absent()
     if "value" in spec:
@@ -121,7 +201,24 @@ def secret_from_spec(spec, users: Mapping[str, User]):
 
 
 def experiment_pairs(spec: Mapping, users: Mapping[str, User]) -> dict[str, SecretPair]:
-    """The secret pair of every panel of an experiment (panel ``""`` when there is one pair)."""
+    """The secret pair of every panel of an experiment (panel ``""`` when there is one pair).
+
+    Parameters
+    ----------
+    spec : Mapping
+        The experiment's validated config entry.
+    users : Mapping[str, User]
+        Every user it names.
+
+    Returns
+    -------
+    dict of str to SecretPair
+
+    Raises
+    ------
+    ConfigError
+        A user it names that ``users`` lacks.
+    """
     panels = spec["panels"] if "panels" in spec else {"": {"secrets": spec["secrets"]}}
     pairs = {}
     for panel, pspec in panels.items():
@@ -132,6 +229,22 @@ def experiment_pairs(spec: Mapping, users: Mapping[str, User]) -> dict[str, Secr
 
 
 def secret_label(spec) -> str:
+    """A secret's label: ``absent``, ``reports <a>`` or ``draws from <user>``.
+
+    Parameters
+    ----------
+    spec : str or Mapping
+        The validated secret.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    KeyError
+        A mapping with neither ``value`` nor ``user``.
+    """
     if spec == "absent":
         return "absent"
     if "value" in spec:
@@ -142,7 +255,10 @@ def secret_label(spec) -> str:
 # ------------------------------------------------------------------------------ running
 @dataclass(frozen=True, eq=False)
 class ExperimentResult:
-    """Every table one experiment writes (see :func:`run_experiment`)."""
+    """Every table one experiment writes (see :func:`run_experiment`): ``theta``
+    (:data:`THETA_COLUMNS`), ``audit`` (:data:`pufferfish.audit.verdict.AUDIT_COLUMNS`), the query
+    ``priors`` of every panel, and the ``violations`` (experiment, panel, method, epsilon, scale,
+    achieved) the audit found."""
 
     theta: pd.DataFrame
     audit: pd.DataFrame
@@ -150,123 +266,163 @@ class ExperimentResult:
     violations: list = field(default_factory=list)
 
 
-def _target(record, epsilon: float, params: Mapping) -> Target:
-    """The target a method's scale is audited against: its guarantee at ``epsilon`` (and delta / alpha)."""
-    if record.guarantee == "epsilon_delta":
-        return Target(epsilon, delta=params["delta"])
-    if record.guarantee == "renyi":
-        return Target(epsilon, alpha=params["alpha"])
-    return Target(epsilon)
+class _PairAudits:
+    """The exact audits of one secret pair: one auditor per (noise, guarantee) of the records
+    audited, and each target's smallest scale, computed once and shared by every method of
+    that noise and guarantee (a method whose scale *is* the smallest one, and ``scale_min``)."""
+
+    def __init__(self, pair: SecretPair, options: Mapping[tuple[str, str], Mapping]):
+        self.p, self.q = pair.prior_i, pair.prior_j
+        self._options = options
+        self._auditors: dict = {}
+        self._smallest: dict = {}
+
+    def auditor(self, record):
+        kind = (record.noise, record.guarantee)
+        if kind not in self._auditors:
+            self._auditors[kind] = lattice_auditor(*kind, self.p, self.q, **self._options.get(kind, {}))
+        return self._auditors[kind]
+
+    def smallest(self, record, target: Target) -> Smallest:
+        key = (record.noise, record.guarantee, target)
+        if key not in self._smallest:
+            self._smallest[key] = self.auditor(record).smallest_scale(target)
+        return self._smallest[key]
 
 
-def run_experiment(name: str, spec: Mapping, users: Mapping[str, User], *, audit: Mapping) -> ExperimentResult:
-    """Calibrate, audit and (for ``kind: plan``) transport-plan one experiment.
+def run_experiment(name: str, spec: Mapping, users: Mapping[str, User], *, audit) -> ExperimentResult:
+    r"""Calibrate and audit one experiment of config ``multiuser.experiments`` (paper 000's figures and tables).
 
-    For every panel, method and epsilon: the method's noise scale, what it achieves against
-    its target by the exact audit of its noise and guarantee
-    (:func:`pufferfish.audit.lattice_auditor`, both directions), and the smallest scale of the
-    same noise and guarantee. The target is the record's guarantee at epsilon: pure epsilon,
-    (epsilon, delta) with the experiment's ``delta``, or D_alpha <= epsilon with its ``alpha``.
-    ``tight`` (Laplace, pure epsilon: theta_min) is added to every experiment. A scale whose
-    achieved value exceeds its bound (epsilon or delta) * (1 + audit.rtol) is a violation: it
-    is logged as a warning and flagged in the audit table, never silently dropped.
+    For every panel, method and epsilon: the method's noise scale (:func:`pufferfish.registry.calibrate`,
+    or the audit's own smallest scale for a record that is one), its verdict against the
+    method's target (:func:`pufferfish.audit.verdict.audit_scale`: the record's guarantee at epsilon,
+    with the experiment's ``delta`` or ``alpha``, :func:`pufferfish.audit.target.target_for`), and the
+    smallest scale of the same noise and guarantee (``scale_min``). The automatic records
+    (``tight``: paper 000's :math:`\theta_{\min}`, whose search takes ``audit.bisection_rtol``
+    and ``audit.bisection_max_steps``) are added to every experiment. A scale whose achieved
+    value exceeds its bound times 1 + ``audit.rtol`` is a violation: logged as a warning and
+    flagged in the audit table, never dropped.
+
+    Parameters
+    ----------
+    name : str
+        The experiment's key in ``multiuser.experiments``.
+    spec : Mapping
+        Its validated config entry (:class:`~pufferfish.multiuser.settings.ExperimentSettings`).
+    users : Mapping[str, User]
+        Every user it names (:func:`build_users`).
+    audit : Mapping or AuditSettings
+        Config ``audit``.
+
+    Returns
+    -------
+    ExperimentResult
+
+    Raises
+    ------
+    ConfigError
+        A spec or audit section the settings refuse, a user it names that ``users`` lacks.
+    NotApplicableError
+        A method not stated for a panel's secret pair (naming the experiment and panel).
     """
-    epsilons = np.asarray(ExperimentSettings.from_config(name, spec).epsilons)
-    settings = audit if isinstance(audit, AuditSettings) else AuditSettings.from_config(audit)
-    rtol, brtol, steps = settings.rtol, settings.bisection_rtol, settings.bisection_max_steps
-    params = {key: spec[key] for key in ("delta", "alpha") if spec.get(key) is not None}
-    pairs = experiment_pairs(spec, users)
-    theta_rows, audit_rows, prior_rows, violations = [], [], [], []
+    settings = ExperimentSettings.from_config(name, spec)
+    check = audit if isinstance(audit, AuditSettings) else AuditSettings.from_config(audit)
+    instance(users, Mapping, name="users")
+    params = {k: v for k, v in (("delta", settings.delta), ("alpha", settings.alpha)) if v is not None}
+    search = {"rtol": check.bisection_rtol, "max_steps": check.bisection_max_steps}
+    options = {(r.noise, r.guarantee): search for r in map(registry.get, registry.names(automatic=True))}
     experiment = f"multiuser_{name}"
-    for panel, pair in pairs.items():
-        p, q = pair.prior_i, pair.prior_j
-        for label, secret_spec, pmf in (("s_i", _spec_of(spec, panel, 0), p), ("s_j", _spec_of(spec, panel, 1), q)):
-            frame = prior_frame(pmf)
-            frame.insert(0, "secret", f"{label}: {secret_label(secret_spec)}")
-            frame.insert(0, "panel", panel)
-            prior_rows.append(frame)
-        tight_results = [theta_min(p, q, float(e), rtol=brtol, max_steps=steps) for e in epsilons]
-        auditors, smallest = {}, {}
-
-        def smallest_scale(record, target: Target):
-            """The audit's smallest scale for ``record``'s noise and guarantee (once per target)."""
-            kind = (record.noise, record.guarantee)
-            if kind not in auditors:
-                auditors[kind] = lattice_auditor(record.noise, record.guarantee, p, q)
-            if (kind, target) not in smallest:
-                smallest[(kind, target)] = auditors[kind].smallest_scale(target)
-            return smallest[(kind, target)]
-
-        thetas = {}
-        for method in spec["methods"]:
-            record = registry.get(method)
-            try:
-                if record.smallest:   # the audit's own smallest scale: computed once, for both columns
-                    registry.check_applicable(record, (registry.secret_kind(pair.first),
-                                                       registry.secret_kind(pair.second)), params)
-                    thetas[method] = np.array([smallest_scale(record, _target(record, float(e), params)).scale
-                                               for e in epsilons])
-                else:
-                    thetas[method] = calibrate(method, pair, epsilons=epsilons, **params)
-            except NotApplicableError as err:
-                where = f"multiuser.experiments.{name}" + (f".panels.{panel}" if panel else "")
-                raise NotApplicableError(f"{where}: {err}") from None
-        thetas["tight"] = np.array([t.theta for t in tight_results])
-        for method, values in thetas.items():
-            record = registry.get(method)
-            kind = (record.noise, record.guarantee)
-            for k, (eps, theta) in enumerate(zip(epsilons, values)):
-                target = _target(record, float(eps), params)
-                if kind == ("laplace", "epsilon"):      # paper 000's audit, as before
-                    tmin, note = tight_results[k].theta, tight_results[k].reason
-                    if theta > 0 and np.isfinite(theta):
-                        loss = lattice_privacy_loss(p, q, theta)
-                        achieved, fwd, bwd = loss.epsilon, loss.forward, loss.backward
-                    elif theta == 0:
-                        achieved = fwd = bwd = float(tight_results[k].loss) if tmin == 0 else np.inf
-                    else:
-                        achieved = fwd = bwd = np.nan
-                else:
-                    best = smallest_scale(record, target)
-                    tmin, note = best.scale, best.reason
-                    if theta > 0 and np.isfinite(theta):
-                        got = auditors[kind].achieved(float(theta), target)
-                        fwd, bwd = got.forward, got.backward
-                    elif theta == 0:
-                        got = auditors[kind].noise_free(target)
-                        fwd, bwd = got.forward, got.backward
-                    else:
-                        fwd = bwd = np.nan
-                    achieved = max(fwd, bwd)
-                violation = bool(achieved > target.bound * (1.0 + rtol))
-                if violation:
-                    violations.append((experiment, panel, method, float(eps), float(theta), float(achieved)))
-                    log.warning("%s%s: %s %s scale=%.6g at %s achieves %s=%.6g (violation)", experiment,
-                                f" [{panel}]" if panel else "", method, record.noise, theta, _describe(target),
-                                _ACHIEVED[record.guarantee], achieved)
-                values_by = {g: (achieved if g == record.guarantee else np.nan) for g in _ACHIEVED}
-                delta = target.delta if target.delta is not None else np.nan
-                alpha = target.alpha if target.alpha is not None else np.nan
-                theta_rows.append({"panel": panel, "method": method, "epsilon": float(eps), "theta": float(theta),
-                                   "epsilon_achieved": values_by["epsilon"], "theta_min": tmin,
-                                   "noise": record.noise, "delta": delta, "alpha": alpha,
-                                   "std": noise_std(record.noise, float(theta)),
-                                   "delta_achieved": values_by["epsilon_delta"],
-                                   "renyi_achieved": values_by["renyi"]})
-                audit_rows.append({"experiment": experiment, "panel": panel, "method": method, "epsilon": float(eps),
-                                   "delta": delta, "scale": float(theta), "epsilon_achieved": values_by["epsilon"],
-                                   "delta_achieved": values_by["epsilon_delta"], "scale_min": tmin,
-                                   "violation": violation, "loss_forward": fwd, "loss_backward": bwd,
-                                   "tight_note": note, "noise": record.noise, "guarantee": record.guarantee,
-                                   "alpha": alpha, "renyi_achieved": values_by["renyi"]})
-    theta = pd.DataFrame(theta_rows, columns=THETA_COLUMNS)
-    audit_frame = pd.DataFrame(audit_rows, columns=AUDIT_COLUMNS + MULTIUSER_AUDIT_COLUMNS)
-    priors = pd.concat(prior_rows, ignore_index=True)
-    return ExperimentResult(theta, audit_frame, priors, violations)
+    rows, priors = [], []
+    for panel, pair in experiment_pairs(spec, users).items():
+        priors.extend(_panel_priors(spec, panel, pair))
+        audits = _PairAudits(pair, options)
+        scales = _panel_scales(settings, panel, pair, params, audits)
+        rows.extend(_audit_rows(experiment, panel, scales, settings.epsilons, params, audits, check.rtol))
+    violations = [(r["experiment"], r["panel"], r["method"], r["epsilon"], r["scale"], _achieved(r))
+                  for r in rows if r["violation"]]
+    theta = pd.DataFrame([_theta_row(r) for r in rows], columns=THETA_COLUMNS)
+    return ExperimentResult(theta, audit_frame(rows), pd.concat(priors, ignore_index=True), violations)
 
 
-#: the name of the achieved quantity of each guarantee (log lines)
+def _panel_priors(spec: Mapping, panel: str, pair: SecretPair) -> list[pd.DataFrame]:
+    """The query priors of a panel's two secrets, as ``panel, secret, value, probability`` rows."""
+    frames = []
+    for k, (label, pmf) in enumerate((("s_i", pair.prior_i), ("s_j", pair.prior_j))):
+        frame = prior_frame(pmf)
+        frame.insert(0, "secret", f"{label}: {secret_label(_spec_of(spec, panel, k))}")
+        frame.insert(0, "panel", panel)
+        frames.append(frame)
+    return frames
+
+
+def _panel_scales(settings: ExperimentSettings, panel: str, pair: SecretPair, params: Mapping,
+                  audits: _PairAudits) -> dict[str, np.ndarray]:
+    """Every method's scale per epsilon, then the automatic records' (searched first: their audits
+    seed the later searches of the pair, as the order of paper 000's tables always had it)."""
+    epsilons = np.asarray(settings.epsilons)
+    automatic = {m: _smallest_scales(registry.get(m), epsilons, params, audits)
+                 for m in registry.names(automatic=True)}
+    kinds = (registry.secret_kind(pair.first), registry.secret_kind(pair.second))
+    scales = {}
+    for method in settings.methods:
+        record = registry.get(method)
+        try:
+            if record.smallest:  # the audit's own smallest scale: computed once, for both columns
+                registry.check_applicable(record, kinds, params)
+                scales[method] = _smallest_scales(record, epsilons, params, audits)
+            else:
+                scales[method] = calibrate(method, pair, epsilons=epsilons, **params)
+        except NotApplicableError as err:
+            where = f"multiuser.experiments.{settings.name}" + (f".panels.{panel}" if panel else "")
+            raise NotApplicableError(f"{where}: {err}") from None
+    scales.update(automatic)
+    return scales
+
+
+def _smallest_scales(record, epsilons: np.ndarray, params: Mapping, audits: _PairAudits) -> np.ndarray:
+    """The smallest scale the exact audit of ``record``'s noise and guarantee accepts, per epsilon."""
+    return np.array([audits.smallest(record, target_for(record.guarantee, float(e), **params)).scale
+                     for e in epsilons])
+
+
+def _audit_rows(experiment: str, panel: str, scales: Mapping[str, np.ndarray], epsilons, params: Mapping,
+                audits: _PairAudits, rtol: float) -> list[dict]:
+    """The audit rows (:data:`pufferfish.audit.verdict.AUDIT_COLUMNS`) of every method and epsilon of a panel."""
+    rows = []
+    for method, values in scales.items():
+        record = registry.get(method)
+        for eps, scale in zip(epsilons, values):
+            target = target_for(record.guarantee, float(eps), **params)
+            smallest = audits.smallest(record, target)
+            verdict = audit_scale(audits.auditor(record), float(scale), target, rtol=rtol)
+            row = audit_row(verdict, experiment=experiment, panel=panel, method=method, noise=record.noise,
+                            scale_min=smallest.scale, tight_note=smallest.reason)
+            if row["violation"]:
+                log.warning("%s%s: %s %s scale=%.6g at %s achieves %s=%.6g (violation)", experiment,
+                            f" [{panel}]" if panel else "", method, record.noise, scale, _describe(target),
+                            _ACHIEVED[record.guarantee], verdict.value)
+            rows.append(row)
+    return rows
+
+
+def _achieved(row: Mapping) -> float:
+    """The achieved value of an audit row: the column of its guarantee."""
+    return row[f"{_COLUMN[row['guarantee']]}_achieved"]
+
+
+def _theta_row(row: Mapping) -> dict:
+    """The row of results/theta/multiuser_<experiment>.csv (:data:`THETA_COLUMNS`) of an audit row."""
+    scale = row["scale"]
+    std = noise_std(row["noise"], scale) if math.isfinite(scale) else math.nan
+    return {"panel": row["panel"], "method": row["method"], "epsilon": row["epsilon"], "theta": scale,
+            "epsilon_achieved": row["epsilon_achieved"], "theta_min": row["scale_min"], "noise": row["noise"],
+            "delta": row["delta"], "alpha": row["alpha"], "std": std, "delta_achieved": row["delta_achieved"],
+            "renyi_achieved": row["renyi_achieved"]}
+
+
+#: the name of the achieved quantity of each guarantee (log lines), and its audit column
 _ACHIEVED = {"epsilon": "epsilon", "epsilon_delta": "delta", "renyi": "D_alpha"}
+_COLUMN = {"epsilon": "epsilon", "epsilon_delta": "delta", "renyi": "renyi"}
 
 
 def _describe(target: Target) -> str:
@@ -278,11 +434,30 @@ def _describe(target: Target) -> str:
 
 
 def run_plan(name: str, spec: Mapping, users: Mapping[str, User]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The monotone plan pi* (eq. 6) and the CDF/Delta* table (Lemma 7) of a ``kind: plan`` experiment.
+    r"""The monotone plan :math:`\pi^*` (eq. 6) and the CDF / :math:`\Delta^*` table (Lemma 7) of a ``kind: plan`` experiment.
 
-    Returns ``(plan, cdf)``: plan rows ``x,x_prime,mass`` (x under the first secret, x' under
-    the second; non-zero entries), cdf rows ``x,F_i,F_j,delta_star`` over every lattice point
-    between the extreme atoms. Lemma 7 (sup of the plan's |x - x'| = sup Delta*) is checked.
+    Lemma 7 (the sup of the plan's :math:`|x - x'|` is :math:`\sup \Delta^*`) is checked.
+
+    Parameters
+    ----------
+    name : str
+        The experiment's key.
+    spec : Mapping
+        Its validated config entry (one secret pair).
+    users : Mapping[str, User]
+        Every user it names.
+
+    Returns
+    -------
+    (pandas.DataFrame, pandas.DataFrame)
+        The plan's non-zero entries ``x, x_prime, mass`` (:math:`x` under the first secret,
+        :math:`x'` under the second) and ``x, F_i, F_j, delta_star`` at every lattice point
+        between the extreme atoms.
+
+    Raises
+    ------
+    ConfigError
+        An experiment with panels.
     """
     if "panels" in spec:
         raise ConfigError(f"config: multiuser.experiments.{name}: kind 'plan' takes one secret pair (secrets), not panels")
@@ -303,8 +478,25 @@ def _spec_of(spec: Mapping, panel: str, k: int):
 
 
 # ------------------------------------------------------------------------------ file-level steps
-def _load_data_users(records: Mapping[str, str]) -> dict[str, LatticePMF]:
+def load_data_users(records: Mapping[str, str]) -> dict[str, LatticePMF]:
+    """The priors of data-derived users from their provenance JSONs, exact (:func:`read_user_prior`).
+
+    Parameters
+    ----------
+    records : Mapping[str, str]
+        User -> the path of its provenance JSON.
+
+    Returns
+    -------
+    dict of str to LatticePMF
+
+    Raises
+    ------
+    OSError, ValueError
+        A file that cannot be read or is not JSON.
+    """
     import json
+
     out = {}
     for name, path in records.items():
         with open(path, encoding="utf-8") as handle:
@@ -314,7 +506,29 @@ def _load_data_users(records: Mapping[str, str]) -> dict[str, LatticePMF]:
 
 
 def write_data_user(*, name: str, spec: Mapping, data_csv, data_json, out_csv, out_json) -> dict:
-    """Step ``multiuser_data_user``: the prior of one data-derived user, with its provenance."""
+    """Step ``multiuser_data_user``: the prior of one data-derived user, with its provenance.
+
+    Parameters
+    ----------
+    name : str
+        The user's key.
+    spec : Mapping
+        Its validated config entry.
+    data_csv, data_json : path-like
+        The dataset and its download record (its sha256 goes to the provenance).
+    out_csv, out_json : path-like
+        The prior (``value,probability``) and its provenance record.
+
+    Returns
+    -------
+    dict
+        The provenance record.
+
+    Raises
+    ------
+    DataError, OutputError
+        As :func:`data_user_prior`; a file that cannot be written.
+    """
     import json
 
     from pufferfish.files import write_csv, write_json
@@ -333,8 +547,22 @@ def write_data_user(*, name: str, spec: Mapping, data_csv, data_json, out_csv, o
 def config_user_prior(spec: Mapping, *, name: str) -> tuple[LatticePMF, dict]:
     """A lattice user given in config (``multiuser.users``: Tables 2-4 of paper 000, Bernoulli users).
 
-    Returns the pmf and its provenance record (source, values and probabilities as written,
-    presence zeta).
+    Parameters
+    ----------
+    spec : Mapping
+        The user's validated config entry (``values``, ``probabilities``, ``presence``).
+    name : str
+        Its key.
+
+    Returns
+    -------
+    (LatticePMF, dict)
+        The pmf and its provenance record (source, values and probabilities as written, presence).
+
+    Raises
+    ------
+    InvalidArgumentError
+        Values and probabilities that are not a pmf.
     """
     pmf = LatticePMF.from_values(spec["values"], spec["probabilities"], name=f"multiuser.users.{name}")
     record = {
@@ -348,7 +576,25 @@ def config_user_prior(spec: Mapping, *, name: str) -> tuple[LatticePMF, dict]:
 
 
 def write_config_user(*, name: str, spec: Mapping, out_csv, out_json) -> dict:
-    """Step ``multiuser_config_users``: the prior of one config lattice user (``value,probability``)."""
+    """Step ``multiuser_config_users``: the prior of one config lattice user (``value,probability``).
+
+    Parameters
+    ----------
+    name, spec
+        As :func:`config_user_prior`.
+    out_csv, out_json : path-like
+        The prior and its provenance record.
+
+    Returns
+    -------
+    dict
+        The provenance record.
+
+    Raises
+    ------
+    InvalidArgumentError, OutputError
+        As :func:`config_user_prior`; a file that cannot be written.
+    """
     from pufferfish.files import write_csv, write_json
     pmf, record = config_user_prior(spec, name=name)
     write_csv(pd.DataFrame({"value": record["values"], "probability": record["probabilities"]}), out_csv)
@@ -359,16 +605,40 @@ def write_config_user(*, name: str, spec: Mapping, out_csv, out_json) -> dict:
 def write_experiment(*, name: str, spec: Mapping, multiuser: Mapping, audit: Mapping,
                      data_users: Mapping[str, str], out_theta, out_audit, out_priors, out_png=None, out_pdf=None,
                      out_csv=None, out_plan=None, out_cdf=None) -> ExperimentResult:
-    """Step ``multiuser_experiment``: one experiment from its users to its figure.
+    r"""Step ``multiuser_experiment``: one experiment from its users to its figure.
 
     Writes theta, audit and query priors (:func:`run_experiment`); for a ``kind: plan``
-    experiment with ``out_plan``/``out_cdf``, pi* and the CDF/Delta* table (:func:`run_plan`);
-    and with ``out_png`` the figure (:func:`write_figure`: PNG, PDF and the CSV of the numbers
-    plotted), drawn from the tables as written. One job does all of it, so the users are read
-    and the libraries imported once per experiment.
+    experiment with ``out_plan`` / ``out_cdf``, :math:`\pi^*` and the CDF / :math:`\Delta^*` table
+    (:func:`run_plan`); and with ``out_png`` the figure (:func:`write_figure`), drawn from the
+    tables as written. One job does all of it, so the users are read and the libraries
+    imported once per experiment.
+
+    Parameters
+    ----------
+    name, spec, audit
+        As :func:`run_experiment`.
+    multiuser : Mapping
+        The ``multiuser`` section's ``users`` and ``data_users`` (:func:`build_users`).
+    data_users : Mapping[str, str]
+        Data user -> its provenance JSON (:func:`load_data_users`).
+    out_theta, out_audit, out_priors : path-like
+        The experiment's tables.
+    out_png, out_pdf, out_csv : path-like, optional
+        Its figure and the numbers plotted.
+    out_plan, out_cdf : path-like, optional
+        The plan and the CDF / :math:`\Delta^*` table (``kind: plan``).
+
+    Returns
+    -------
+    ExperimentResult
+
+    Raises
+    ------
+    ConfigError, NotApplicableError, OutputError
+        As :func:`run_experiment`; a file that cannot be written.
     """
     from pufferfish.files import write_csv
-    users = build_users(multiuser, _load_data_users(data_users))
+    users = build_users(multiuser, load_data_users(data_users))
     result = run_experiment(name, spec, users, audit=audit)
     write_csv(result.priors, out_priors)
     write_csv(result.audit, out_audit)
@@ -385,7 +655,24 @@ def write_experiment(*, name: str, spec: Mapping, multiuser: Mapping, audit: Map
 
 
 def describe_secret(spec, records: Mapping[str, Mapping]) -> str:
-    """A short label of a secret for figures: data users as ``attribute | condition (n rows)``."""
+    """A short label of a secret for figures: data users as ``attribute | condition (n=rows)``.
+
+    Parameters
+    ----------
+    spec : str or Mapping
+        The validated secret.
+    records : Mapping[str, Mapping]
+        User -> its provenance record (the data users).
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    KeyError
+        A data user's record without its condition or row count.
+    """
     if isinstance(spec, Mapping) and spec.get("user") in records:
         rec = records[spec["user"]]
         given = ", ".join(f"{k}={v}" for k, v in rec["given"].items())
@@ -398,8 +685,28 @@ def write_figure(*, name: str, spec: Mapping, theta_csv, priors_csv, plan_csv=No
     """The figure of an experiment (end of step ``multiuser_experiment``): the plan figure (kind plan)
     or theta against epsilon (kind theta).
 
-    ``user_records`` are the provenance JSONs of the data-derived users (for the panel titles:
-    attribute, condition and rows used).
+    Parameters
+    ----------
+    name, spec
+        The experiment's key and validated config entry.
+    theta_csv, priors_csv : path-like
+        Its theta and query-prior tables, as written.
+    plan_csv : path-like, optional
+        Its plan (``kind: plan``).
+    user_records : sequence of path-like
+        The provenance JSONs of the data-derived users (the panel titles: attribute, condition
+        and rows used).
+    png, pdf, csv : path-like
+        The figure and the numbers plotted.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    OSError, OutputError
+        A file that cannot be read or written.
     """
     import json
     import textwrap

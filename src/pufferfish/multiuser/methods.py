@@ -1,22 +1,24 @@
-"""Calibration methods of the multi-user pufferfish paper (000: Ding, Lu, Yang, Zhang), and their registry records.
+r"""Calibration methods of the multi-user pufferfish paper (000: Ding, Lu, Yang, Zhang), and their registry records.
 
-Each method returns the Laplace scale theta (noise density exp(-|z|/theta) / (2 theta),
-eq. 2) for every epsilon of a grid, as the paper states it. Every method is a sufficient
-condition; :mod:`pufferfish.audit.laplace_lattice` computes the privacy loss each theta really achieves.
+Each method returns the Laplace scale :math:`\theta` (noise density
+:math:`e^{-|z|/\theta} / (2\theta)`, eq. 2) for every epsilon of a grid, as the paper states it.
+Every method is a sufficient condition; :mod:`pufferfish.audit.laplace_lattice` computes the
+privacy loss each :math:`\theta` really achieves. The statements, their secret pairs and the
+derivations: docs/math/paper000-multiuser.md.
 
-========================  =====================  ===================================================================
-method                    secret pair            condition
-========================  =====================  ===================================================================
-``theorem1``              (s_a, s_b)             eq. (10): max |a_i - b_i| / eps
-``theorem2``              (s_a, s_perp)          eq. (12): max |a_i| / eps
-``theorem3_max``          (s_P, s_perp)          eq. (14): max_t |t| / eps
-``theorem3_brent``        (s_P, s_perp)          eq. (13): E[exp(|D_i| / theta)] = exp(eps)
-``theorem4``              (s_P, s_Q)             eqs. (16)-(17): sup_t Delta*(t) of F_P, F_Q / eps
-``lemma5``                (s_P, s_Q), Bernoulli  eq. (18): 1 / eps
-``lemma6``                (s_P, s_Q), Bernoulli  eq. (21): sup_x 1 / log(e^eps + (e^eps - 1) psi(x)), psi as printed
-``lemma6_best_grouping``  (s_P, s_Q), Bernoulli  eq. (21), psi of the better of pi*'s column and row groupings
-``kantorovich``           any pair               eq. (5)/(28): sup over supp(pi*) |x - x'| / eps
-========================  =====================  ===================================================================
+========================  ============================  ==============================================
+method                    secret pair                   scale
+========================  ============================  ==============================================
+``theorem1``              :math:`(s_a, s_b)`            eq. (10)
+``theorem2``              :math:`(s_a, s_\perp)`        eq. (12)
+``theorem3_max``          :math:`(s_P, s_\perp)`        eq. (14)
+``theorem3_brent``        :math:`(s_P, s_\perp)`        eq. (13), by Brent's method
+``theorem4``              :math:`(s_P, s_Q)`            eqs. (16)-(17)
+``lemma5``                Bernoulli :math:`(s_P, s_Q)`  eq. (18)
+``lemma6``                Bernoulli :math:`(s_P, s_Q)`  eq. (21), :math:`\psi` as printed
+``lemma6_best_grouping``  Bernoulli :math:`(s_P, s_Q)`  eq. (21), the better grouping of :math:`\pi^*`
+``kantorovich``           any pair                      eq. (5) / (28)
+========================  ============================  ==============================================
 """
 
 from __future__ import annotations
@@ -69,9 +71,29 @@ def _finite_scales(numerator: float, eps: np.ndarray) -> None:
 
 
 def theorem1(a, b, *, epsilons) -> np.ndarray:
-    """Theorem 1, eq. (10): theta = max_i |a_i - b_i| / epsilon for secrets (s_{a_i}, s_{b_i}).
+    r"""Theorem 1, eq. (10): the scale for the secrets :math:`(s_{a_i}, s_{b_i})`.
 
-    ``a`` and ``b`` are the two reported values (or arrays of them, one per user/prior).
+    .. math::
+
+       \theta = \max_i |a_i - b_i| / \epsilon
+
+    Parameters
+    ----------
+    a, b : float or array-like
+        The two reported values (or arrays of them, one per user), finite.
+    epsilons : array-like
+        The grid, each :math:`\epsilon > 0`.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`\theta` for each :math:`\epsilon`.
+
+    Raises
+    ------
+    InvalidArgumentError
+        ``a`` and ``b`` of different lengths, a value that is not finite, a bad grid, or an
+        epsilon so small that the scale overflows float64 (naming it).
     """
     a, b = reals(a, name="a"), reals(b, name="b")
     eps = _eps(epsilons)
@@ -82,36 +104,98 @@ def theorem1(a, b, *, epsilons) -> np.ndarray:
 
 
 def theorem2(a, *, epsilons) -> np.ndarray:
-    """Theorem 2, eq. (12): theta = max_i |a_i| / epsilon for secrets (s_{a_i}, s_{perp_i})."""
+    r"""Theorem 2, eq. (12): the scale for the secrets :math:`(s_{a_i}, s_{\perp_i})`.
+
+    .. math::
+
+       \theta = \max_i |a_i| / \epsilon
+
+    Parameters
+    ----------
+    a : float or array-like
+        The reported value (or one per user), finite.
+    epsilons : array-like
+        The grid, each :math:`\epsilon > 0`.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`\theta` for each :math:`\epsilon`.
+
+    Raises
+    ------
+    InvalidArgumentError
+        A bad grid, or an epsilon so small that the scale overflows float64 (naming it).
+    """
     a = reals(a, name="a")
     return _over(float(np.max(np.abs(a))), _eps(epsilons))
 
 
 def theorem3_max(pmf: LatticePMF, *, epsilons) -> np.ndarray:
-    """Theorem 3, eq. (14): theta = max_{t in supp(P_i)} |t| / epsilon for (s_{P_i}, s_{perp_i})."""
+    r"""Theorem 3, eq. (14): the scale for the secrets :math:`(s_{P_i}, s_{\perp_i})`.
+
+    .. math::
+
+       \theta = \max_{t \in \operatorname{supp} P_i} |t| / \epsilon
+
+    Parameters
+    ----------
+    pmf : LatticePMF
+        :math:`P_i`.
+    epsilons : array-like
+        The grid, each :math:`\epsilon > 0`.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`\theta` for each :math:`\epsilon`.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``pmf`` is not a :class:`~pufferfish.lattice.pmf.LatticePMF`.
+    InvalidArgumentError
+        A bad grid, or an epsilon so small that the scale overflows float64 (naming it).
+    """
     _pmfs(pmf=pmf)
     return _over(float(np.max(np.abs(pmf.support))), _eps(epsilons))
 
 
 def theorem3_brent(pmf: LatticePMF, *, epsilons) -> np.ndarray:
-    """Theorem 3, eq. (13): the theta solving E_{D_i ~ P_i}[exp(|D_i| / theta)] = exp(epsilon).
+    r"""Theorem 3, eq. (13): the scale solving
 
-    Written as h(1/theta) = epsilon with h(u) = log E[exp(|D| u)], computed as
-    log1p(E[expm1(|D| u)]) (the masses divided by their sum, so E[1] = 1 exactly): every
-    term is positive and known to a few ulps, so h has a few ulps of relative error for
-    every epsilon, down to 1e-300 (the printed form, a log of a sum near 1, loses all
-    digits below eps ~ 1e-16 and about 1e-16 / eps of them above). Where |D| u would
-    overflow expm1 (|D| u > 700), h is the log-sum-exp of log P(t) + |t| u instead.
-    h is increasing in u, so g(theta) = h(1/theta) - epsilon is decreasing in theta. With
-    M = max|t|, p_M = Pr(|D| = M) and E|D| the root lies in
-    [max(E|D| / eps, M / (eps - log p_M)), M / eps]: h(u) <= M u (right end), h(u) >= u E|D|
-    (Jensen) and h(u) >= log p_M + M u (left end). Brent's method (``scipy.optimize.brentq``)
-    solves it to a relative tolerance of 4 machine epsilons (:data:`BRENT_RTOL`, also as
-    xtol relative to the left end). If the left end already meets (13) as computed (at tiny
-    epsilon the root is E|D| / eps to float precision) it is the answer; if |D| = M almost
-    surely the root is M / epsilon (the ends coincide up to rounding). D = 0 almost surely needs no noise
-    (theta = 0). For Bernoulli(p) the root is eq. (15) (:func:`bernoulli_eq15`). An epsilon
-    so small that M / epsilon overflows float64 is refused.
+    .. math::
+
+       \mathbb{E}_{D_i \sim P_i}\bigl[e^{|D_i| / \theta}\bigr] = e^{\epsilon}.
+
+    Written as :math:`h(1/\theta) = \epsilon` with :math:`h(u) = \log \mathbb{E}[e^{|D| u}]`, computed as
+    :math:`\mathrm{log1p}(\mathbb{E}[\mathrm{expm1}(|D| u)])` (a few ulps of relative error for every
+    :math:`\epsilon` down to 1e-300; a log-sum-exp where :math:`|D| u > 700`), and solved by Brent's method
+    (``scipy.optimize.brentq``, relative tolerance :data:`BRENT_RTOL`) in the bracket
+    :math:`[\max(\mathbb{E}|D| / \epsilon, M / (\epsilon - \log p_M)), M / \epsilon]`,
+    :math:`M = \max |t|`, :math:`p_M = \Pr(|D| = M)` (docs/math/paper000-multiuser.md). If the left
+    end already meets (13) as computed it is the answer; if :math:`|D| = M` almost surely the root
+    is :math:`M / \epsilon`; :math:`D = 0` almost surely needs no noise (:math:`\theta = 0`). For
+    Bernoulli(:math:`p`) the root is eq. (15) (:func:`bernoulli_eq15`).
+
+    Parameters
+    ----------
+    pmf : LatticePMF
+        :math:`P_i`.
+    epsilons : array-like
+        The grid, each :math:`\epsilon > 0`.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`\theta` for each :math:`\epsilon`.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``pmf`` is not a :class:`~pufferfish.lattice.pmf.LatticePMF`.
+    InvalidArgumentError
+        A bad grid, or an epsilon so small that the scale overflows float64 (naming it).
     """
     from scipy.optimize import brentq
     from scipy.special import logsumexp
@@ -150,13 +234,33 @@ def theorem3_brent(pmf: LatticePMF, *, epsilons) -> np.ndarray:
 
 
 def bernoulli_eq15(p: float, *, epsilons) -> np.ndarray:
-    """Eq. (15): theta = 1 / log((e^eps - (1 - p)) / p), the root of (13) for D ~ Bernoulli(p).
+    r"""Eq. (15): the root of (13) for :math:`D \sim` Bernoulli(:math:`p`),
 
-    ``p`` is a real number in [0, 1] (a string, bool, NaN or a value outside is refused);
-    for p = 0 the user always reports 0, as an absent user adds, and theta = 0. The log is
-    computed as log1p(expm1(eps) / p), accurate to a few ulps for every eps (the quotient
-    as printed loses all digits for eps below 1e-16), and as eps - log p + log1p(-(1 - p) e^{-eps})
-    where expm1(eps) / p overflows.
+    .. math::
+
+       \theta = 1 / \log\frac{e^{\epsilon} - (1 - p)}{p},
+
+    computed as :math:`1 / \mathrm{log1p}(\mathrm{expm1}(\epsilon) / p)` (a few ulps for every
+    :math:`\epsilon`), and as :math:`1 / (\epsilon - \log p + \mathrm{log1p}(-(1 - p) e^{-\epsilon}))`
+    where the quotient overflows. For :math:`p = 0` the user always reports 0, as an absent
+    user adds: :math:`\theta = 0`.
+
+    Parameters
+    ----------
+    p : float
+        In :math:`[0, 1]`.
+    epsilons : array-like
+        The grid, each :math:`\epsilon > 0`.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`\theta` for each :math:`\epsilon`.
+
+    Raises
+    ------
+    InvalidArgumentError
+        ``p`` not a real number in :math:`[0, 1]`, a bad grid.
     """
     from pufferfish.checks import real
 
@@ -171,9 +275,33 @@ def bernoulli_eq15(p: float, *, epsilons) -> np.ndarray:
 
 
 def theorem4(p: LatticePMF, q: LatticePMF, *, epsilons) -> np.ndarray:
-    """Theorem 4, eqs. (16)-(17): theta = sup_t Delta*(t) / epsilon, Delta* from F_{P_i}, F_{Q_i} only.
+    r"""Theorem 4, eqs. (16)-(17): the scale for the secrets :math:`(s_{P_i}, s_{Q_i})`,
 
-    The other users do not enter: W_inf(R + P, R + Q) <= W_inf(P, Q) for any independent R.
+    .. math::
+
+       \theta = \sup_t \Delta^*(t) / \epsilon,
+
+    :math:`\Delta^*` from the CDFs :math:`F_{P_i}`, :math:`F_{Q_i}` alone: the other users do not enter,
+    :math:`W_\infty(R + P, R + Q) \le W_\infty(P, Q)` for any independent :math:`R`.
+
+    Parameters
+    ----------
+    p, q : LatticePMF
+        :math:`P_i` and :math:`Q_i`.
+    epsilons : array-like
+        The grid, each :math:`\epsilon > 0`.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`\theta` for each :math:`\epsilon`.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``p`` or ``q`` is not a :class:`~pufferfish.lattice.pmf.LatticePMF`.
+    InvalidArgumentError
+        A bad grid, or an epsilon so small that the scale overflows float64 (naming it).
     """
     _pmfs(p=p, q=q)
     eps = _eps(epsilons)
@@ -181,7 +309,7 @@ def theorem4(p: LatticePMF, q: LatticePMF, *, epsilons) -> np.ndarray:
 
 
 def _require_bernoulli(p: LatticePMF, q: LatticePMF, method: str) -> tuple[Fraction, Fraction]:
-    _pmfs(p=p, q=q)
+    """P_i(1) and Q_i(1), exactly, of two lattice pmfs supported in {0, 1} (else NotApplicableError)."""
     for name, pmf in (("P_i", p), ("Q_i", q)):
         if not pmf.is_binary():
             raise NotApplicableError(f"{method} needs Bernoulli users, but {name} has support "
@@ -194,7 +322,28 @@ def _require_bernoulli(p: LatticePMF, q: LatticePMF, method: str) -> tuple[Fract
 
 
 def lemma5(p: LatticePMF, q: LatticePMF, *, epsilons) -> np.ndarray:
-    """Lemma 5, eq. (18): theta = 1 / epsilon when P_i and Q_i are Bernoulli."""
+    r"""Lemma 5, eq. (18): :math:`\theta = 1 / \epsilon` when :math:`P_i` and :math:`Q_i` are Bernoulli.
+
+    Parameters
+    ----------
+    p, q : LatticePMF
+        :math:`P_i` and :math:`Q_i`, supported in :math:`\{0, 1\}`.
+    epsilons : array-like
+        The grid, each :math:`\epsilon > 0`.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`\theta` for each :math:`\epsilon`.
+
+    Raises
+    ------
+    NotApplicableError
+        A prior not supported in :math:`\{0, 1\}`.
+    InvalidArgumentError
+        A bad grid, or an epsilon so small that the scale overflows float64 (naming it).
+    """
+    _pmfs(p=p, q=q)
     _require_bernoulli(p, q, "lemma5")
     return _over(1.0, _eps(epsilons))
 
@@ -205,42 +354,53 @@ LEMMA6_GROUPINGS = ("printed", "columns", "rows")
 
 def lemma6_psi(p: LatticePMF, q: LatticePMF, rest_sum: LatticePMF, *,
                grouping: str = "printed") -> tuple[np.ndarray, np.ndarray]:
-    """psi_i(x) = stay / shift of Lemma 6 at every x of the support hull of X = f(D_-i) + D_i.
+    r"""Lemma 6's :math:`\psi_i(x)` = stay / shift at every :math:`x` of the support hull of :math:`X = f(D_{-i}) + D_i`.
 
-    With r = Pr(f(D_-i) = .), p = P_i(1), q = Q_i(1), the monotone plan pi* (x under s_{P_i},
-    x' under s_{Q_i}) moves mass at most one step (proof of Lemma 6). Its diagonal entry is,
-    in both orders of p and q,
+    With :math:`r = \Pr(f(D_{-i}) = \cdot)`, :math:`p = P_i(1)`, :math:`q = Q_i(1)`, the monotone plan
+    :math:`\pi^*` moves mass at most one step; its diagonal is
+    :math:`\pi^*(x, x) = \min(p, q)\, r(x-1) + (1 - \max(p, q))\, r(x)` and its off-diagonal entries
+    :math:`\pi^*(x, x+1) = (q - p)\, r(x)` (:math:`p < q`) or :math:`\pi^*(x+1, x) = (p - q)\, r(x)` (:math:`p > q`).
+    ``grouping`` says which entries share one inequality of the relaxed condition (20):
+    ``"columns"`` (fixed :math:`x'`, (20) as written), ``"rows"`` (fixed :math:`x`), or ``"printed"``,
+    :math:`\psi_i` exactly as the lemma prints it (the column grouping for :math:`p < q`, the row
+    grouping for :math:`p > q`: the proof's entry :math:`\pi^*(x'+1, x')` is right for the row
+    :math:`x'+1`, not the column :math:`x'`). Either grouping proves both directions of
+    :math:`\epsilon`-pufferfish privacy (docs/math/paper000-multiuser.md, "Lemmas 5 and 6"), so every
+    :math:`\psi` here gives a valid eq. (21). Where the shift vanishes :math:`\psi = +\infty` (no
+    constraint).
 
-        stay(x) = pi*(x, x) = min(p, q) r(x-1) + (1 - max(p, q)) r(x),
+    Parameters
+    ----------
+    p, q : LatticePMF
+        :math:`P_i` and :math:`Q_i`, supported in :math:`\{0, 1\}`.
+    rest_sum : LatticePMF
+        The law of the other users' sum :math:`f(D_{-i})`.
+    grouping : str
+        One of :data:`LEMMA6_GROUPINGS`.
 
-    and its off-diagonal entries are
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        :math:`x` over :math:`[\min f(D_{-i}), \max f(D_{-i}) + 1]` and :math:`\psi_i(x)` there
+        (the tests check every value against :func:`pufferfish.lattice.transport.kantorovich_plan`).
 
-    * p < q: pi*(x, x+1) = (q - p) r(x)   (proof of Lemma 6: pi*(x'-1, x') = (q-p) r(x'-1));
-    * p > q: pi*(x+1, x) = (p - q) r(x)   (F_Q(x) - F_P(x) = (p - q) r(x) by eq. 19). The
-      proof writes this entry pi*(x'+1, x') as (p - q) Pr(f(D_-i) = x - 1), which is right
-      when x is the entry's row x'+1, not x': its psi for p > q is then the ratio of row x,
-      pi*(x, x) / pi*(x, x-1), not of column x'. That ratio is also valid (below).
-
-    ``grouping`` says which entries share one inequality of the relaxed condition:
-
-    * ``"columns"`` (fixed x' under s_{Q_i}; condition (20) as written, ``forall x'``):
-      shift(x') = pi*(x'-1, x') = (q-p) r(x'-1) (p < q) or pi*(x'+1, x') = (p-q) r(x') (p > q);
-    * ``"rows"`` (fixed x under s_{P_i}): shift(x) = pi*(x, x+1) = (q-p) r(x) (p < q) or
-      pi*(x, x-1) = (p-q) r(x-1) (p > q);
-    * ``"printed"`` (the default): Lemma 6's psi_i(x) exactly as printed,
-      [(1-q) r(x)/r(x-1) + p] / (q-p) for p < q and [(1-p) r(x)/r(x-1) + q] / (p-q) for p > q.
-      Both cases have the denominator r(x-1): for p < q that is the column grouping, for
-      p > q the row grouping (pi*(x, x) / pi*(x, x-1)).
-
-    Either grouping proves both directions of epsilon-pufferfish privacy (see
-    :func:`lemma6_best_grouping`), so every psi here gives a valid eq. (21). Where the shift
-    vanishes the group moves no mass and psi = +inf (no constraint). x runs over
-    [min f(D_-i), max f(D_-i) + 1], which holds every group. Returns ``(x, psi)``; the tests
-    check every value against :func:`pufferfish.lattice.transport.kantorovich_plan`.
+    Raises
+    ------
+    InvalidArgumentError
+        An unknown grouping.
+    ArgumentTypeError
+        An argument that is not a :class:`~pufferfish.lattice.pmf.LatticePMF`.
+    NotApplicableError
+        ``p`` or ``q`` not supported in :math:`\{0, 1\}`.
     """
     choice(grouping, LEMMA6_GROUPINGS, name="grouping")
     _pmfs(p=p, q=q, rest_sum=rest_sum)
     pp, qq = _require_bernoulli(p, q, "lemma6")
+    return _psi(pp, qq, rest_sum, grouping)
+
+
+def _psi(pp: Fraction, qq: Fraction, rest_sum: LatticePMF, grouping: str) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`lemma6_psi` on validated values: P_i(1), Q_i(1) as fractions and a known grouping."""
     if grouping == "printed":
         grouping = "columns" if pp < qq else "rows"
     lo, hi = rest_sum.lo, rest_sum.hi + 1
@@ -261,88 +421,133 @@ def lemma6_psi(p: LatticePMF, q: LatticePMF, rest_sum: LatticePMF, *,
 
 
 def _eq21(psi_min: float, eps: np.ndarray) -> np.ndarray:
-    """Eq. (21) at the smallest psi: 1 / log(e^eps + (e^eps - 1) psi_min), written as
-    1 / (eps + log1p((1 - e^-eps) psi_min)) for accuracy at small epsilon."""
+    r"""Eq. (21) at the smallest :math:`\psi`, :math:`1 / \log(e^{\epsilon} + (e^{\epsilon} - 1) \psi_{\min})`,
+    written as :math:`1 / (\epsilon + \mathrm{log1p}((1 - e^{-\epsilon}) \psi_{\min}))` for accuracy at small
+    :math:`\epsilon` (validated values)."""
     _finite_scales(1.0, eps)   # theta <= 1 / eps
     return 1.0 / (eps + np.log1p(-np.expm1(-eps) * psi_min))
 
 
 def lemma6(p: LatticePMF, q: LatticePMF, rest_sum: LatticePMF, *, epsilons) -> np.ndarray:
-    """Lemma 6 (relaxed sufficient condition), eq. (21), with psi_i exactly as printed.
+    r"""Lemma 6 (relaxed sufficient condition), eq. (21), with :math:`\psi_i` exactly as printed:
 
-    theta = sup_x 1 / log(e^eps + (e^eps - 1) psi(x)) = 1 / log(e^eps + (e^eps - 1) min_x psi(x))
-    with psi from :func:`lemma6_psi` (``grouping="printed"``). Because x runs over the whole
-    support of X, min psi is reached at an end of the support, where one of r(x), r(x-1)
-    vanishes: p / (q - p) for p < q (the column grouping) and q / (p - q) for p > q (the row
-    grouping), i.e. min(p, q) / |p - q|, for any finite rest: the value does not depend on the
-    other users, and exchanging the two secrets leaves it unchanged.
-    P_i = Q_i needs no noise (theta = 0). :func:`lemma6_best_grouping` is never larger.
+    .. math::
+
+       \theta = \sup_x \frac{1}{\log\bigl(e^{\epsilon} + (e^{\epsilon} - 1)\,\psi(x)\bigr)}
+              = \frac{1}{\log\bigl(e^{\epsilon} + (e^{\epsilon} - 1) \min_x \psi(x)\bigr)},
+
+    :math:`\psi` from :func:`lemma6_psi` (``grouping="printed"``). Over the whole support the
+    minimum is at an end, :math:`\min \psi = \min(p, q) / |p - q|`, whatever the other users:
+    symmetric in the two secrets. :math:`P_i = Q_i` needs no noise (:math:`\theta = 0`).
+    :func:`lemma6_best_grouping` is never larger.
+
+    Parameters
+    ----------
+    p, q : LatticePMF
+        :math:`P_i` and :math:`Q_i`, supported in :math:`\{0, 1\}`.
+    rest_sum : LatticePMF
+        The law of the other users' sum.
+    epsilons : array-like
+        The grid, each :math:`\epsilon > 0`.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`\theta` for each :math:`\epsilon`.
+
+    Raises
+    ------
+    NotApplicableError
+        ``p`` or ``q`` not supported in :math:`\{0, 1\}`.
+    ArgumentTypeError
+        An argument that is not a :class:`~pufferfish.lattice.pmf.LatticePMF`.
+    InvalidArgumentError
+        A bad grid, or an epsilon so small that the scale overflows float64 (naming it).
     """
     _pmfs(p=p, q=q, rest_sum=rest_sum)
     eps = _eps(epsilons)
     pp, qq = _require_bernoulli(p, q, "lemma6")
     if pp == qq:
         return np.zeros_like(eps)
-    return _eq21(float(np.min(lemma6_psi(p, q, rest_sum, grouping="printed")[1])), eps)
+    return _eq21(float(np.min(_psi(pp, qq, rest_sum, "printed")[1])), eps)
 
 
 def lemma6_best_grouping(p: LatticePMF, q: LatticePMF, rest_sum: LatticePMF, *, epsilons) -> np.ndarray:
-    """Eq. (21) with the better of the two groupings of pi*: min(theta_columns, theta_rows).
+    r"""Eq. (21) with the better of the two groupings of :math:`\pi^*` (this project):
+    :math:`\min(\theta_{\text{columns}}, \theta_{\text{rows}})`.
 
-    Why each grouping alone proves epsilon-pufferfish privacy in both directions. Write L
-    for the Laplace density, so p_Y(y) = sum pi*(x, x') L(y - x) and
-    q_Y(y) = sum pi*(x, x') L(y - x'). Take one column x' (p < q; the other cases are the
-    same with the roles of x and x' or of the step's sign exchanged): stay s = pi*(x', x'),
-    shift h = pi*(x'-1, x'), psi = s / h. Its contributions are s L(y-x') + h L(y-x'+1) to
-    p_Y and (s + h) L(y-x') to q_Y, and L(y-x'+1) / L(y-x') lies in [e^(-1/theta), e^(1/theta)],
-    so their ratio lies in [(psi + e^(-1/theta)) / (psi + 1), (psi + e^(1/theta)) / (psi + 1)].
+    Each grouping alone proves :math:`\epsilon`-pufferfish privacy in both directions (the proof
+    is in docs/math/paper000-multiuser.md, "Lemmas 5 and 6"), so the larger
+    :math:`\min \psi = \max(\min(p, q), 1 - \max(p, q)) / |p - q|` is valid too: never above
+    :func:`lemma6`, equal to it exactly when :math:`p + q \ge 1` (e.g. Fig. 8's :math:`p = 0.2`,
+    :math:`q = 0.9`).
 
-    * upper end <= e^eps  <=>  e^(1/theta) <= e^eps + (e^eps - 1) psi: eq. (23), i.e. (21);
-    * lower end >= e^-eps  <=>  e^(-1/theta) >= e^-eps - (1 - e^-eps) psi, implied by (21):
-      with a = psi (1 - e^-eps), (21) gives e^(-1/theta) >= e^-eps / (1 + a) >= e^-eps (1 - a)
-      >= e^-eps - a (the last step: e^-eps a <= a).
+    Parameters
+    ----------
+    p, q : LatticePMF
+        :math:`P_i` and :math:`Q_i`, supported in :math:`\{0, 1\}`.
+    rest_sum : LatticePMF
+        The law of the other users' sum.
+    epsilons : array-like
+        The grid, each :math:`\epsilon > 0`.
 
-    Summing over the columns, e^-eps <= p_Y / q_Y <= e^eps for all y. A row x contributes
-    (s + h) L(y - x) to p_Y and s L(y - x) + h L(y - x -+ 1) to q_Y: the same bounds with p_Y
-    and q_Y exchanged, from the same inequality. So (21) holds with psi taken from either
-    grouping, and the smaller theta (the larger min psi) is also valid. Over the whole
-    support, min psi is
+    Returns
+    -------
+    numpy.ndarray
+        :math:`\theta` for each :math:`\epsilon`.
 
-    =========  =================  =================
-    grouping   p < q              p > q
-    =========  =================  =================
-    columns    p / (q - p)        (1 - p) / (p - q)
-    rows       (1 - q) / (q - p)  q / (p - q)
-    =========  =================  =================
-
-    that is, min(p, q) / |p - q| for one grouping and (1 - max(p, q)) / |p - q| for the other
-    (exchanging the secrets transposes pi*, so columns and rows trade places). Lemma 6 as
-    printed (:func:`lemma6`) takes min(p, q) / |p - q| in both cases (so it is symmetric in
-    the two secrets, as a pufferfish bound must be), and this method
-    max(min(p, q), 1 - max(p, q)) / |p - q|: it is never above :func:`lemma6`, and equal to it
-    exactly when p + q >= 1, e.g. Fig. 8's p = 0.2, q = 0.9.
+    Raises
+    ------
+    NotApplicableError
+        ``p`` or ``q`` not supported in :math:`\{0, 1\}`.
+    ArgumentTypeError
+        An argument that is not a :class:`~pufferfish.lattice.pmf.LatticePMF`.
+    InvalidArgumentError
+        A bad grid, or an epsilon so small that the scale overflows float64 (naming it).
     """
     _pmfs(p=p, q=q, rest_sum=rest_sum)
     eps = _eps(epsilons)
     pp, qq = _require_bernoulli(p, q, "lemma6_best_grouping")
     if pp == qq:
         return np.zeros_like(eps)
-    psi_min = max(float(np.min(lemma6_psi(p, q, rest_sum, grouping=g)[1])) for g in ("columns", "rows"))
+    psi_min = max(float(np.min(_psi(pp, qq, rest_sum, g)[1])) for g in ("columns", "rows"))
     return _eq21(psi_min, eps)
 
 
 def kantorovich(prior_i: LatticePMF, prior_j: LatticePMF, *, epsilons) -> np.ndarray:
-    """Proposition 1, eq. (5) (= Proposition 2, eq. 28): sup_{(x,x') in supp(pi*)} |x - x'| / epsilon.
+    r"""Proposition 1, eq. (5) (= Proposition 2, eq. 28): the scale for any secret pair,
 
-    ``prior_i`` and ``prior_j`` are the two full query priors P_{X|S}(.|s_i), P_{X|S}(.|s_j);
-    the span of the monotone plan pi* is computed by Lemma 7 (sup Delta*).
+    .. math::
+
+       \theta = \frac{1}{\epsilon} \sup_{(x, x') \in \operatorname{supp}(\pi^*)} |x - x'|,
+
+    the span of the monotone plan :math:`\pi^*` computed by Lemma 7 (:math:`\sup \Delta^*`).
+
+    Parameters
+    ----------
+    prior_i, prior_j : LatticePMF
+        The two full query priors :math:`P_{X|S}(\cdot \mid s_i)`, :math:`P_{X|S}(\cdot \mid s_j)`.
+    epsilons : array-like
+        The grid, each :math:`\epsilon > 0`.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`\theta` for each :math:`\epsilon`.
+
+    Raises
+    ------
+    ArgumentTypeError
+        A prior that is not a :class:`~pufferfish.lattice.pmf.LatticePMF`.
+    InvalidArgumentError
+        A bad grid, or an epsilon so small that the scale overflows float64 (naming it).
     """
     _pmfs(prior_i=prior_i, prior_j=prior_j)
     return _over(float(plan_span(prior_i, prior_j)), _eps(epsilons))
 
 
 def _drawn(pair, method: str) -> tuple[LatticePMF, LatticePMF]:
-    """P_i and Q_i of a pair (s_{P_i}, s_{Q_i})."""
+    r""":math:`P_i` and :math:`Q_i` of a pair :math:`(s_{P_i}, s_{Q_i})`."""
     for secret in (pair.first, pair.second):
         if not isinstance(secret, Draws):
             raise NotApplicableError(f"{method} needs secrets of the form 'user i draws from P', got {secret.label()!r}")

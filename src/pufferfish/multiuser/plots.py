@@ -1,4 +1,12 @@
-"""Figures of the multi-user paper: theta against epsilon, and the transport plan pi*."""
+r"""Figures of the multi-user paper (000): the noise scale :math:`\theta` against :math:`\epsilon`, and the plan :math:`\pi^*`.
+
+:func:`plot_theta` draws every method's scale with the exact audit's smallest one (``tight``,
+dashed black), one subplot per panel and noise family (the families in the order of
+:func:`pufferfish.audit.auditor.noises`); a scale of 0 (the priors meet the target without noise) is a
+downward triangle on the axis, and a scale that misses its target by the exact audit a cross.
+:func:`plot_plan` draws the two query priors, the monotone plan :math:`\pi^*` of eq. (6) (cell
+labels in % of the mass, where they fit) and :math:`\theta`. The methods: docs/math/paper000-multiuser.md.
+"""
 
 from __future__ import annotations
 
@@ -11,21 +19,35 @@ import pandas as pd
 from pufferfish.files import write_csv
 from pufferfish.plotting import OKABE_ITO, TIGHT_STYLE, save_figure, series_style, setup_style
 
-__all__ = ["method_label", "plot_theta", "plot_plan"]
+__all__ = ["method_label", "plot_theta", "plot_plan", "FIGURE_COLUMNS"]
+
 
 def method_label(name: str) -> str:
-    """Legend text of a method: its registry label (the result and equation it implements)."""
+    """Legend text of a method: its registry label (the result and equation it implements).
+
+    Parameters
+    ----------
+    name : str
+        A method name (an unknown one is its own label).
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``name`` is not a string.
+    """
+    from pufferfish.checks import instance
     from pufferfish.registry import methods
 
-    record = methods().get(name)
+    record = methods().get(instance(name, str, name="name"))
     return record.label if record is not None else name
 
 
 _VIOLATION = dict(marker="x", color=OKABE_ITO[6], s=60, linewidths=2, zorder=5)
-
-#: noise families in the order their rows are drawn, with the y-axis label of their scale
-NOISE_AXES = {"laplace": "Laplace scale θ", "gaussian": "Gaussian scale σ",
-              "cauchy": "Cauchy scale γ"}
+_ZERO = dict(marker="v", s=40, edgecolors="black", linewidths=0.6, zorder=12, clip_on=False)
 #: the relative slack of the audit (config audit.rtol's default) before a marker is drawn
 _RTOL = 1e-9
 
@@ -38,9 +60,11 @@ def noise_of(frame: pd.DataFrame) -> pd.Series:
 
 
 def violates(frame: pd.DataFrame) -> pd.Series:
-    """Rows whose scale misses its own target by the exact audit: epsilon_achieved > epsilon
-    (pure epsilon), delta_achieved > delta ((epsilon, delta)) or renyi_achieved > epsilon
-    (D_alpha), each with a relative slack of 1e-9. A row is checked only against its guarantee."""
+    r"""Rows whose scale misses its own target by the exact audit, with a relative slack of 1e-9.
+
+    ``epsilon_achieved`` above ``epsilon`` (pure :math:`\epsilon`), ``delta_achieved`` above
+    ``delta`` (:math:`(\epsilon, \delta)`) or ``renyi_achieved`` above ``epsilon``
+    (:math:`D_\alpha`): a row is checked only against its own guarantee."""
     def column(name):
         return frame[name].astype(float) if name in frame.columns else pd.Series(np.nan, index=frame.index)
     eps, delta = frame["epsilon"].astype(float), column("delta")
@@ -52,22 +76,29 @@ def violates(frame: pd.DataFrame) -> pd.Series:
 
 def _theta_axes(ax, frame: pd.DataFrame, methods: Sequence[str], *, legend: bool, noise: str = "laplace",
                 styles: Mapping[str, int] | None = None) -> None:
-    """One noise family's scales against epsilon (``tight`` dashed on the Laplace axes)."""
+    """One noise family's scales against epsilon (``tight`` dashed), zeros as triangles on the axis."""
     series = [m for m in methods if m != "tight"]
+    zeros = []
     for k, method in enumerate(series):
         sub = frame[frame.method == method]
         step = max(1, len(sub) // 12)  # at most ~12 markers per series, staggered between series
-        style = styles[method] if styles is not None else k
-        ax.plot(sub.epsilon, sub.theta, label=method_label(method), markevery=(style % step, step),
-                **series_style(style))
+        index = styles[method] if styles is not None else k
+        style = series_style(index)
+        ax.plot(sub.epsilon, sub.theta, label=method_label(method), markevery=(index % step, step), **style)
+        zeros.append((sub[sub.theta == 0].epsilon, style["color"]))
     tight = frame[frame.method == "tight"]
     if len(tight):
         ax.plot(tight.epsilon, tight.theta, **TIGHT_STYLE)
+        zeros.append((tight[tight.theta == 0].epsilon, TIGHT_STYLE["color"]))
+    zeros = [(eps, colour) for eps, colour in zeros if len(eps)]
+    for k, (eps, colour) in enumerate(zeros):
+        ax.scatter(eps, np.zeros(len(eps)), color=colour, label="scale 0: no noise needed" if k == 0 else None,
+                   **_ZERO)
     bad = frame[violates(frame)]
     if len(bad):
         ax.scatter(bad.epsilon, bad.theta, label="misses its target (exact audit)", **_VIOLATION)
     ax.set_xlabel("privacy budget ε")
-    ax.set_ylabel(NOISE_AXES.get(noise, f"{noise} scale"))
+    ax.set_ylabel(f"{noise.capitalize()} scale θ")
     ax.set_ylim(bottom=0)
     if legend:
         ax.legend(loc="upper right", frameon=True)
@@ -81,16 +112,39 @@ FIGURE_COLUMNS = ["panel", "method", "epsilon", "theta", "epsilon_achieved", "th
 def plot_theta(theta: pd.DataFrame, *, title: str, panel_titles: Mapping[str, str], png, pdf, csv) -> None:
     """The scale against epsilon of every method and of ``tight`` (dashed), one subplot per panel.
 
-    An experiment that mixes noise families gets one row of subplots per family (Laplace b,
-    Gaussian sigma, Cauchy gamma: scales of different laws are not comparable on one axis),
-    or, with a single panel, one subplot per family side by side, each with its own legend;
-    a method keeps its colour and marker across rows and panels.
+    An experiment that mixes noise families gets one row of subplots per family (scales of
+    different laws are not comparable on one axis), or, with a single panel, one subplot per
+    family side by side, each with its own legend; a method keeps its colour and marker
+    across rows and panels.
+
+    Parameters
+    ----------
+    theta : pandas.DataFrame
+        The experiment's theta table (:data:`pufferfish.multiuser.experiments.THETA_COLUMNS`).
+    title : str
+        The figure's title.
+    panel_titles : Mapping[str, str]
+        Panel -> its subplot title (the panel's name where missing).
+    png, pdf, csv : path-like
+        The figure files and the CSV of the numbers plotted (:data:`FIGURE_COLUMNS`).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    OutputError
+        A file that cannot be written.
     """
+    from pufferfish.audit import noises as audited
+
     setup_style()
     theta = theta.assign(noise=noise_of(theta))
     panels = list(dict.fromkeys(theta.panel.fillna("")))
     methods = list(dict.fromkeys(theta.method))
-    noises = [n for n in NOISE_AXES if n in set(theta.noise)] + sorted(set(theta.noise) - set(NOISE_AXES))
+    present = set(theta.noise)
+    noises = [n for n in audited() if n in present] + sorted(present - set(audited()))
     styles = {m: k for k, m in enumerate(m for m in methods if m != "tight")}
     # one row per noise family and one column per panel; a single panel's families side by side
     side = len(panels) == 1 and len(noises) > 1
@@ -112,47 +166,105 @@ def plot_theta(theta: pd.DataFrame, *, title: str, panel_titles: Mapping[str, st
     save_figure(fig, png, pdf)
 
 
-def plot_plan(plan: pd.DataFrame, priors: pd.DataFrame, theta: pd.DataFrame, *, title: str,
-              secret_labels: Sequence[str], png, pdf, csv) -> None:
-    """(a) the two query priors, (b) the monotone plan pi* with sup |x - x'| marked, (c) theta(epsilon)."""
-    setup_style()
-    span = int(np.max(np.abs(plan.x - plan.x_prime))) if len(plan) else 0
-    lo = int(min(plan.x.min(), plan.x_prime.min()))
-    hi = int(max(plan.x.max(), plan.x_prime.max()))
-    fig, (ax_p, ax_plan, ax_t) = plt.subplots(1, 3, figsize=(14.5, 4.2), gridspec_kw={"width_ratios": [1.1, 1.1, 1.2]})
-
-    # (a) priors
+def _priors_axes(ax, priors: pd.DataFrame, secret_labels: Sequence[str]) -> None:
+    """(a) the two query priors side by side, the legend above the bars (headroom on the y axis)."""
     secrets = list(dict.fromkeys(priors.secret))
     for k, (secret, shift) in enumerate(zip(secrets, (-0.2, 0.2))):
         sub = priors[priors.secret == secret]
-        ax_p.bar(sub.value + shift, sub.probability, width=0.4, color=OKABE_ITO[1 + 4 * k],
-                 label=secret_labels[k] if k < len(secret_labels) else secret, edgecolor="black", linewidth=0.4)
-    ax_p.xaxis.get_major_locator().set_params(integer=True)
-    ax_p.set_xlabel("query answer x")
-    ax_p.set_ylabel("Pr(X = x | s)")
-    ax_p.set_title("(a) query priors")
-    ax_p.legend(loc="upper left")
+        ax.bar(sub.value + shift, sub.probability, width=0.4, color=OKABE_ITO[1 + 4 * k],
+               label=secret_labels[k] if k < len(secret_labels) else secret, edgecolor="black", linewidth=0.4)
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.set_ylim(0, priors.probability.max() * 1.4)   # the top quarter holds the legend
+    ax.set_xlabel("query answer x")
+    ax.set_ylabel("Pr(X = x | s)")
+    ax.set_title("(a) query priors")
+    ax.legend(loc="upper left")
 
-    # (b) plan as a heat map, cells with |x - x'| = span outlined
+
+def _percent(mass: float) -> str:
+    """A cell label: the mass in %, at most four characters (``22.5``, ``5.5``, ``0.38``, ``<0.1``)."""
+    value = 100.0 * mass
+    if value >= 10:
+        return f"{value:.3g}"
+    return f"{value:.2g}" if value >= 0.1 else "<0.1"
+
+
+def _plan_axes(fig, ax, plan: pd.DataFrame, secret_labels: Sequence[str], span: int) -> None:
+    """(b) the plan as a heat map in % of the mass, cells with |x - x'| = span outlined, every
+    cell inside the axes (the labels come after the layout, :func:`_plan_labels`)."""
+    from matplotlib.ticker import MaxNLocator
+
+    lo = int(min(plan.x.min(), plan.x_prime.min()))
+    hi = int(max(plan.x.max(), plan.x_prime.max()))
     size = hi - lo + 1
     matrix = np.full((size, size), np.nan)
-    matrix[plan.x_prime - lo, plan.x - lo] = plan.mass
-    image = ax_plan.imshow(matrix, origin="lower", cmap="viridis", extent=(lo - 0.5, hi + 0.5, lo - 0.5, hi + 0.5),
-                           interpolation="nearest", aspect="equal")
-    fig.colorbar(image, ax=ax_plan, fraction=0.046, pad=0.04, label="π*(x, x′)")
-    ax_plan.plot([lo - 0.5, hi + 0.5], [lo - 0.5, hi + 0.5], color="white", linewidth=0.8, linestyle=":")
+    matrix[plan.x_prime - lo, plan.x - lo] = 100.0 * plan.mass
+    image = ax.imshow(matrix, origin="lower", cmap="viridis", extent=(lo - 0.5, hi + 0.5, lo - 0.5, hi + 0.5),
+                      interpolation="nearest", aspect="equal")
+    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="π*(x, x′) in %")
+    ax.plot([lo - 0.5, hi + 0.5], [lo - 0.5, hi + 0.5], color="white", linewidth=0.8, linestyle=":")
     far = plan[np.abs(plan.x - plan.x_prime) == span]
     for x, xp in zip(far.x, far.x_prime):
-        ax_plan.add_patch(plt.Rectangle((x - 0.5, xp - 0.5), 1, 1, fill=False, edgecolor=OKABE_ITO[6], linewidth=2))
-    if size <= 14:
-        for x, xp, m in zip(plan.x, plan.x_prime, plan.mass):
-            ax_plan.text(x, xp, f"{m:.3g}", ha="center", va="center", fontsize=6,
-                         color="white" if m < 0.6 * plan.mass.max() else "black")
-    ax_plan.grid(False)
-    ax_plan.set_xlabel(f"x under {secret_labels[0]}")
-    ax_plan.set_ylabel(f"x′ under {secret_labels[1]}")
-    ax_plan.set_title(f"(b) π*; sup |x − x′| over supp(π*) = {span} (outlined)")
+        ax.add_patch(plt.Rectangle((x - 0.5, xp - 0.5), 1, 1, fill=False, edgecolor=OKABE_ITO[6], linewidth=2))
+    ax.set_xlim(lo - 1, hi + 1)     # a margin: the outlines of the edge cells are not clipped
+    ax.set_ylim(lo - 1, hi + 1)
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_locator(MaxNLocator(integer=True))
+    ax.grid(False)
+    ax.set_xlabel(f"x under {secret_labels[0]}")
+    ax.set_ylabel(f"x′ under {secret_labels[1]}")
+    ax.set_title(f"(b) π*; sup |x − x′| over supp(π*) = {span} (outlined)")
 
+
+def _plan_labels(fig, ax, plan: pd.DataFrame) -> None:
+    """Each cell's mass in % (:func:`_percent`), at the largest font size (at most 7 pt) at which the
+    widest label fits its cell once the figure is laid out; none below 5.5 pt (the CSV has them)."""
+    labels = [_percent(m) for m in plan.mass]
+    ax.apply_aspect()   # the axes' box as drawn (equal aspect)
+    lo, hi = ax.get_xlim()
+    cell = ax.get_window_extent().width * 72.0 / fig.dpi / (hi - lo)    # points per lattice step
+    fontsize = min(7.0, 0.9 * cell / (0.62 * max(map(len, labels))))
+    if fontsize < 5.5:
+        return
+    top = plan.mass.max()
+    for x, xp, m, text in zip(plan.x, plan.x_prime, plan.mass, labels):
+        ax.text(x, xp, text, ha="center", va="center", fontsize=fontsize, color="white" if m < 0.6 * top else "black")
+
+
+def plot_plan(plan: pd.DataFrame, priors: pd.DataFrame, theta: pd.DataFrame, *, title: str,
+              secret_labels: Sequence[str], png, pdf, csv) -> None:
+    r"""(a) the two query priors, (b) the monotone plan :math:`\pi^*` with :math:`\sup |x - x'|` marked,
+    (c) theta against epsilon (the Laplace methods).
+
+    Parameters
+    ----------
+    plan : pandas.DataFrame
+        ``x, x_prime, mass``: the non-zero entries of :math:`\pi^*` (eq. 6).
+    priors : pandas.DataFrame
+        ``secret, value, probability``: the two query priors.
+    theta : pandas.DataFrame
+        The experiment's theta table.
+    title : str
+        The figure's title.
+    secret_labels : sequence of str
+        The two secrets' legend and axis labels.
+    png, pdf, csv : path-like
+        The figure files and the CSV of the numbers plotted.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    OutputError
+        A file that cannot be written.
+    """
+    setup_style()
+    span = int(np.max(np.abs(plan.x - plan.x_prime))) if len(plan) else 0
+    fig, (ax_p, ax_plan, ax_t) = plt.subplots(1, 3, figsize=(15.5, 5.4), gridspec_kw={"width_ratios": [1.0, 1.3, 1.1]})
+    _priors_axes(ax_p, priors, secret_labels)
+    _plan_axes(fig, ax_plan, plan, secret_labels, span)
     # (c) theta against epsilon: the Laplace methods (other noises are in the theta table)
     laplace = theta[noise_of(theta) == "laplace"]
     _theta_axes(ax_t, laplace, list(dict.fromkeys(laplace.method)), legend=True)
@@ -160,6 +272,7 @@ def plot_plan(plan: pd.DataFrame, priors: pd.DataFrame, theta: pd.DataFrame, *, 
     ax_t.set_title("(c) calibrated θ" + (" (Laplace methods)" if others else ""))
     fig.suptitle(title)
     fig.tight_layout()
+    _plan_labels(fig, ax_plan, plan)   # after the layout: the labels fit the final cells
     rows = [pd.DataFrame({"subplot": "a_priors", "series": priors.secret, "x": priors.value, "y": np.nan,
                           "value": priors.probability}),
             pd.DataFrame({"subplot": "b_plan", "series": "pi_star", "x": plan.x, "y": plan.x_prime, "value": plan.mass}),

@@ -107,9 +107,9 @@ class Panel:
 
 @dataclass(frozen=True)
 class ExperimentSettings:
-    """One figure or table of paper 000 (config ``multiuser.experiments``).
+    r"""One figure or table of paper 000 (config ``multiuser.experiments``).
 
-    ``kind`` is ``plan`` (pi* is drawn) or ``theta``; either ``secrets`` (one pair) or
+    ``kind`` is ``plan`` (:math:`\pi^*` is drawn) or ``theta``; either ``secrets`` (one pair) or
     ``panels`` (several, side by side) is set; ``rest`` are the other users; ``methods`` are
     registry names (:mod:`pufferfish.registry`) calibrated over ``epsilons``.
     """
@@ -156,9 +156,25 @@ class ExperimentSettings:
 
 
 def users_from_config(section: Mapping) -> tuple[dict[str, LatticeUserSettings], dict[str, DataUserSettings]]:
-    """The lattice users and the data users of ``{users, data_users}`` (config ``multiuser``
-    without its experiments: what the rules pass to an experiment's jobs, so that editing one
-    experiment reruns only its own jobs)."""
+    """The lattice users and the data users of config ``multiuser`` without its experiments.
+
+    What the rules pass to an experiment's jobs, so that editing one experiment reruns only
+    its own jobs.
+
+    Parameters
+    ----------
+    section : Mapping
+        ``{users, data_users}``, validated by the schema.
+
+    Returns
+    -------
+    (dict of str to LatticeUserSettings, dict of str to DataUserSettings)
+
+    Raises
+    ------
+    ConfigError
+        A missing or unknown key (naming it).
+    """
     s = read_section(section, "multiuser", required=("users", "data_users"))
     return ({k: LatticeUserSettings.from_config(k, v) for k, v in s["users"].items()},
             {k: DataUserSettings.from_config(k, v) for k, v in s["data_users"].items()})
@@ -201,6 +217,10 @@ def check_references(config: Mapping) -> None:
     ----------
     config : Mapping
         The whole configuration, validated by the schema (defaults filled in).
+
+    Returns
+    -------
+    None
 
     Raises
     ------
@@ -341,7 +361,22 @@ def _check_lattice_sizes(mu: Mapping) -> None:
 def data_requests(config: Mapping) -> list[DataRequest]:
     """What each data user of config ``multiuser.data_users`` reads: its ``attribute`` given its
     ``given`` columns, read as its job builds the prior
-    (:func:`pufferfish.multiuser.experiments.data_user_prior`, pandas' default ``low_memory``)."""
+    (:func:`pufferfish.multiuser.experiments.data_user_prior`, pandas' default ``low_memory``).
+
+    Parameters
+    ----------
+    config : Mapping
+        The whole configuration, validated by the schema.
+
+    Returns
+    -------
+    list of DataRequest
+
+    Raises
+    ------
+    KeyError
+        A data user without ``attribute``, ``given`` or ``dataset`` (the schema requires them).
+    """
     requests = []
     for name, spec in config.get("multiuser", {}).get("data_users", {}).items():
         where = f"multiuser.data_users.{name}"
