@@ -90,7 +90,7 @@ def test_experiment_with_text_attribute_or_missing_column(tmp_path):
     spec = {"dataset": "toy", "attribute": "education", "note": "", "unit": "", "missing_values": [],
             "secrets": [{"label": "A", "given": {"race": "A"}}, {"label": "B", "given": {"race": "B"}}],
             "privacy": [{"epsilon": 1.0, "delta": 0.5}], "epsilons": [1.0]}
-    gmm = GMMSettings(components=2, n_init=1, max_iter=100)
+    gmm = GMMSettings(components=2, n_init=1, max_iter=100, rounding="dequantise")
     with pytest.raises(DataError) as excinfo:
         fit_experiment_gmms(GMMExperimentSettings.from_config("fig3", spec), gmm=gmm, seed=1, data_csv=data,
                             out_json=tmp_path / "out.json")

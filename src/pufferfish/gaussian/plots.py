@@ -58,15 +58,20 @@ def plot_fig1(pi: GMM, pj: GMM, *, b: float, noise_sd: float, window: tuple[floa
     gau_row = values.set_index("noise").loc["gaussian"]
     labels = [f"s_i: G({mi:g}, {si:g}²)", f"s_j: G({mj:g}, {sj:g}²)"]
     fig, axes = plt.subplots(1, 3, figsize=(14, 4.1), sharex=True)
+    crossover = float(gau_row.crossover_half_width)
+    centre = 0.5 * (window[0] + window[1])
     panels = [
         ("(a) priors: density of X", "x", prior, None),
         (f"(b) Y = X + N, N ~ Laplace(b = {b:g})", "y", lap,
          f"window max |log ratio| = {_fmt(lap_row.max_log_ratio_window)}\n"
-         f"sup over all y (exact) = {_fmt(lap_row.sup_log_ratio_all_y)}"),
+         f"sup over all y (exact) = {_fmt(lap_row.sup_log_ratio_all_y)}\n"
+         f"total variation = {_fmt(lap_row.total_variation)}"),
         (f"(c) Y = X + N, N ~ G(0, {noise_sd ** 2:g}) (same variance)", "y", gau,
          f"window max |log ratio| = {_fmt(gau_row.max_log_ratio_window)}\n"
          f"sup over all y = {_fmt(gau_row.sup_log_ratio_all_y)}"
-         + ("\n(the prior variances differ)" if math.isinf(gau_row.sup_log_ratio_all_y) else "")),
+         + (" (prior variances differ)" if math.isinf(gau_row.sup_log_ratio_all_y) else "") + "\n"
+         f"total variation = {_fmt(gau_row.total_variation)}\n"
+         f"max |log ratio| below Laplace's only over\n|y - {centre:g}| < W* = {crossover:.3f} (dotted)"),
     ]
     for ax, (title, xlabel, dens, note) in zip(axes, panels):
         for k, d in enumerate(dens):
@@ -80,8 +85,13 @@ def plot_fig1(pi: GMM, pj: GMM, *, b: float, noise_sd: float, window: tuple[floa
         ax.legend(loc="upper right", fontsize=8)
         if note:
             ax.text(0.02, 0.97, note, transform=ax.transAxes, va="top", ha="left", fontsize=7.5, bbox=_BOX)
-    fig.suptitle("Fig. 1: Gaussian priors with Laplace vs Gaussian noise of equal variance "
-                 "(priors and window are our choice: the paper does not give them)", fontsize=10)
+    for edge in (centre - crossover, centre + crossover):
+        if window[0] < edge < window[1]:
+            axes[2].axvline(edge, color="0.4", linestyle=":", linewidth=1.0)
+    reverses = gau_row.max_log_ratio_window > lap_row.max_log_ratio_window
+    fig.suptitle("Fig. 1: Gaussian priors with Laplace vs Gaussian noise of equal variance (priors and window are "
+                 "our choice: the paper does not give them" + ("; under them its conclusion reverses)" if reverses
+                                                                else ")"), fontsize=10)
     fig.tight_layout()
     write_csv(pd.DataFrame({"y": y, "prior_i": prior[0], "prior_j": prior[1], "laplace_i": lap[0],
                             "laplace_j": lap[1], "gaussian_i": gau[0], "gaussian_j": gau[1],
@@ -109,7 +119,8 @@ def plot_fig2(frame: pd.DataFrame, *, mu: float, violations: int, png, pdf, csv)
         handles.append(line)
         positive = part.K[part.b_min > 0]
         zero_from.append(int(positive.max()) + 1 if len(positive) else int(part.K.min()))
-    handles.append(Line2D([], [], **{**TIGHT_STYLE, "label": "dashed: b_min (exact audit), same colour"}))
+    handles.append(Line2D([], [], **{**TIGHT_STYLE, "marker": "x", "markersize": 5,
+                                     "label": "dashed: b_min (exact audit), same colour; × where b_min > 0"}))
     eps, dl = frame.epsilon.iloc[0], frame.delta.iloc[0]
     ax.set_xlabel("number of users K")
     ax.set_ylabel("Laplace scale b")
@@ -170,8 +181,9 @@ def plot_gmm_figure(samples: Sequence[Mapping], gmms: Sequence[GMM], *, record: 
                     label="components" if m == 0 else None)
         rows += [{"panel": f"{r}_x", "series": "gmm_density", "x_left": g, "x_right": g, "value": d}
                  for g, d in zip(grid, dens)]
-        params = "\n".join(f"α={w:.3f}  μ={mu:.2f}  σ={sd:.3g}"
-                           for w, mu, sd in zip(gmm.weights, gmm.means, gmm.stds))
+        narrow = set(record.get("secrets", [{}] * (r + 1))[r].get("components_below_resolution", []))
+        params = "\n".join(f"α={w:.3f}  μ={mu:.2f}  σ={sd:.3g}" + ("  (below the data's resolution)" if m in narrow else "")
+                           for m, (w, mu, sd) in enumerate(zip(gmm.weights, gmm.means, gmm.stds)))
         ax.text(0.98, 0.97, params, transform=ax.transAxes, ha="right", va="top", fontsize=7, bbox=_BOX)
         dropped = int(record.get("secrets", [{}] * (r + 1))[r].get("rows_dropped_missing", 0))
         count = f"n = {x.size}" + (f", {dropped} missing dropped" if dropped else "")

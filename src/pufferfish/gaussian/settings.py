@@ -20,13 +20,16 @@ from pufferfish.settings import DataRequest, delta_grid, epsilon_grid, floats, r
 
 __all__ = ["GaussianPrior", "Fig1Settings", "IntRange", "Fig2Settings", "Fig5Settings", "GMMSettings",
            "ConditionalSecret", "PrivacyPair", "GMMExperimentSettings", "GaussianSettings", "PAPER_FIGURES",
-           "GAUSSIAN_FIXED_KEYS", "gmm_experiment_names", "check_keys", "check_references", "data_requests",
+           "GAUSSIAN_FIXED_KEYS", "ROUNDINGS", "gmm_experiment_names", "check_keys", "check_references", "data_requests",
            "check_secret_rows"]
 
 #: the figures of paper 004 with a fixed key in config ``gaussian``
 PAPER_FIGURES = ("fig1", "fig2", "fig5")
 #: keys of the ``gaussian`` section that are not GMM experiments
 GAUSSIAN_FIXED_KEYS = ("fig1", "fig2", "fig5", "gmm")
+#: treatments of values recorded to a resolution (config ``gaussian.gmm.rounding``;
+#: :func:`pufferfish.gaussian.gmm.fit_gmm`)
+ROUNDINGS = ("dequantise", "variance", "none")
 
 
 def gmm_experiment_names(gaussian: Mapping) -> list[str]:
@@ -115,17 +118,22 @@ class Fig5Settings:
 
 @dataclass(frozen=True)
 class GMMSettings:
-    """Config ``gaussian.gmm``: mixture components, EM restarts and iterations of every GMM fit."""
+    """Config ``gaussian.gmm``: mixture components, EM restarts and iterations of every GMM fit,
+    and the treatment of values recorded to a resolution (``rounding``, one of
+    :data:`ROUNDINGS`; the schema's default ``dequantise``)."""
 
     schema_path: ClassVar[str] = "/properties/gaussian/properties/gmm"
     components: int
     n_init: int
     max_iter: int
+    rounding: str
 
     @classmethod
     def from_config(cls, section: Mapping, *, where: str = "gaussian.gmm") -> GMMSettings:
-        s = read_section(section, where, required=("components", "n_init", "max_iter"))
-        return cls(int(s["components"]), int(s["n_init"]), int(s["max_iter"]))
+        s = read_section(section, where, required=("components", "n_init", "max_iter", "rounding"))
+        if s["rounding"] not in ROUNDINGS:
+            raise ConfigError(f"config: {where}.rounding = {s['rounding']!r}: must be one of {', '.join(ROUNDINGS)}")
+        return cls(int(s["components"]), int(s["n_init"]), int(s["max_iter"]), str(s["rounding"]))
 
 
 @dataclass(frozen=True)
