@@ -124,3 +124,12 @@ def test_fig1_crossover_half_width_is_the_root_of_the_two_maxima():
     assert ours == pytest.approx(float(w_star), rel=1e-9)
     assert ours == pytest.approx(9.9452, abs=1e-4)
     assert crossover_half_width(MU_I, SD_I, MU_I, SD_I, b=B, noise_sd=S) == math.inf
+
+
+@pytest.mark.parametrize("window", [(1.0, -1.0), (0.0, 0.0), (math.nan, 1.0), ("a", 1.0), (1.0,), "ab", 3.0])
+def test_a_bad_window_is_one_line(window):
+    from pufferfish.errors import PufferfishError
+
+    with pytest.raises(PufferfishError, match="window") as excinfo:
+        gaussian_noise_max_log_ratio(MU_I, SD_I, MU_J, SD_J, noise_sd=S, window=window)
+    assert "\n" not in str(excinfo.value)
