@@ -45,7 +45,32 @@ def _gauss_pdf(x: np.ndarray, mean: float, sd: float) -> np.ndarray:
 # ------------------------------------------------------------------------------ Fig. 1
 def plot_fig1(pi: GMM, pj: GMM, *, b: float, noise_sd: float, window: tuple[float, float], values: pd.DataFrame,
               png, pdf, csv) -> None:
-    """(a) prior densities, (b) with Laplace(b) noise, (c) with Gaussian noise of equal variance."""
+    r"""Fig. 1: (a) the prior densities, (b) with :math:`\mathcal{L}(b)` noise, (c) with Gaussian noise of equal variance.
+
+    Parameters
+    ----------
+    pi, pj : pufferfish.mixture.GMM
+        The two priors (single Gaussians).
+    b : float
+        The Laplace scale :math:`b > 0`.
+    noise_sd : float
+        The Gaussian noise's standard deviation (:math:`\sqrt{2}\, b`).
+    window : tuple of float
+        The plotted :math:`(lo, hi)`.
+    values : pandas.DataFrame
+        The rows of :func:`pufferfish.gaussian.experiments.run_fig1`, printed on the panels.
+    png, pdf, csv : str or os.PathLike
+        The figure (PNG, PDF) and the plotted numbers (CSV).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    OutputError
+        A file that cannot be written (:class:`pufferfish.errors.OutputError`).
+    """
     import matplotlib.pyplot as plt
 
     setup_style()
@@ -102,10 +127,31 @@ def plot_fig1(pi: GMM, pj: GMM, *, b: float, noise_sd: float, window: tuple[floa
 
 # ------------------------------------------------------------------------------ Fig. 2
 def plot_fig2(frame: pd.DataFrame, *, mu: float, violations: int, png, pdf, csv) -> None:
-    """b of eq. (11) against K (log axis) per sigma^2 (solid, markers) and b_min (dashed, same colour).
+    r"""Fig. 2: :math:`b` of eq. (11) against :math:`K` (log axis) per :math:`\sigma^2`, and ``b_min`` (dashed).
 
-    The b_min values at the smallest K (the only ones above 0 in the shipped configuration) are
-    printed in the box.
+    Solid lines with markers: eq. (11); dashed, same colour: the tight scale ``b_min``. Its values
+    at the smallest :math:`K` (the only ones above 0 in the shipped configuration) are printed
+    in the box.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Columns ``sigma2``, ``K``, ``b``, ``b_min``, ``epsilon``, ``delta``.
+    mu : float
+        The users' mean, for the title.
+    violations : int
+        Audit violations, printed under the plot when above 0.
+    png, pdf, csv : str or os.PathLike
+        The figure (PNG, PDF) and the plotted numbers (CSV).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    OutputError
+        A file that cannot be written (:class:`pufferfish.errors.OutputError`).
     """
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
@@ -153,9 +199,35 @@ def _bins(values: np.ndarray, lo: float, hi: float) -> np.ndarray:
 
 def plot_gmm_figure(samples: Sequence[Mapping], gmms: Sequence[GMM], *, record: Mapping, title: str, violations: int,
                     png, pdf, csv, unit: str = "") -> None:
-    """The paper's six panels: per secret (rows) the data with its GMM, then Y at each (epsilon, delta).
+    r"""Figs. 3-4: per secret (rows) the data with its GMM, then :math:`Y = X + \mathcal{L}(b)` at each :math:`(\epsilon, \delta)`.
 
-    ``unit`` (config ``unit``) is appended to the axis labels of X and Y.
+    Parameters
+    ----------
+    samples : sequence of dict
+        Per secret: ``label``, ``given``, ``x`` (the data) and ``noisy``, a list of dicts with
+        ``epsilon``, ``delta``, ``b`` and ``y`` (the privatized sample).
+    gmms : sequence of pufferfish.mixture.GMM
+        The fitted priors, one per secret.
+    record : dict
+        The fit's record (:func:`pufferfish.gaussian.experiments.fit_experiment_gmms`): the
+        attribute's name, the rows dropped and the components narrower than the rounding.
+    title : str
+        The figure's title.
+    violations : int
+        Audit violations, printed under the figure when above 0.
+    png, pdf, csv : str or os.PathLike
+        The figure (PNG, PDF) and the plotted numbers (CSV).
+    unit : str
+        Config ``unit``, appended to the axis labels of X and Y.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    OutputError
+        A file that cannot be written (:class:`pufferfish.errors.OutputError`).
     """
     suffix = f" ({unit})" if unit else ""
     import matplotlib.pyplot as plt
@@ -228,7 +300,30 @@ def plot_gmm_figure(samples: Sequence[Mapping], gmms: Sequence[GMM], *, record: 
 
 
 def plot_theta(theta: pd.DataFrame, *, title: str, violations: int, png, pdf, csv, unit: str = "") -> None:
-    """b against epsilon, one panel per delta: Theorem 2 (solid) and the tight b_min (dashed); b in ``unit``."""
+    r""":math:`b` against :math:`\epsilon`, one panel per :math:`\delta`: Theorem 2 (solid) and the tight ``b_min`` (dashed).
+
+    Parameters
+    ----------
+    theta : pandas.DataFrame
+        Columns ``method``, ``epsilon``, ``delta``, ``b`` (``method`` ``theorem2`` or ``tight``).
+    title : str
+        The figure's title.
+    violations : int
+        Audit violations, printed under the figure when above 0.
+    png, pdf, csv : str or os.PathLike
+        The figure (PNG, PDF) and the plotted numbers (CSV).
+    unit : str
+        Config ``unit``: the unit of :math:`b`.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    OutputError
+        A file that cannot be written (:class:`pufferfish.errors.OutputError`).
+    """
     import matplotlib.pyplot as plt
 
     setup_style()
@@ -265,7 +360,24 @@ def plot_theta(theta: pd.DataFrame, *, title: str, violations: int, png, pdf, cs
 
 # ------------------------------------------------------------------------------ Fig. 5
 def plot_fig5(frame: pd.DataFrame, *, png, pdf, csv) -> None:
-    """tau*(delta) = Q^{-1}(delta/2) and its Lambert-W upper bound against delta."""
+    r"""Fig. 5: :math:`\tau^*(\delta) = Q^{-1}(\delta/2)` and its Lambert-W upper bound against :math:`\delta`.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The rows of :func:`pufferfish.gaussian.experiments.run_fig5`.
+    png, pdf, csv : str or os.PathLike
+        The figure (PNG, PDF) and the plotted numbers (CSV).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    OutputError
+        A file that cannot be written (:class:`pufferfish.errors.OutputError`).
+    """
     import matplotlib.pyplot as plt
 
     setup_style()
