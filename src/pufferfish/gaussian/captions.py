@@ -18,7 +18,7 @@ def read_gmm_rows(gmm_json) -> dict:
 
     Parameters
     ----------
-    gmm_json : path
+    gmm_json : str or os.PathLike
         ``results/gmm/gaussian_<name>.json``.
 
     Returns
@@ -30,6 +30,13 @@ def read_gmm_rows(gmm_json) -> dict:
         ``rows_dropped_nan``, ``rows_dropped_missing_value`` and ``below_resolution``: the
         components narrower than the rounding, each a dict of ``weight``, ``mean``, ``std``;
         ``below_resolution``, those of both secrets with their secret's ``label``.
+
+    Raises
+    ------
+    OSError
+        A file that cannot be read.
+    KeyError, json.JSONDecodeError
+        A file that is not such a record.
     """
     with open(gmm_json, encoding="utf-8") as handle:
         record = json.load(handle)
@@ -56,7 +63,7 @@ def read_fig1_values(theta_csv) -> dict:
 
     Parameters
     ----------
-    theta_csv : path
+    theta_csv : str or os.PathLike
         The table of :func:`~pufferfish.gaussian.experiments.run_fig1`.
 
     Returns
@@ -65,6 +72,13 @@ def read_fig1_values(theta_csv) -> dict:
         ``laplace`` and ``gaussian``: each a dict of the row's numeric columns as floats
         (``scale``, ``max_log_ratio_window``, ``sup_log_ratio_all_y``, ``total_variation``,
         ``crossover_half_width``; inf stays inf).
+
+    Raises
+    ------
+    OSError
+        A file that cannot be read.
+    KeyError, ValueError
+        A file that is not such a table.
     """
     with open(theta_csv, encoding="utf-8", newline="") as handle:
         rows = list(csv.DictReader(handle))

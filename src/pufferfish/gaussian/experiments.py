@@ -39,6 +39,7 @@ from pufferfish.audit.laplace_mixture import BMin, LaplaceMixtureAuditor, b_min,
 from pufferfish.audit.target import Target, target_for
 from pufferfish.audit.verdict import Verdict, audit_frame, audit_row, audit_scale
 from pufferfish.data_priors import condition
+from pufferfish.checks import instance, integer
 from pufferfish.errors import DataError
 from pufferfish.files import write_csv, write_json
 from pufferfish.gaussian.gmm import (REG_COVAR, components_below_resolution, data_resolution, fit_gmm, numeric_values,
@@ -93,7 +94,13 @@ def stream_id(name: str) -> int:
     int
         3 or 4 for fig3 and fig4; for any other key the first 4 bytes of sha256(name)
         (big-endian), so its draws do not depend on which other experiments exist.
+
+    Raises
+    ------
+    ArgumentTypeError
+        A name that is not a string.
     """
+    name = instance(name, str, name="name")
     if name in ("fig3", "fig4"):
         return STREAMS[name]
     return int.from_bytes(hashlib.sha256(name.encode("utf-8")).digest()[:4], "big")
@@ -112,8 +119,15 @@ def generator(seed: int, *path: int) -> np.random.Generator:
     Returns
     -------
     numpy.random.Generator
+        PCG64 seeded by ``SeedSequence([seed, *path])``.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        A seed or path entry that is not an integer :math:`\ge 0`.
     """
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence([int(seed), *map(int, path)])))
+    keys = [integer(seed, name="seed", lo=0), *(integer(k, name=f"path[{i}]", lo=0) for i, k in enumerate(path))]
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(keys)))
 
 
 def _sklearn_seed(seed: int, *path: int) -> int:
@@ -189,13 +203,18 @@ def run_fig1(settings: Fig1Settings, *, theta_csv, png, pdf, csv) -> pd.DataFram
     ----------
     settings : Fig1Settings
         Config ``gaussian.fig1``.
-    theta_csv, png, pdf, csv : path
+    theta_csv, png, pdf, csv : str or os.PathLike
         The numbers (:data:`FIG1_COLUMNS`), the figure and the plotted curves.
 
     Returns
     -------
     pandas.DataFrame
         The table written to ``theta_csv``.
+
+    Raises
+    ------
+    OutputError
+        A file that cannot be written (:class:`pufferfish.errors.OutputError`).
     """
     from pufferfish.gaussian.noise_ordering import (crossover_half_width, gaussian_noise_total_variation,
                                                     laplace_noise_total_variation)
@@ -246,7 +265,7 @@ def run_fig2(settings: Fig2Settings, *, audit: AuditSettings, theta_csv, audit_c
         Config ``gaussian.fig2``.
     audit : AuditSettings
         Config ``audit``.
-    theta_csv, audit_csv, png, pdf, csv : path
+    theta_csv, audit_csv, png, pdf, csv : str or os.PathLike
         The b table (:data:`FIG2_COLUMNS`), the audit table (the shared schema), the figure.
 
     Returns
@@ -350,7 +369,7 @@ def fit_experiment_gmms(experiment: GMMExperimentSettings, *, gmm: GMMSettings, 
         Config ``gaussian.gmm``.
     seed : int
         Config ``seed``.
-    data_csv, data_json, out_json : path
+    data_csv, data_json, out_json : str or os.PathLike
         The dataset's table and provenance record (optional), and the record written.
 
     Returns
@@ -409,13 +428,20 @@ def read_gmms(gmm_json) -> tuple[dict, list[GMM]]:
 
     Parameters
     ----------
-    gmm_json : path
+    gmm_json : str or os.PathLike
         ``results/gmm/gaussian_<name>.json``.
 
     Returns
     -------
-    (dict, list of GMM)
+    (dict, list of pufferfish.mixture.GMM)
         The record, and the mixtures of the two secrets in config order.
+
+    Raises
+    ------
+    OSError
+        A file that cannot be read.
+    KeyError, json.JSONDecodeError
+        A file that is not such a record.
     """
     with open(gmm_json, encoding="utf-8") as handle:
         record = json.load(handle)
@@ -483,9 +509,9 @@ def run_gmm_experiment(experiment: GMMExperimentSettings, *, audit: AuditSetting
         Config ``audit``.
     seed : int
         Config ``seed``.
-    gmm_json, data_csv : path
+    gmm_json, data_csv : str or os.PathLike
         The fits (:func:`fit_experiment_gmms`) and the dataset's table.
-    theta_csv, audit_csv, png, pdf, csv, theta_png, theta_pdf, theta_fig_csv : path
+    theta_csv, audit_csv, png, pdf, csv, theta_png, theta_pdf, theta_fig_csv : str or os.PathLike
         The b table, the audit table (the shared schema) and the two figures with their numbers.
 
     Returns
@@ -522,13 +548,18 @@ def run_fig5(settings: Fig5Settings, *, theta_csv, png, pdf, csv) -> pd.DataFram
     ----------
     settings : Fig5Settings
         Config ``gaussian.fig5`` (its delta grid, checked when the settings were built).
-    theta_csv, png, pdf, csv : path
+    theta_csv, png, pdf, csv : str or os.PathLike
         The table (:data:`FIG5_COLUMNS`), the figure and its numbers.
 
     Returns
     -------
     pandas.DataFrame
         The table.
+
+    Raises
+    ------
+    OutputError
+        A file that cannot be written (:class:`pufferfish.errors.OutputError`).
     """
     from pufferfish.gaussian.plots import plot_fig5
 
@@ -551,9 +582,9 @@ def run_figure(settings: Fig1Settings | Fig2Settings | Fig5Settings, *, audit: A
         The figure's config section.
     audit : AuditSettings, optional
         Config ``audit``: Fig. 2 only (the figure that calibrates a scale).
-    theta_csv, png, pdf, csv : path
+    theta_csv, png, pdf, csv : str or os.PathLike
         The figure's table, the figure and its numbers.
-    audit_csv : path, optional
+    audit_csv : str or os.PathLike, optional
         Fig. 2's audit table (Fig. 2 only).
 
     Returns

@@ -197,6 +197,66 @@ def _bins(values: np.ndarray, lo: float, hi: float) -> np.ndarray:
     return np.linspace(lo, hi, 41)
 
 
+def _noisy_panels(axes_row, sample: Mapping, gmm: GMM, *, grid: np.ndarray, r: int, letters, xlabel: str) -> list:
+    """The privatized panels of one secret (one per (epsilon, delta)); returns their plotted rows."""
+    rows = []
+    lo, hi = grid[0], grid[-1]
+    for ax, noisy in zip(axes_row, sample["noisy"]):
+        y = noisy["y"]
+        counts, edges, _ = ax.hist(y, bins=np.linspace(lo, hi, 41), density=True, color=OKABE_ITO[1], alpha=0.55,
+                                   label=f"privatized data (n = {y.size})")
+        model = emg_pdf(grid, gmm, noisy["b"])
+        ax.plot(grid, model, color="black", linewidth=1.5, label="density of Y under the GMM prior")
+        tag = f"{r}_y_eps{noisy['epsilon']:g}_delta{noisy['delta']:g}"
+        rows += [{"panel": tag, "series": "histogram", "x_left": a, "x_right": e, "value": v}
+                 for a, e, v in zip(edges[:-1], edges[1:], counts)]
+        rows += [{"panel": tag, "series": "model_density", "x_left": g, "x_right": g, "value": d}
+                 for g, d in zip(grid, model)]
+        ax.set_title(f"({next(letters)}) Y = X + Laplace(b), b = {noisy['b']:.5g}, "
+                     f"(ε, δ) = ({noisy['epsilon']:g}, {noisy['delta']:g})")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("density")
+        ax.set_xlim(lo, hi)
+        ax.legend(loc="upper left", fontsize=7)
+    return rows
+
+
+def _data_panel(ax, sample: Mapping, gmm: GMM, record: Mapping, *, grid: np.ndarray, r: int, letters,
+                xlabel: str) -> list:
+    """The data panel of secret ``r``: histogram, fitted GMM and its components; returns the plotted rows."""
+    rows = []
+    lo, hi = grid[0], grid[-1]
+    x = sample["x"]
+    given = ", ".join(f"{k} = {v}" for k, v in sample["given"].items())
+    if [str(v) for v in sample["given"].values()] != [str(sample["label"])]:
+        given = f"{sample['label']} ({given})"
+    bins = _bins(x, min(x.min(), lo), max(x.max(), hi))
+    counts, edges, _ = ax.hist(x, bins=bins, density=True, color=OKABE_ITO[2], alpha=0.55, label="data")
+    rows += [{"panel": f"{r}_x", "series": "histogram", "x_left": a, "x_right": c, "value": v}
+             for a, c, v in zip(edges[:-1], edges[1:], counts)]
+    dens = gmm.pdf(grid)
+    ax.plot(grid, dens, color="black", linewidth=1.5, label=f"{gmm.components}-component GMM")
+    for m, (w, mu, sd) in enumerate(zip(gmm.weights, gmm.means, gmm.stds)):
+        comp = w * np.exp(-0.5 * ((grid - mu) / max(sd, 1e-300)) ** 2) / (max(sd, 1e-300) * math.sqrt(2 * math.pi))
+        ax.plot(grid, comp, color=OKABE_ITO[5], linestyle=":", linewidth=1.0,
+                label="components" if m == 0 else None)
+    rows += [{"panel": f"{r}_x", "series": "gmm_density", "x_left": g, "x_right": g, "value": d}
+             for g, d in zip(grid, dens)]
+    narrow = set(record.get("secrets", [{}] * (r + 1))[r].get("components_below_resolution", []))
+    params = "\n".join(f"α={w:.3f}  μ={mu:.2f}  σ={sd:.3g}" + ("  (below the data's resolution)" if m in narrow else "")
+                       for m, (w, mu, sd) in enumerate(zip(gmm.weights, gmm.means, gmm.stds)))
+    ax.text(0.98, 0.97, params, transform=ax.transAxes, ha="right", va="top", fontsize=7, bbox=_BOX)
+    dropped = int(record.get("secrets", [{}] * (r + 1))[r].get("rows_dropped_missing", 0))
+    count = f"n = {x.size}" + (f", {dropped} missing dropped" if dropped else "")
+    ax.set_title(f"({next(letters)}) X | {given}  ({count})")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("density")
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(0, min(ax.get_ylim()[1], 1.3 * max(counts.max(), 1e-12)))
+    ax.legend(loc="upper left", fontsize=7)
+    return rows
+
+
 def plot_gmm_figure(samples: Sequence[Mapping], gmms: Sequence[GMM], *, record: Mapping, title: str, violations: int,
                     png, pdf, csv, unit: str = "") -> None:
     r"""Figs. 3-4: per secret (rows) the data with its GMM, then :math:`Y = X + \mathcal{L}(b)` at each :math:`(\epsilon, \delta)`.
@@ -243,53 +303,10 @@ def plot_gmm_figure(samples: Sequence[Mapping], gmms: Sequence[GMM], *, record: 
     rows = []
     letters = iter("abcdefghijklmnop")
     for r, (sample, gmm) in enumerate(zip(samples, gmms)):
-        x = sample["x"]
-        given = ", ".join(f"{k} = {v}" for k, v in sample["given"].items())
-        if [str(v) for v in sample["given"].values()] != [str(sample["label"])]:
-            given = f"{sample['label']} ({given})"
-        ax = axes[r, 0]
-        bins = _bins(x, min(x.min(), lo), max(x.max(), hi))
-        counts, edges, _ = ax.hist(x, bins=bins, density=True, color=OKABE_ITO[2], alpha=0.55, label="data")
-        rows += [{"panel": f"{r}_x", "series": "histogram", "x_left": a, "x_right": c, "value": v}
-                 for a, c, v in zip(edges[:-1], edges[1:], counts)]
-        dens = gmm.pdf(grid)
-        ax.plot(grid, dens, color="black", linewidth=1.5, label=f"{gmm.components}-component GMM")
-        for m, (w, mu, sd) in enumerate(zip(gmm.weights, gmm.means, gmm.stds)):
-            comp = w * np.exp(-0.5 * ((grid - mu) / max(sd, 1e-300)) ** 2) / (max(sd, 1e-300) * math.sqrt(2 * math.pi))
-            ax.plot(grid, comp, color=OKABE_ITO[5], linestyle=":", linewidth=1.0,
-                    label="components" if m == 0 else None)
-        rows += [{"panel": f"{r}_x", "series": "gmm_density", "x_left": g, "x_right": g, "value": d}
-                 for g, d in zip(grid, dens)]
-        narrow = set(record.get("secrets", [{}] * (r + 1))[r].get("components_below_resolution", []))
-        params = "\n".join(f"α={w:.3f}  μ={mu:.2f}  σ={sd:.3g}" + ("  (below the data's resolution)" if m in narrow else "")
-                           for m, (w, mu, sd) in enumerate(zip(gmm.weights, gmm.means, gmm.stds)))
-        ax.text(0.98, 0.97, params, transform=ax.transAxes, ha="right", va="top", fontsize=7, bbox=_BOX)
-        dropped = int(record.get("secrets", [{}] * (r + 1))[r].get("rows_dropped_missing", 0))
-        count = f"n = {x.size}" + (f", {dropped} missing dropped" if dropped else "")
-        ax.set_title(f"({next(letters)}) X | {given}  ({count})")
-        ax.set_xlabel(record.get("attribute", "x") + suffix)
-        ax.set_ylabel("density")
-        ax.set_xlim(lo, hi)
-        ax.set_ylim(0, min(ax.get_ylim()[1], 1.3 * max(counts.max(), 1e-12)))
-        ax.legend(loc="upper left", fontsize=7)
-        for c, noisy in enumerate(sample["noisy"], start=1):
-            ax = axes[r, c]
-            y = noisy["y"]
-            counts, edges, _ = ax.hist(y, bins=np.linspace(lo, hi, 41), density=True, color=OKABE_ITO[1], alpha=0.55,
-                                       label=f"privatized data (n = {y.size})")
-            model = emg_pdf(grid, gmm, noisy["b"])
-            ax.plot(grid, model, color="black", linewidth=1.5, label="density of Y under the GMM prior")
-            tag = f"{r}_y_eps{noisy['epsilon']:g}_delta{noisy['delta']:g}"
-            rows += [{"panel": tag, "series": "histogram", "x_left": a, "x_right": e, "value": v}
-                     for a, e, v in zip(edges[:-1], edges[1:], counts)]
-            rows += [{"panel": tag, "series": "model_density", "x_left": g, "x_right": g, "value": d}
-                     for g, d in zip(grid, model)]
-            ax.set_title(f"({next(letters)}) Y = X + Laplace(b), b = {noisy['b']:.5g}, "
-                         f"(ε, δ) = ({noisy['epsilon']:g}, {noisy['delta']:g})")
-            ax.set_xlabel(f"privatized {record.get('attribute', 'x')}{suffix}")
-            ax.set_ylabel("density")
-            ax.set_xlim(lo, hi)
-            ax.legend(loc="upper left", fontsize=7)
+        rows += _data_panel(axes[r, 0], sample, gmm, record, grid=grid, r=r, letters=letters,
+                            xlabel=record.get("attribute", "x") + suffix)
+        rows += _noisy_panels(axes[r, 1:], sample, gmm, grid=grid, r=r, letters=letters,
+                              xlabel=f"privatized {record.get('attribute', 'x')}{suffix}")
     # lettering as in the paper: (a, b, c) first secret, (d, e, f) second
     fig.suptitle(f"{title}: {samples[0]['label']} vs {samples[1]['label']}; noise calibrated by Theorem 2 (eq. 13)",
                  fontsize=10)

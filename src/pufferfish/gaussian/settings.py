@@ -33,7 +33,25 @@ ROUNDINGS = ("dequantise", "variance", "none")
 
 
 def gmm_experiment_names(gaussian: Mapping) -> list[str]:
-    """The GMM experiments of paper 004 in config ``gaussian`` (fig3, fig4 and any added key), sorted."""
+    """The GMM experiments of paper 004 in config ``gaussian`` (fig3, fig4 and any added key), sorted.
+
+    Parameters
+    ----------
+    gaussian : dict
+        Config ``gaussian``.
+
+    Returns
+    -------
+    list of str
+        Its keys that are not the fixed ones (fig1, fig2, fig5, gmm).
+
+    Raises
+    ------
+    ConfigError
+        A ``gaussian`` section that is not a mapping.
+    """
+    if not isinstance(gaussian, Mapping):
+        raise ConfigError(f"config: gaussian must be a mapping, not {type(gaussian).__name__}")
     return sorted(k for k in gaussian if k not in GAUSSIAN_FIXED_KEYS)
 
 
@@ -267,6 +285,10 @@ def check_keys(config: Mapping) -> None:
     config : Mapping
         The whole configuration as read (not validated yet).
 
+    Returns
+    -------
+    None
+
     Raises
     ------
     ConfigError
@@ -294,6 +316,10 @@ def check_references(config: Mapping) -> None:
     config : Mapping
         The whole configuration, validated by the schema (defaults filled in).
 
+    Returns
+    -------
+    None
+
     Raises
     ------
     ConfigError
@@ -319,8 +345,29 @@ def check_references(config: Mapping) -> None:
 
 
 def data_requests(config: Mapping) -> list[DataRequest]:
-    """What each secret of each GMM experiment reads: the numeric ``attribute`` given the
-    secret's ``given`` columns, checked as the GMM job reads them (:func:`check_secret_rows`)."""
+    """What each secret of each GMM experiment reads, for the data checks before any job.
+
+    The numeric ``attribute`` given the secret's ``given`` columns, checked as the GMM job reads
+    them (:func:`pufferfish.gaussian.settings.check_secret_rows`).
+
+    Parameters
+    ----------
+    config : dict
+        The whole configuration, validated
+        (:func:`pufferfish.pipeline.config.validate_config`).
+
+    Returns
+    -------
+    list of pufferfish.settings.DataRequest
+        One request per secret of each GMM experiment.
+
+    Raises
+    ------
+    ConfigError
+        A configuration that was not validated (a GMM experiment without its keys).
+    """
+    for fig in gmm_experiment_names(config.get("gaussian", {})):
+        GMMExperimentSettings.from_config(fig, config["gaussian"][fig])
     gauss = config.get("gaussian", {})
     components = int(gauss.get("gmm", {}).get("components", 1))
     requests = []
@@ -352,6 +399,10 @@ def check_secret_rows(frame, *, spec: Mapping, secret: Mapping, components: int)
         One of its ``secrets`` (``label``, ``given``).
     components : int
         ``gaussian.gmm.components``.
+
+    Returns
+    -------
+    None
 
     Raises
     ------
