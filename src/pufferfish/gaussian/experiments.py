@@ -124,7 +124,7 @@ def generator(seed: int, *path: int) -> np.random.Generator:
     Raises
     ------
     InvalidArgumentError, ArgumentTypeError
-        A seed or path entry that is not an integer :math:`\ge 0`.
+        A seed or path entry that is not a non-negative integer.
     """
     keys = [integer(seed, name="seed", lo=0), *(integer(k, name=f"path[{i}]", lo=0) for i, k in enumerate(path))]
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(keys)))
