@@ -12,7 +12,7 @@ import ot
 import pytest
 from scipy.stats import norm
 
-from pufferfish.errors import DataError, InvalidDistributionError, NotApplicableError
+from pufferfish.errors import DataError, InvalidArgumentError, InvalidDistributionError, NotApplicableError
 from pufferfish.gaussian.methods import theorem1
 from pufferfish.mixture import GMM
 from pufferfish.gaussian.gmm import corollary2, fit_gmm, theorem2, theorem2_terms, w2_cost, w2_weights
@@ -90,7 +90,7 @@ def test_experiment_with_text_attribute_or_missing_column(tmp_path):
     spec = {"dataset": "toy", "attribute": "education", "note": "", "unit": "", "missing_values": [],
             "secrets": [{"label": "A", "given": {"race": "A"}}, {"label": "B", "given": {"race": "B"}}],
             "privacy": [{"epsilon": 1.0, "delta": 0.5}], "epsilons": [1.0]}
-    gmm = GMMSettings(components=2, n_init=1, max_iter=100)
+    gmm = GMMSettings(components=2, n_init=1, max_iter=100, rounding="dequantise")
     with pytest.raises(DataError) as excinfo:
         fit_experiment_gmms(GMMExperimentSettings.from_config("fig3", spec), gmm=gmm, seed=1, data_csv=data,
                             out_json=tmp_path / "out.json")
@@ -211,3 +211,48 @@ def test_corollary2_not_applicable():
         corollary2(gi, GMM([0.5, 0.5], [0.0, 5.0], [1.0, 2.0]), epsilon=1)
     with pytest.raises(NotApplicableError):
         corollary2(gi, GMM.gaussian(0.0, 1.0), epsilon=1)
+
+
+# ----------------------------------------------------------------------------- rounded data (gaussian.gmm.rounding)
+
+def test_data_resolution_is_the_smallest_gap():
+    from pufferfish.gaussian.gmm import data_resolution
+
+    assert data_resolution([3, 1, 2, 2, 7]) == 1.0
+    assert data_resolution([0.0, 1.5, 2.0, 4.0]) == 0.5
+    assert data_resolution([5.0, 5.0, 5.0]) is None
+
+
+def test_components_below_resolution_is_sigma_under_h_over_sqrt12():
+    from pufferfish.gaussian.gmm import components_below_resolution
+
+    threshold = 1.0 / math.sqrt(12.0)                               # 0.2887, the sd of U[-1/2, 1/2]
+    gmm = GMM([0.2, 0.3, 0.5], [1.0, 2.0, 3.0], [0.001, threshold * 1.001, threshold * 0.999])
+    assert components_below_resolution(gmm, 1.0) == [0, 2]
+    assert components_below_resolution(gmm, 0.001) == []
+    with pytest.raises(InvalidArgumentError, match="resolution"):
+        components_below_resolution(gmm, 0.0)
+
+
+def _spiked_integers():
+    """Integers spread over 1..16 and 250 extra values on 10: EM on them as recorded collapses."""
+    rng = np.random.default_rng(7)
+    return np.concatenate([np.clip(np.round(rng.normal(8.0, 4.0, 600)), 1, 16), np.full(250, 10.0)])
+
+
+def test_a_collapsed_component_is_detected_and_the_treatments_prevent_it():
+    from pufferfish.gaussian.gmm import REG_COVAR, components_below_resolution, fit_gmm
+
+    x = _spiked_integers()
+    raw = fit_gmm(x, components=3, random_state=3, n_init=4, rounding="none")
+    narrow = components_below_resolution(raw, 1.0)
+    assert len(narrow) == 1
+    k = narrow[0]
+    assert raw.means[k] == pytest.approx(10.0, abs=1e-6)
+    assert raw.stds[k] == pytest.approx(math.sqrt(REG_COVAR), rel=1e-3)   # only the reg_covar floor holds it
+    floor = fit_gmm(x, components=3, random_state=3, n_init=4, rounding="variance")
+    assert min(floor.stds) >= 1.0 / math.sqrt(12.0)                      # every variance has h^2/12 added
+    dequantised = fit_gmm(x, components=3, random_state=3, n_init=4, rounding="dequantise")
+    assert components_below_resolution(dequantised, 1.0) == []
+    again = fit_gmm(x, components=3, random_state=3, n_init=4, rounding="dequantise")
+    assert np.array_equal(dequantised.stds, again.stds)                  # seeded dequantisation

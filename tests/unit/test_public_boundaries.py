@@ -506,10 +506,21 @@ CALLS = {
     "pufferfish.mixture.GMM": kw(weights=(np.array([1.0]), "reals"), means=(np.array([0.0]), "reals"),
                                       stds=(np.array([1.0]), "reals")),
     "pufferfish.gaussian.gmm.fit_gmm": Call(
-        {"values": [0.0, 1.0, 2.0, 3.0, 4.0], "components": 1, "random_state": 0, "n_init": 1, "max_iter": 50},
-        {"values": "data", "components": "count", "random_state": "size", "n_init": "count", "max_iter": "count"},
+        {"values": [0.0, 1.0, 2.0, 3.0, 4.0], "components": 1, "random_state": 0, "n_init": 1, "max_iter": 50,
+         "rounding": "dequantise"},
+        {"values": "data", "components": "count", "random_state": "size", "n_init": "count", "max_iter": "count",
+         "rounding": "str"},
         alias={"values": "secret"}),   # data errors name the data set's label (default "secret")
     "pufferfish.gaussian.gmm.numeric_values": kw(values=([0.0, 1.0], "data")),
+    "pufferfish.gaussian.gmm.data_resolution": kw(values=([0.0, 1.0], "data")),
+    "pufferfish.gaussian.gmm.components_below_resolution": kw(gmm=(GI, "gmm"), resolution=(1.0, "pos")),
+    "pufferfish.gaussian.noise_ordering.gaussian_noise_total_variation": kw(
+        mu_i=(0.0, "real"), sd_i=(1.0, "nonneg"), mu_j=(1.0, "real"), sd_j=(2.0, "nonneg"), noise_sd=(1.0, "pos")),
+    "pufferfish.gaussian.noise_ordering.laplace_noise_total_variation": kw(
+        mu_i=(0.0, "real"), sd_i=(1.0, "nonneg"), mu_j=(1.0, "real"), sd_j=(2.0, "nonneg"), b=(1.0, "pos")),
+    "pufferfish.gaussian.noise_ordering.crossover_half_width": kw(
+        mu_i=(0.0, "real"), sd_i=(1.0, "nonneg"), mu_j=(1.0, "real"), sd_j=(2.0, "nonneg"), b=(1.0, "pos"),
+        noise_sd=(1.0, "pos"), centre=(0.0, "real")),
     "pufferfish.gaussian.gmm.w2_cost": kw(gmm_i=(GI, "gmm"), gmm_j=(GJ, "gmm")),
     "pufferfish.gaussian.gmm.w2_weights": kw(gmm_i=(GI, "gmm"), gmm_j=(GJ, "gmm")),
     "pufferfish.gaussian.gmm.theorem2_terms": kw(gmm_i=(GI, "gmm"), gmm_j=(GJ, "gmm")),
@@ -546,6 +557,8 @@ _ERROR = "an error class"
 EXEMPT = {
     **dict.fromkeys(["pufferfish.multiuser.BRENT_RTOL", "pufferfish.multiuser.LEMMA6_GROUPINGS",
                      "pufferfish.gaussian.GAUSSIAN_FIXED_KEYS", "pufferfish.gaussian.PAPER_FIGURES",
+                     "pufferfish.gaussian.ROUNDINGS", "pufferfish.gaussian.gmm.REG_COVAR",
+                     "pufferfish.gaussian.noise_ordering.TV_EPSILON",
                      "pufferfish.wasserstein.CAUCHY_ALPHA", "pufferfish.wasserstein.TABLE1_COLUMNS",
                      "pufferfish.iteration.ACCOUNTANTS", "pufferfish.iteration.ORDERS",
                      "pufferfish.iteration.accountants.ACCOUNTANTS", "pufferfish.iteration.accountants.ORDERS",

@@ -5,6 +5,8 @@
 #   gaussian_figure_audited  Fig. 2 (eq. 11 over K): the same rule, plus its audit table
 #   gaussian_gmm             the GMM fits of a GMM experiment (Figs. 3, 4 and any added key)
 #   gaussian_gmm_figure      Theorem 2 on those fits, audited, and the figures
+from pufferfish.gaussian.captions import read_fig1_values  # Fig. 1's caption numbers (standard library only)
+
 GAUSS = config["gaussian"]  # the validated mappings: params (Snakemake reruns a job when they change)
 GAUSSIAN = SETTINGS.gaussian  # the same, typed: which figures and experiments exist, their datasets
 GAUSS_CATEGORY = "Gaussian priors (paper 004)"
@@ -19,6 +21,8 @@ rule gaussian_figure:
     params:
         code=CODE,
         spec=lambda w: GAUSS[w.fig],
+        # Fig. 1's numbers for its caption, read once the job has written them
+        values=lambda w, output: once_written(output.theta, read_fig1_values, {}) if w.fig == "fig1" else {},
     log:
         "results/logs/gaussian_figure/{fig}.log",
     wildcard_constraints:

@@ -1,26 +1,25 @@
 """Experiments of the Gaussian-priors paper (paper 004) as declared in config.yaml (``gaussian``).
 
 N. Ding, "Approximation of Pufferfish Privacy for Gaussian Priors", IEEE TIFS 19 (2024).
-Each ``run_*`` function is one Snakemake job: it calibrates with the paper's method,
-audits every scale exactly (:mod:`pufferfish.audit.laplace_mixture`), adds the tight scale b_min,
+Each ``run_*`` function is one Snakemake job: it calibrates with the paper's method, audits
+every scale exactly through :mod:`pufferfish.audit.verdict` (Laplace noise on mixture priors,
+:class:`~pufferfish.audit.laplace_mixture.LaplaceMixtureAuditor`), adds the tight scale b_min,
 writes the CSVs and draws the figure (:mod:`pufferfish.gaussian.plots`). Each takes its
 section of the config as a frozen dataclass of :mod:`pufferfish.gaussian.settings`.
 
-* Fig. 1  :func:`run_fig1`  two Gaussian priors, Laplace vs Gaussian noise of equal variance.
+* Fig. 1  :func:`run_fig1`  two Gaussian priors, Laplace vs Gaussian noise of equal variance
+  (:mod:`pufferfish.gaussian.noise_ordering`).
 * Fig. 2  :func:`run_fig2`  eq. (11) against the number of users K.
-* Figs. 3-4 :func:`fit_experiment_gmms` (3-component GMMs of a data attribute given two
-  secrets) then :func:`run_gmm_experiment` (Theorem 2, eq. 13, and privatized samples).
-* Fig. 5  :func:`run_fig5`  tau*(delta): Q^{-1}(delta/2), eq. (20), and the Lambert-W bound (23).
+* Figs. 3-4 :func:`fit_experiment_gmms` (GMMs of a data attribute given two secrets,
+  :mod:`pufferfish.gaussian.gmm`) then :func:`run_gmm_experiment` (Theorem 2, eq. 13).
+* Fig. 5  :func:`run_fig5`  tau*(delta) (eq. 20) and the Lambert-W bound (eq. 23).
 
 :func:`run_figure` runs Fig. 1, 2 or 5 by its settings (the workflow's one rule for the three).
-
 Randomness: every draw comes from ``numpy.random.Generator(PCG64(SeedSequence([seed, ...])))``
 with ``seed`` = config ``seed`` and a fixed integer path per figure, secret and panel
-(:data:`STREAMS`, :func:`stream_id`), so reruns are identical and changing one panel does not shift another.
-
-A scale whose exact delta exceeds its target by more than config ``audit.rtol`` is a
-violation: logged as a WARNING, flagged in the audit CSV and printed on the figure; the
-job goes on.
+(:data:`STREAMS`, :func:`stream_id`). A scale that does not meet its target within config
+``audit.rtol`` is a violation: logged as a WARNING, flagged in the audit CSV and printed on the
+figure; the job goes on. The mathematics: docs/math/paper004-gaussian.md.
 """
 
 from __future__ import annotations
@@ -30,42 +29,49 @@ import json
 import logging
 import math
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from pufferfish.errors import DataError
-from pufferfish.gaussian.methods import corollary1_identical, gaussian_noise_max_log_ratio, tau_lambertw, tau_star
-from pufferfish.audit.laplace_mixture import b_min, epsilon_achieved, hockey_stick, prior_epsilon_achieved
-from pufferfish.gaussian.gmm import fit_gmm, theorem2, theorem2_terms, w2_weights
-from pufferfish.mixture import GMM
-from pufferfish.grids import check_deltas, check_epsilons
-from pufferfish.files import write_csv, write_json
+from pufferfish.audit.laplace_mixture import BMin, LaplaceMixtureAuditor, b_min, epsilon_achieved, prior_epsilon_achieved
+from pufferfish.audit.target import Target, target_for
+from pufferfish.audit.verdict import Verdict, audit_frame, audit_row, audit_scale
 from pufferfish.data_priors import condition
+from pufferfish.checks import instance, integer
+from pufferfish.errors import DataError
+from pufferfish.files import write_csv, write_json
+from pufferfish.gaussian.gmm import (REG_COVAR, components_below_resolution, data_resolution, fit_gmm, numeric_values,
+                                    theorem2, theorem2_terms, w2_weights)
+from pufferfish.gaussian.methods import corollary1_identical, gaussian_noise_max_log_ratio, tau_lambertw, tau_star
 from pufferfish.gaussian.settings import (Fig1Settings, Fig2Settings, Fig5Settings, GMMExperimentSettings,
                                           GMMSettings)
+from pufferfish.grids import check_deltas, check_epsilons
+from pufferfish.mixture import GMM
 from pufferfish.settings import AuditSettings
 
 __all__ = [
-    "FIG1_COLUMNS", "FIG2_COLUMNS", "GMM_THETA_COLUMNS", "FIG5_COLUMNS", "AUDIT_COLUMNS", "STREAMS",
+    "FIG1_COLUMNS", "FIG2_COLUMNS", "GMM_THETA_COLUMNS", "FIG5_COLUMNS", "STREAMS",
     "generator", "stream_id", "run_fig1", "run_fig2", "fit_experiment_gmms", "read_gmms",
     "run_gmm_experiment", "run_fig5", "run_figure",
 ]
 
 log = logging.getLogger("pufferfish")
 
-#: results/theta/gaussian_fig1.csv
-FIG1_COLUMNS = ["noise", "scale", "max_log_ratio_window", "sup_log_ratio_all_y"]
+#: results/theta/gaussian_fig1.csv: per noise, its scale (Laplace b, Gaussian sd), the max of
+#: |log ratio| over the window and over all y, the total variation over all y, and W* (the same
+#: on both rows: Gaussian noise gives the smaller window max over [c - W, c + W] iff W < W*)
+FIG1_COLUMNS = ["noise", "scale", "max_log_ratio_window", "sup_log_ratio_all_y", "total_variation",
+                "crossover_half_width"]
 #: results/theta/gaussian_fig2.csv
 FIG2_COLUMNS = ["sigma2", "K", "epsilon", "delta", "b", "epsilon_achieved", "delta_achieved", "b_min"]
 #: results/theta/gaussian_fig{3,4}.csv
 GMM_THETA_COLUMNS = ["method", "epsilon", "delta", "b", "epsilon_achieved", "delta_achieved", "b_min"]
 #: results/theta/gaussian_fig5.csv
 FIG5_COLUMNS = ["delta", "tau_q", "tau_lambertw"]
-#: results/audit/<experiment>.csv, shared by both papers
-AUDIT_COLUMNS = ["experiment", "panel", "method", "epsilon", "delta", "scale", "epsilon_achieved",
-                 "delta_achieved", "scale_min", "violation"]
+#: the noise of every audit row of paper 004
+NOISE = "laplace"
 
 #: integer paths appended to config ``seed``: (figure, purpose) -> stream prefix
 STREAMS = {
@@ -78,56 +84,162 @@ STREAMS = {
 def stream_id(name: str) -> int:
     """The integer path of GMM experiment ``name``: 3 and 4 for the paper's figures, else from its name.
 
-    Any other key of config ``gaussian`` gets the first 4 bytes of sha256(name) (big-endian),
-    so its draws do not depend on which other experiments exist.
+    Parameters
+    ----------
+    name : str
+        The experiment's key in config ``gaussian``.
+
+    Returns
+    -------
+    int
+        3 or 4 for fig3 and fig4; for any other key the first 4 bytes of sha256(name)
+        (big-endian), so its draws do not depend on which other experiments exist.
+
+    Raises
+    ------
+    ArgumentTypeError
+        A name that is not a string.
     """
+    name = instance(name, str, name="name")
     if name in ("fig3", "fig4"):
         return STREAMS[name]
     return int.from_bytes(hashlib.sha256(name.encode("utf-8")).digest()[:4], "big")
 
 
 def generator(seed: int, *path: int) -> np.random.Generator:
-    """A PCG64 generator seeded by ``SeedSequence([seed, *path])``."""
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence([int(seed), *map(int, path)])))
+    """A PCG64 generator seeded by ``SeedSequence([seed, *path])``.
+
+    Parameters
+    ----------
+    seed : int
+        Config ``seed``.
+    *path : int
+        The stream's path (:data:`STREAMS`).
+
+    Returns
+    -------
+    numpy.random.Generator
+        PCG64 seeded by ``SeedSequence([seed, *path])``.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        A seed or path entry that is not a non-negative integer.
+    """
+    keys = [integer(seed, name="seed", lo=0), *(integer(k, name=f"path[{i}]", lo=0) for i, k in enumerate(path))]
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(keys)))
 
 
 def _sklearn_seed(seed: int, *path: int) -> int:
     return int(np.random.SeedSequence([int(seed), *map(int, path)]).generate_state(1)[0])
 
 
-def _violates(achieved: float, target: float, rtol: float) -> bool:
-    return bool(achieved > target * (1.0 + rtol))
+# ------------------------------------------------------------------------------ the audit of one scale
+@dataclass(frozen=True)
+class _Audited:
+    """A calibrated scale's verdict, the tight scale b_min and its verdict (None when not found),
+    and their rows of the audit table."""
+
+    verdict: Verdict
+    tight: BMin
+    tight_verdict: Verdict | None
+    rows: list
+
+
+def _audit(pi: GMM, pj: GMM, *, b: float, target: Target, audit: AuditSettings, experiment: str, panel: str,
+           method: str) -> _Audited:
+    """``b`` audited on the pair (``audit_scale``), b_min from b, and the tight scale audited too."""
+    auditor = LaplaceMixtureAuditor(pi, pj, rtol=audit.bisection_rtol, max_steps=audit.bisection_max_steps)
+    verdict = audit_scale(auditor, b, target, rtol=audit.rtol)
+    tight = b_min(pi, pj, epsilon=target.epsilon, delta=target.delta, rtol=audit.bisection_rtol,
+                  max_steps=audit.bisection_max_steps, b_start=b)
+    where = f"{experiment}" + (f" {panel}" if panel else "")
+    if not verdict.meets:
+        log.warning("%s: %s b=%.6g at (epsilon, delta) = (%g, %g) gives delta=%.6g (violation)", where, method, b,
+                    target.epsilon, target.delta, verdict.value)
+    if tight.reason:
+        log.info("%s eps=%g delta=%g: b_min = %g (%s)", where, target.epsilon, target.delta, tight.b, tight.reason)
+    common = {"experiment": experiment, "panel": panel, "noise": NOISE, "scale_min": tight.b,
+              "tight_note": tight.reason}
+    rows = [audit_row(verdict, method=method, **common)]
+    tight_verdict = None
+    if math.isfinite(tight.b):
+        tight_verdict = audit_scale(auditor, tight.b, target, rtol=audit.rtol)
+        rows.append(audit_row(tight_verdict, method="tight", **common))
+    else:
+        log.warning("%s eps=%g delta=%g: b_min not found (%s)", where, target.epsilon, target.delta, tight.reason)
+    return _Audited(verdict, tight, tight_verdict, rows)
+
+
+def _pure_epsilon(pi: GMM, pj: GMM, b: float) -> float:
+    """The pure-epsilon loss of scale ``b`` (0: the priors' own)."""
+    return prior_epsilon_achieved(pi, pj) if b == 0.0 else epsilon_achieved(pi, pj, b=b)
+
+
+def _theta_rows(pi: GMM, pj: GMM, checked: _Audited, *, method: str, tight: bool = True, **keys) -> list[dict]:
+    """The b-table rows of a calibrated scale and (``tight``) of its tight scale when found."""
+    b = checked.verdict.scale
+    rows = [{**keys, "method": method, "b": b, "epsilon_achieved": _pure_epsilon(pi, pj, b),
+             "delta_achieved": checked.verdict.value, "b_min": checked.tight.b}]
+    if tight and checked.tight_verdict is not None:
+        t = checked.tight.b
+        rows.append({**keys, "method": "tight", "b": t, "epsilon_achieved": _pure_epsilon(pi, pj, t),
+                     "delta_achieved": checked.tight_verdict.value, "b_min": t})
+    return rows
 
 
 # ------------------------------------------------------------------------------ Fig. 1
 def run_fig1(settings: Fig1Settings, *, theta_csv, png, pdf, csv) -> pd.DataFrame:
-    """Fig. 1: two Gaussian priors, Y = X + Laplace(b) and Y = X + G(0, 2 b^2) (equal variance).
+    """Fig. 1: two Gaussian priors, :math:`Y = X + \\mathcal{L}(b)` and :math:`Y = X + G(0, 2 b^2)` (equal variance).
 
-    The paper states neither the priors nor the plotted window, and its printed maxima
-    (0.2992, 0.0156) cannot be recovered from the text: the priors and window are
-    config ``gaussian.fig1`` (our choice). For Laplace noise the max over the window
-    and the exact sup over all y (:func:`~pufferfish.audit.laplace_mixture.epsilon_achieved`)
-    are reported; for Gaussian noise the max over the window (closed form) and, over all
-    y, inf when the prior variances differ.
+    The paper states neither the priors nor the window, and no reading of its text gives both
+    printed maxima (0.2992, 0.0156): the priors and window are config ``gaussian.fig1`` (our
+    choice). Per noise: the max of :math:`|\\log p_i / p_j|` over the window and over all y
+    (Laplace: :func:`~pufferfish.audit.laplace_mixture.epsilon_achieved`; Gaussian: closed
+    form, infinite when the prior variances differ), the total variation over all y, and
+    :math:`W^*` (:mod:`pufferfish.gaussian.noise_ordering`, windows centred on the window's centre).
+
+    Parameters
+    ----------
+    settings : Fig1Settings
+        Config ``gaussian.fig1``.
+    theta_csv, png, pdf, csv : str or os.PathLike
+        The numbers (:data:`FIG1_COLUMNS`), the figure and the plotted curves.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table written to ``theta_csv``.
+
+    Raises
+    ------
+    OutputError
+        A file that cannot be written (:class:`pufferfish.errors.OutputError`).
     """
+    from pufferfish.gaussian.noise_ordering import (crossover_half_width, gaussian_noise_total_variation,
+                                                    laplace_noise_total_variation)
     from pufferfish.gaussian.plots import plot_fig1
 
     (mi, si), (mj, sj) = ((p.mean, p.std) for p in settings.priors)
-    b = settings.laplace_b
-    window = settings.window
+    b, window = settings.laplace_b, settings.window
     noise_sd = math.sqrt(2.0) * b  # Laplace(b) has variance 2 b^2
     pi, pj = GMM.gaussian(mi, si), GMM.gaussian(mj, sj)
-    lap_window = epsilon_achieved(pi, pj, b=b, window=window)
-    lap_all = epsilon_achieved(pi, pj, b=b)
-    gau_window = gaussian_noise_max_log_ratio(mi, si, mj, sj, noise_sd=noise_sd, window=window)
-    gau_all = gaussian_noise_max_log_ratio(mi, si, mj, sj, noise_sd=noise_sd)
+    crossover = crossover_half_width(mi, si, mj, sj, b=b, noise_sd=noise_sd, centre=0.5 * (window[0] + window[1]))
     frame = pd.DataFrame([
-        {"noise": "laplace", "scale": b, "max_log_ratio_window": lap_window, "sup_log_ratio_all_y": lap_all},
-        {"noise": "gaussian", "scale": noise_sd, "max_log_ratio_window": gau_window, "sup_log_ratio_all_y": gau_all},
+        {"noise": "laplace", "scale": b, "max_log_ratio_window": epsilon_achieved(pi, pj, b=b, window=window),
+         "sup_log_ratio_all_y": epsilon_achieved(pi, pj, b=b),
+         "total_variation": laplace_noise_total_variation(mi, si, mj, sj, b=b), "crossover_half_width": crossover},
+        {"noise": "gaussian", "scale": noise_sd,
+         "max_log_ratio_window": gaussian_noise_max_log_ratio(mi, si, mj, sj, noise_sd=noise_sd, window=window),
+         "sup_log_ratio_all_y": gaussian_noise_max_log_ratio(mi, si, mj, sj, noise_sd=noise_sd),
+         "total_variation": gaussian_noise_total_variation(mi, si, mj, sj, noise_sd=noise_sd),
+         "crossover_half_width": crossover},
     ], columns=FIG1_COLUMNS)
     write_csv(frame, theta_csv)
-    log.info("fig1: Laplace(b=%g): max over %s = %.6g, sup over all y = %.6g; "
-             "Gaussian(sd=%.6g): max over window = %.6g", b, window, lap_window, lap_all, noise_sd, gau_window)
+    for row in frame.to_dict("records"):
+        log.info("fig1: %s (scale %.6g): max over %s = %.6g, over all y = %.6g, total variation %.6g", row["noise"],
+                 row["scale"], window, row["max_log_ratio_window"], row["sup_log_ratio_all_y"], row["total_variation"])
+    log.info("fig1: Gaussian noise gives the smaller window maximum only over half-widths below W* = %.6g", crossover)
     plot_fig1(pi, pj, b=b, noise_sd=noise_sd, window=window, values=frame, png=png, pdf=pdf, csv=csv)
     return frame
 
@@ -140,59 +252,58 @@ def _fig2_priors(mu: float, sigma2: float, K: int) -> tuple[GMM, GMM]:
     return absent, present
 
 
-def _tight_epsilon(pi: GMM, pj: GMM, b: float) -> float:
-    return prior_epsilon_achieved(pi, pj) if b == 0.0 else epsilon_achieved(pi, pj, b=b)
-
-
 def run_fig2(settings: Fig2Settings, *, audit: AuditSettings, theta_csv, audit_csv, png, pdf, csv) -> pd.DataFrame:
-    """Fig. 2: eq. (11) against K for each sigma^2, audited, with b_min.
+    """Fig. 2: eq. (11) against K for each :math:`\\sigma^2`, audited, with b_min.
 
     Audit priors (Corollary 1(a), eqs. 7-8, identical users): user absent
-    X ~ G((K-1) mu, (K-1) sigma^2) (a point mass at 0 when K = 1) against present
-    X ~ G(K mu, K sigma^2); both directions of the hockey stick are checked.
+    :math:`X \\sim G((K-1)\\mu, (K-1)\\sigma^2)` (a point mass at 0 when K = 1) against present
+    :math:`X \\sim G(K\\mu, K\\sigma^2)`; both directions of the hockey stick.
+
+    Parameters
+    ----------
+    settings : Fig2Settings
+        Config ``gaussian.fig2``.
+    audit : AuditSettings
+        Config ``audit``.
+    theta_csv, audit_csv, png, pdf, csv : str or os.PathLike
+        The b table (:data:`FIG2_COLUMNS`), the audit table (the shared schema), the figure.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The b table.
+
+    Raises
+    ------
+    ConfigError
+        An epsilon or delta the grids refuse (one line).
     """
     from pufferfish.gaussian.plots import plot_fig2
 
     mu, eps, dl = settings.mu, settings.epsilon, settings.delta
     check_epsilons([eps], name="gaussian.fig2.epsilon")
     check_deltas([dl], name="gaussian.fig2.delta")
+    target = target_for("epsilon_delta", eps, delta=dl)
     ks = np.arange(settings.K.start, settings.K.stop + 1)
-    rtol = audit.rtol
     rows, audit_rows = [], []
     start = time.perf_counter()
     for sigma2 in settings.sigma2:
         bs = corollary1_identical(mu, math.sqrt(sigma2), ks, epsilon=eps, delta=dl)
         for K, b in zip(ks, np.atleast_1d(bs)):
             absent, present = _fig2_priors(mu, sigma2, int(K))
-            delta_b = hockey_stick(absent, present, epsilon=eps, b=float(b)).delta
-            eps_b = epsilon_achieved(absent, present, b=float(b))
-            tight = b_min(absent, present, epsilon=eps, delta=dl, rtol=audit.bisection_rtol,
-                          max_steps=audit.bisection_max_steps, b_start=float(b))
-            if tight.reason:
-                log.info("fig2 sigma2=%g K=%d: b_min = %g (%s)", sigma2, K, tight.b, tight.reason)
-            rows.append({"sigma2": sigma2, "K": int(K), "epsilon": eps, "delta": dl, "b": float(b),
-                         "epsilon_achieved": eps_b, "delta_achieved": delta_b, "b_min": tight.b})
-            panel = f"sigma2={sigma2:g}"
-            violation = _violates(delta_b, dl, rtol)
-            if violation:
-                log.warning("gaussian_fig2 %s K=%d: eq. (11) b=%.6g gives delta=%.6g > %g (violation)",
-                            panel, K, b, delta_b, dl)
-            audit_rows.append({"experiment": "gaussian_fig2", "panel": panel, "method": "corollary1_eq11",
-                               "epsilon": eps, "delta": dl, "scale": float(b), "epsilon_achieved": eps_b,
-                               "delta_achieved": delta_b, "scale_min": tight.b, "violation": violation})
-            if math.isfinite(tight.b):
-                t_delta = tight.achieved
-                t_eps = _tight_epsilon(absent, present, tight.b)
-                audit_rows.append({"experiment": "gaussian_fig2", "panel": panel, "method": "tight", "epsilon": eps,
-                                   "delta": dl, "scale": tight.b, "epsilon_achieved": t_eps, "delta_achieved": t_delta,
-                                   "scale_min": tight.b, "violation": _violates(t_delta, dl, rtol)})
+            checked = _audit(absent, present, b=float(b), target=target, audit=audit, experiment="gaussian_fig2",
+                             panel=f"sigma2={sigma2:g}", method="corollary1_eq11")
+            rows += _theta_rows(absent, present, checked, method="corollary1_eq11", tight=False, sigma2=sigma2,
+                                K=int(K), epsilon=eps, delta=dl)
+            audit_rows += checked.rows
     frame = pd.DataFrame(rows, columns=FIG2_COLUMNS)
-    audit_frame = pd.DataFrame(audit_rows, columns=AUDIT_COLUMNS)
+    table = audit_frame(audit_rows)
+    violations = int(table.violation.sum())
     log.info("fig2: %d scales audited in %.2f s, %d violation(s)", len(frame), time.perf_counter() - start,
-             int(audit_frame.violation.sum()))
+             violations)
     write_csv(frame, theta_csv)
-    write_csv(audit_frame, audit_csv)
-    plot_fig2(frame, mu=mu, violations=int(audit_frame.violation.sum()), png=png, pdf=pdf, csv=csv)
+    write_csv(table, audit_csv)
+    plot_fig2(frame, mu=mu, violations=violations, png=png, pdf=pdf, csv=csv)
     return frame
 
 
@@ -210,60 +321,101 @@ def _dataset_record(data_json) -> dict:
     return {k: record[k] for k in ("sha256", "source", "url", "uci_id", "member", "citation", "rows") if k in record}
 
 
+def _secret_rows(frame: pd.DataFrame, experiment: GMMExperimentSettings, secret) -> tuple[np.ndarray, dict, int]:
+    """The attribute values of one secret's rows (:func:`pufferfish.data_priors.condition`), the
+    row accounting (rows with the secret, used, dropped: attribute absent, or in missing_values)
+    and the rows of the dataset dropped for a missing value in a used column."""
+    attribute, dataset, missing = experiment.attribute, experiment.dataset, list(experiment.missing_values)
+    cond = condition(frame, attribute=attribute, given=secret.given, dataset=dataset, missing_values=missing)
+    first = next(iter(secret.given))
+    total = condition(frame, attribute=first, given=secret.given, dataset=dataset).rows_matching
+    present = condition(frame, attribute=attribute, given=secret.given, dataset=dataset).rows_matching
+    counts = {"label": secret.label, "given": dict(secret.given), "rows_with_secret": int(total),
+              "rows_used": int(cond.rows_matching), "rows_dropped_missing": int(total - cond.rows_matching),
+              "rows_dropped_nan": int(total - present), "rows_dropped_missing_value": int(present - cond.rows_matching)}
+    return numeric_values(cond.values, name=f"{attribute} | {secret.label}"), counts, int(cond.rows_dropped_missing)
+
+
+def _gmm_record(gmm: GMMSettings, fig_id: int, resolution: float | None) -> dict:
+    """The ``gmm`` entry of the fits' record: the EM settings and the treatment of rounded data."""
+    rounding = gmm.rounding if resolution is not None else "none"
+    reg_covar = resolution ** 2 / 12.0 if rounding == "variance" else REG_COVAR
+    treatment = {"dequantise": "x + h U, U uniform on [-1/2, 1/2], from SeedSequence([random_state, 1])",
+                 "variance": "h^2 / 12 (the variance of rounding) added to every component's variance (reg_covar)",
+                 "none": "the values as recorded"}[rounding]
+    return {"components": gmm.components, "n_init": gmm.n_init, "max_iter": gmm.max_iter, "covariance_type": "full",
+            "reg_covar": reg_covar, "init_params": "kmeans", "rounding": gmm.rounding, "fitted_values": treatment,
+            "random_state": f"SeedSequence([seed, {fig_id}, {STREAMS['gmm_fit']}, secret]).generate_state(1)[0]",
+            "library": "scikit-learn GaussianMixture"}
+
+
 def fit_experiment_gmms(experiment: GMMExperimentSettings, *, gmm: GMMSettings, seed: int, data_csv, data_json=None,
                         out_json) -> dict:
-    """Fit one GMM per secret of a GMM experiment (config ``gaussian.<name>``: fig3, fig4, ...) and write the JSON.
+    """Fit one GMM per secret of a GMM experiment (config ``gaussian.<name>``: fig3, fig4, ...), write the JSON.
 
     The attribute values of the rows satisfying each secret's ``given`` come from
-    :func:`pufferfish.data_priors.condition`, which drops (and counts) rows with the attribute
-    or a conditioning column missing, or with the attribute in ``missing_values``.
-    The JSON holds, per secret, the weights, means and standard deviations (sorted by
-    mean), the rows used and dropped; the W2 weights w* of the pair; the dataset sha256.
+    :func:`pufferfish.data_priors.condition` (rows missing the attribute or a conditioning
+    column, or with the attribute in ``missing_values``, are dropped and counted). The data's
+    resolution h (:func:`~pufferfish.gaussian.gmm.data_resolution` of both secrets' values)
+    decides the treatment of rounded values (config ``gaussian.gmm.rounding``,
+    :func:`~pufferfish.gaussian.gmm.fit_gmm`); a component narrower than the rounding,
+    :math:`\\sigma < h / \\sqrt{12}`, is listed (``components_below_resolution``) and logged.
+
+    Parameters
+    ----------
+    experiment : GMMExperimentSettings
+        The experiment's config section.
+    gmm : GMMSettings
+        Config ``gaussian.gmm``.
+    seed : int
+        Config ``seed``.
+    data_csv, data_json, out_json : str or os.PathLike
+        The dataset's table and provenance record (optional), and the record written.
+
+    Returns
+    -------
+    dict
+        The record: per secret the rows used and dropped and the fit (weights, means, standard
+        deviations sorted by mean); the resolution and its treatment; :math:`w^*` and Theorem 2's
+        two sums; the dataset's sha256.
+
+    Raises
+    ------
+    DataError
+        A column absent or not numeric, no row with a secret, fewer values than components.
     """
     frame = _read_frame(data_csv)
-    name, attribute, dataset = experiment.name, experiment.attribute, experiment.dataset
-    fig_id = stream_id(name)
+    fig_id = stream_id(experiment.name)
+    data = [_secret_rows(frame, experiment, secret) for secret in experiment.secrets]
+    resolution = data_resolution(np.concatenate([x for x, _, _ in data]))
     secrets, gmms = [], []
-    missing = list(experiment.missing_values)
-    for k, secret in enumerate(experiment.secrets):
-        cond = condition(frame, attribute=attribute, given=secret.given, dataset=dataset, missing_values=missing)
-        # rows of this secret whatever their attribute, to count the ones dropped as missing:
-        # attribute absent (NaN) or equal to one of missing_values
-        first = next(iter(secret.given))
-        total = condition(frame, attribute=first, given=secret.given, dataset=dataset).rows_matching
-        present = condition(frame, attribute=attribute, given=secret.given, dataset=dataset).rows_matching
-        label = f"{attribute} | {secret.label}"
-        model = fit_gmm(cond.values, components=gmm.components, n_init=gmm.n_init, max_iter=gmm.max_iter,
-                        random_state=_sklearn_seed(seed, fig_id, STREAMS["gmm_fit"], k), label=label)
+    for k, (x, counts, _) in enumerate(data):
+        label = f"{experiment.attribute} | {counts['label']}"
+        model = fit_gmm(x, components=gmm.components, n_init=gmm.n_init, max_iter=gmm.max_iter, label=label,
+                        random_state=_sklearn_seed(seed, fig_id, STREAMS["gmm_fit"], k), rounding=gmm.rounding,
+                        resolution=resolution)
+        narrow = components_below_resolution(model, resolution) if resolution is not None else []
         if not model.converged:
-            log.warning("%s: EM did not converge for %s within %d iterations", name, label, gmm.max_iter)
+            log.warning("%s: EM did not converge for %s within %d iterations", experiment.name, label, gmm.max_iter)
+        if narrow:
+            log.warning("%s: %s: component(s) %s narrower than the data's rounding (sd < h/sqrt(12), h = %g): "
+                        "a value, not a density", experiment.name, label, narrow, resolution)
         gmms.append(model)
-        secrets.append({"label": secret.label, "given": dict(secret.given), "rows_with_secret": int(total),
-                        "rows_used": int(cond.rows_matching), "rows_dropped_missing": int(total - cond.rows_matching),
-                        "rows_dropped_nan": int(total - present),
-                        "rows_dropped_missing_value": int(present - cond.rows_matching),
-                        **model.record()})
-        log.info("%s: %s: %d rows used, %d dropped as missing; weights %s means %s stds %s", name, label,
-                 cond.rows_matching, total - cond.rows_matching, np.round(model.weights, 4), np.round(model.means, 4),
-                 np.round(model.stds, 4))
+        secrets.append({**counts, **model.record(), "components_below_resolution": narrow})
+        log.info("%s: %s: %d rows used, %d dropped as missing; weights %s means %s stds %s", experiment.name, label,
+                 counts["rows_used"], counts["rows_dropped_missing"], np.round(model.weights, 4),
+                 np.round(model.means, 4), np.round(model.stds, 4))
     weights = w2_weights(gmms[0], gmms[1])
     mean_term, std_term = theorem2_terms(gmms[0], gmms[1], weights)
+    dataset = _dataset_record(data_json)
     record = {
-        "experiment": f"gaussian_{name}",
-        "dataset": dataset,
-        "dataset_record": _dataset_record(data_json),
-        "dataset_sha256": _dataset_record(data_json).get("sha256"),
-        "attribute": attribute,
-        "missing_values": missing,
-        "rows_in_dataset": int(len(frame)),
-        "rows_dropped_missing_dataset": int(cond.rows_dropped_missing),
-        "seed": int(seed),
-        "gmm": {"components": gmm.components, "n_init": gmm.n_init, "max_iter": gmm.max_iter,
-                "covariance_type": "full", "reg_covar": 1e-6, "init_params": "kmeans",
-                "random_state": f"SeedSequence([seed, {fig_id}, {STREAMS['gmm_fit']}, secret]).generate_state(1)[0]",
-                "library": "scikit-learn GaussianMixture"},
-        "secrets": secrets,
-        "w_star": weights.tolist(),
+        "experiment": f"gaussian_{experiment.name}", "dataset": experiment.dataset, "dataset_record": dataset,
+        "dataset_sha256": dataset.get("sha256"), "attribute": experiment.attribute,
+        "missing_values": list(experiment.missing_values), "rows_in_dataset": int(len(frame)),
+        "rows_dropped_missing_dataset": data[-1][2],
+        "seed": int(seed), "resolution": resolution,
+        "rounding_sd": None if resolution is None else resolution / math.sqrt(12.0),
+        "gmm": _gmm_record(gmm, fig_id, resolution), "secrets": secrets, "w_star": weights.tolist(),
         "w_star_rows_cols": "rows: components of secret 0, columns: components of secret 1 (both sorted by mean)",
         "theorem2_terms": {"sum_w_abs_dmu": mean_term, "sum_w_abs_dsigma": std_term},
     }
@@ -272,7 +424,25 @@ def fit_experiment_gmms(experiment: GMMExperimentSettings, *, gmm: GMMSettings, 
 
 
 def read_gmms(gmm_json) -> tuple[dict, list[GMM]]:
-    """The record written by :func:`fit_experiment_gmms` and its two :class:`GMM`."""
+    """The record written by :func:`fit_experiment_gmms` and its two mixtures.
+
+    Parameters
+    ----------
+    gmm_json : str or os.PathLike
+        ``results/gmm/gaussian_<name>.json``.
+
+    Returns
+    -------
+    (dict, list of pufferfish.mixture.GMM)
+        The record, and the mixtures of the two secrets in config order.
+
+    Raises
+    ------
+    OSError
+        A file that cannot be read.
+    KeyError, json.JSONDecodeError
+        A file that is not such a record.
+    """
     with open(gmm_json, encoding="utf-8") as handle:
         record = json.load(handle)
     gmms = [GMM(s["weights"], s["means"], s["stds"], n=s["rows_used"], converged=s["converged"],
@@ -280,61 +450,29 @@ def read_gmms(gmm_json) -> tuple[dict, list[GMM]]:
     return record, gmms
 
 
-def run_gmm_experiment(experiment: GMMExperimentSettings, *, audit: AuditSettings, seed: int, gmm_json, data_csv,
-                       theta_csv, audit_csv, png, pdf, csv, theta_png, theta_pdf, theta_fig_csv) -> pd.DataFrame:
-    """Figs. 3-4: Theorem 2 (eq. 13) on the fitted GMMs, its exact audit, b_min, privatized samples.
-
-    Rows: ``theorem2`` at every (epsilon, delta) of
-    :meth:`~pufferfish.gaussian.settings.GMMExperimentSettings.privacy_grid`, audited both
-    directions, and ``tight`` (b = b_min, the smallest scale with delta_achieved <= delta).
-    The figure has the paper's six panels: per secret, the data with its GMM, then
-    Y = X + Laplace(b) with b = theorem2 at each of the figure's (epsilon, delta).
-    """
-    from pufferfish.gaussian.plots import plot_gmm_figure, plot_theta
-
-    record, gmms = read_gmms(gmm_json)
-    gi, gj = gmms
-    rtol = audit.rtol
-    name = experiment.name
-    tag = f"gaussian_{name}"  # the experiment column of the audit table
+def _audit_grid(experiment: GMMExperimentSettings, gi: GMM, gj: GMM, audit: AuditSettings) -> tuple[pd.DataFrame,
+                                                                                                     pd.DataFrame]:
+    """Theorem 2 at every (epsilon, delta) of the experiment's grid, audited, with b_min: the b
+    table (:data:`GMM_THETA_COLUMNS`) and the audit table."""
+    tag = f"gaussian_{experiment.name}"  # the experiment column of the audit table
     theta_rows, audit_rows = [], []
     start = time.perf_counter()
     for eps, dl in experiment.privacy_grid():
         b = float(theorem2(gi, gj, epsilon=eps, delta=dl))
-        hs = hockey_stick(gi, gj, epsilon=eps, b=b)
-        eps_b = epsilon_achieved(gi, gj, b=b)
-        tight = b_min(gi, gj, epsilon=eps, delta=dl, rtol=audit.bisection_rtol,
-                      max_steps=audit.bisection_max_steps, b_start=b)
-        if tight.reason:
-            log.info("%s eps=%g delta=%g: b_min = %g (%s)", tag, eps, dl, tight.b, tight.reason)
-        violation = _violates(hs.delta, dl, rtol)
-        if violation:
-            log.warning("%s: theorem2 b=%.6g at (epsilon, delta) = (%g, %g) gives delta=%.6g (violation)",
-                        tag, b, eps, dl, hs.delta)
-        theta_rows.append({"method": "theorem2", "epsilon": eps, "delta": dl, "b": b, "epsilon_achieved": eps_b,
-                           "delta_achieved": hs.delta, "b_min": tight.b})
-        audit_rows.append({"experiment": tag, "panel": "", "method": "theorem2", "epsilon": eps, "delta": dl,
-                           "scale": b, "epsilon_achieved": eps_b, "delta_achieved": hs.delta, "scale_min": tight.b,
-                           "violation": violation})
-        if math.isfinite(tight.b):
-            t_delta = tight.achieved
-            t_eps = _tight_epsilon(gi, gj, tight.b)
-            theta_rows.append({"method": "tight", "epsilon": eps, "delta": dl, "b": tight.b, "epsilon_achieved": t_eps,
-                               "delta_achieved": t_delta, "b_min": tight.b})
-            audit_rows.append({"experiment": tag, "panel": "", "method": "tight", "epsilon": eps, "delta": dl,
-                               "scale": tight.b, "epsilon_achieved": t_eps, "delta_achieved": t_delta,
-                               "scale_min": tight.b, "violation": _violates(t_delta, dl, rtol)})
-        else:
-            log.warning("%s eps=%g delta=%g: b_min not found (%s)", tag, eps, dl, tight.reason)
+        checked = _audit(gi, gj, b=b, target=target_for("epsilon_delta", eps, delta=dl), audit=audit, experiment=tag,
+                         panel="", method="theorem2")
+        theta_rows += _theta_rows(gi, gj, checked, method="theorem2", epsilon=eps, delta=dl)
+        audit_rows += checked.rows
     theta = pd.DataFrame(theta_rows, columns=GMM_THETA_COLUMNS)
-    audit_frame = pd.DataFrame(audit_rows, columns=AUDIT_COLUMNS)
-    violations = int(audit_frame.violation.sum())
-    log.info("%s: %d scales audited in %.2f s, %d violation(s)", tag, len(audit_frame),
-             time.perf_counter() - start, violations)
-    write_csv(theta, theta_csv)
-    write_csv(audit_frame, audit_csv)
+    table = audit_frame(audit_rows)
+    log.info("%s: %d scales audited in %.2f s, %d violation(s)", tag, len(table), time.perf_counter() - start,
+             int(table.violation.sum()))
+    return theta, table
 
-    # privatized samples of the figure's panels
+
+def _privatized(experiment: GMMExperimentSettings, gi: GMM, gj: GMM, *, seed: int, data_csv) -> list[dict]:
+    """Per secret, its data x and Y = X + Laplace(b) at each (epsilon, delta) of ``privacy``
+    (b from Theorem 2; the noise from the stream [seed, figure, 2, secret, pair])."""
     frame = _read_frame(data_csv)
     samples = []
     for k, secret in enumerate(experiment.secrets):
@@ -345,26 +483,87 @@ def run_gmm_experiment(experiment: GMMExperimentSettings, *, audit: AuditSetting
             raise DataError(f"{experiment.dataset}: attribute {experiment.attribute!r} is not numeric")
         noisy = []
         for p, pair in enumerate(experiment.privacy):
-            eps, dl = pair.epsilon, pair.delta
-            b = float(theorem2(gi, gj, epsilon=eps, delta=dl))
-            rng = generator(seed, stream_id(name), STREAMS["noise"], k, p)
-            noisy.append({"epsilon": eps, "delta": dl, "b": b, "y": x + rng.laplace(0.0, b, size=x.size)})
+            b = float(theorem2(gi, gj, epsilon=pair.epsilon, delta=pair.delta))
+            rng = generator(seed, stream_id(experiment.name), STREAMS["noise"], k, p)
+            noisy.append({"epsilon": pair.epsilon, "delta": pair.delta, "b": b,
+                          "y": x + rng.laplace(0.0, b, size=x.size)})
         samples.append({"label": secret.label, "given": secret.given, "x": x, "noisy": noisy})
+    return samples
+
+
+def run_gmm_experiment(experiment: GMMExperimentSettings, *, audit: AuditSettings, seed: int, gmm_json, data_csv,
+                       theta_csv, audit_csv, png, pdf, csv, theta_png, theta_pdf, theta_fig_csv) -> pd.DataFrame:
+    """Figs. 3-4: Theorem 2 (eq. 13) on the fitted GMMs, its exact audit, b_min, privatized samples.
+
+    Rows: ``theorem2`` at every (epsilon, delta) of
+    :meth:`~pufferfish.gaussian.settings.GMMExperimentSettings.privacy_grid`, audited both
+    directions, and ``tight`` (b = b_min, the smallest scale with delta_achieved <= delta).
+    The figure has the paper's six panels: per secret, the data with its GMM, then
+    Y = X + Laplace(b) with b from Theorem 2 at each of the figure's (epsilon, delta).
+
+    Parameters
+    ----------
+    experiment : GMMExperimentSettings
+        The experiment's config section.
+    audit : AuditSettings
+        Config ``audit``.
+    seed : int
+        Config ``seed``.
+    gmm_json, data_csv : str or os.PathLike
+        The fits (:func:`fit_experiment_gmms`) and the dataset's table.
+    theta_csv, audit_csv, png, pdf, csv, theta_png, theta_pdf, theta_fig_csv : str or os.PathLike
+        The b table, the audit table (the shared schema) and the two figures with their numbers.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The b table (:data:`GMM_THETA_COLUMNS`).
+
+    Raises
+    ------
+    DataError
+        The attribute is not numeric.
+    """
+    from pufferfish.gaussian.plots import plot_gmm_figure, plot_theta
+
+    record, (gi, gj) = read_gmms(gmm_json)
+    theta, table = _audit_grid(experiment, gi, gj, audit)
+    write_csv(theta, theta_csv)
+    write_csv(table, audit_csv)
+    violations = int(table.violation.sum())
+    samples = _privatized(experiment, gi, gj, seed=seed, data_csv=data_csv)
     title = f"{experiment.dataset}: {experiment.attribute}"
-    unit = experiment.unit
-    plot_gmm_figure(samples, gmms, record=record, title=title, violations=violations, png=png, pdf=pdf, csv=csv,
-                    unit=unit)
+    plot_gmm_figure(samples, [gi, gj], record=record, title=title, violations=violations, png=png, pdf=pdf, csv=csv,
+                    unit=experiment.unit)
     plot_theta(theta, title=f"{title}: Theorem 2 (eq. 13) vs exact smallest b", violations=violations,
-               png=theta_png, pdf=theta_pdf, csv=theta_fig_csv, unit=unit)
+               png=theta_png, pdf=theta_pdf, csv=theta_fig_csv, unit=experiment.unit)
     return theta
 
 
 # ------------------------------------------------------------------------------ Fig. 5
 def run_fig5(settings: Fig5Settings, *, theta_csv, png, pdf, csv) -> pd.DataFrame:
-    """Fig. 5: tau*(delta) = Q^{-1}(delta/2) (eq. 20) and the Lambert-W bound sqrt(W0(2/(pi delta^2))) (eq. 23)."""
+    """Fig. 5: :math:`\\tau^*(\\delta) = Q^{-1}(\\delta/2)` (eq. 20) and the Lambert-W bound :math:`\\sqrt{W_0(2/(\\pi\\delta^2))}` (eq. 23).
+
+    Parameters
+    ----------
+    settings : Fig5Settings
+        Config ``gaussian.fig5`` (its delta grid, checked when the settings were built).
+    theta_csv, png, pdf, csv : str or os.PathLike
+        The table (:data:`FIG5_COLUMNS`), the figure and its numbers.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table.
+
+    Raises
+    ------
+    OutputError
+        A file that cannot be written (:class:`pufferfish.errors.OutputError`).
+    """
     from pufferfish.gaussian.plots import plot_fig5
 
-    deltas = np.asarray(settings.deltas, dtype=float)  # checked when the settings were built
+    deltas = np.asarray(settings.deltas, dtype=float)
     frame = pd.DataFrame({"delta": deltas, "tau_q": np.atleast_1d(tau_star(deltas)),
                           "tau_lambertw": np.atleast_1d(tau_lambertw(deltas))}, columns=FIG5_COLUMNS)
     write_csv(frame, theta_csv)
@@ -375,9 +574,29 @@ def run_fig5(settings: Fig5Settings, *, theta_csv, png, pdf, csv) -> pd.DataFram
 # ------------------------------------------------------------------------------ Figs. 1, 2, 5 by their settings
 def run_figure(settings: Fig1Settings | Fig2Settings | Fig5Settings, *, audit: AuditSettings | None = None,
                theta_csv, png, pdf, csv, audit_csv=None) -> pd.DataFrame:
-    """Fig. 1, 2 or 5 of paper 004, chosen by the type of ``settings`` (the workflow's rule
-    ``gaussian_figure``). Fig. 2 is the one that calibrates a scale: it needs ``audit`` and
-    ``audit_csv``, the others refuse them."""
+    """Fig. 1, 2 or 5 of paper 004, chosen by the type of ``settings`` (the workflow's rule ``gaussian_figure``).
+
+    Parameters
+    ----------
+    settings : Fig1Settings, Fig2Settings or Fig5Settings
+        The figure's config section.
+    audit : AuditSettings, optional
+        Config ``audit``: Fig. 2 only (the figure that calibrates a scale).
+    theta_csv, png, pdf, csv : str or os.PathLike
+        The figure's table, the figure and its numbers.
+    audit_csv : str or os.PathLike, optional
+        Fig. 2's audit table (Fig. 2 only).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The figure's table.
+
+    Raises
+    ------
+    TypeError
+        Settings of another type; ``audit`` / ``audit_csv`` missing for Fig. 2 or given for another.
+    """
     files = {"theta_csv": theta_csv, "png": png, "pdf": pdf, "csv": csv}
     if isinstance(settings, Fig2Settings):
         if audit is None or audit_csv is None:

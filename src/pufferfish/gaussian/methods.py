@@ -1,18 +1,20 @@
-"""Laplace noise for Gaussian priors: Theorem 1, Remark 1 and Corollary 1 of paper 004.
+r"""Laplace noise for Gaussian priors: Theorem 1, Remark 1 and Corollary 1 of paper 004.
 
 N. Ding, "Approximation of Pufferfish Privacy for Gaussian Priors", IEEE TIFS 19 (2024).
-Equation numbers below are the paper's. Throughout, ``sigma`` is a standard deviation
-(the paper writes G(mu, sigma) in Theorem 1 and G(mu, sigma^2) elsewhere; eq. (5) and its
-proof, Appendix A, use the standard deviation: Z = (X - mu_i) / sigma_i).
+Equation numbers below are the paper's. Throughout, :math:`\sigma` is a standard deviation
+(the paper writes :math:`G(\mu, \sigma)` in Theorem 1 and :math:`G(\mu, \sigma^2)` elsewhere;
+eq. (5) and its proof, Appendix A, use the standard deviation:
+:math:`Z = (X - \mu_i) / \sigma_i`).
 
-Every function returns the smallest Laplace scale ``b`` that the stated sufficient
+Every function returns the smallest Laplace scale :math:`b` that the stated sufficient
 condition accepts, as a float, or an array when ``epsilon`` (or ``K``) is an array.
 These are *sufficient* conditions; :mod:`pufferfish.audit.laplace_mixture` computes the exact
-privacy loss of any scale and the smallest scale that really attains (epsilon, delta).
+privacy loss of any scale and the smallest scale that really attains :math:`(\epsilon, \delta)`.
+:func:`gaussian_noise_max_log_ratio` is Fig. 1's Gaussian-noise maximum.
 
-Bad input (delta outside (0, 1), epsilon <= 0 or not finite, a negative standard
-deviation...) raises :class:`~pufferfish.errors.ConfigError` with a one-line message
-naming the value.
+Bad input (:math:`\delta \notin (0, 1)`, :math:`\epsilon \le 0` or not finite, a negative
+standard deviation...) raises :class:`~pufferfish.errors.ConfigError` with a one-line message
+naming the value. Derivations: docs/math/paper004-gaussian.md.
 """
 
 from __future__ import annotations
@@ -33,12 +35,48 @@ __all__ = [
 # ----------------------------------------------------------------------------- validation
 
 def check_epsilon(epsilon, *, name: str = "epsilon") -> np.ndarray:
-    """``epsilon`` as a float array (0-d for a scalar); every value must be finite and > 0."""
+    r"""``epsilon`` as a float array (0-d for a scalar); every value must be finite and :math:`> 0`.
+
+    Parameters
+    ----------
+    epsilon : float or array_like
+        The value(s) to check.
+    name : str
+        The name the error message gives the value.
+
+    Returns
+    -------
+    numpy.ndarray
+        The values as floats.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        A value that is not a finite number :math:`> 0`.
+    """
     return reals(epsilon, name=name, lo=0.0, lo_open=True)
 
 
 def check_delta(delta, *, name: str = "delta") -> np.ndarray:
-    """``delta`` as a float array (0-d for a scalar); every value must lie in the open interval (0, 1)."""
+    r"""``delta`` as a float array (0-d for a scalar); every value must lie in :math:`(0, 1)`.
+
+    Parameters
+    ----------
+    delta : float or array_like
+        The value(s) to check.
+    name : str
+        The name the error message gives the value.
+
+    Returns
+    -------
+    numpy.ndarray
+        The values as floats.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        A value that is not a number in the open interval :math:`(0, 1)`.
+    """
     return reals(delta, name=name, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
 
 
@@ -47,7 +85,7 @@ def _check_real(value, *, name: str) -> np.ndarray:
 
 
 def _check_std(value, *, name: str) -> np.ndarray:
-    """A standard deviation (or an array of them): finite and >= 0."""
+    """A standard deviation (or an array of them): finite and non-negative."""
     return reals(value, name=name, lo=0.0)
 
 
@@ -60,13 +98,29 @@ def _out(values):
 # ----------------------------------------------------------------------------- tau*(delta)
 
 def tau_star(delta):
-    """tau*(delta) = Q^{-1}(delta / 2), eq. (20) (used in eqs. (5), (9), (11), (13)).
+    r""":math:`\tau^*(\delta) = Q^{-1}(\delta / 2)`, eq. (20) (used in eqs. (5), (9), (11), (13)).
 
-    Q(t) = Pr(Z > t) for Z ~ N(0, 1), so tau*(delta) = min{tau : Pr(Z > tau) <= delta/2}
-    is ``scipy.stats.norm.isf(delta / 2)``, which scipy computes as ``-ndtri(delta / 2)``:
-    that is what is called here, bit for bit the same (tested) without loading scipy.stats
-    (half a second per job). Decreasing in delta in (0, 1) (Fig. 5); it is positive for
-    every delta < 1. Vectorized over ``delta``.
+    :math:`Q(t) = \Pr(Z > t)` for :math:`Z \sim N(0, 1)`, so
+    :math:`\tau^*(\delta) = \min\{\tau : \Pr(Z > \tau) \le \delta / 2\}` is
+    ``scipy.stats.norm.isf(delta / 2)``, which scipy computes as ``-ndtri(delta / 2)``: that is
+    what is called here, bit for bit the same (tested) without loading scipy.stats (half a
+    second per job). Decreasing in :math:`\delta \in (0, 1)` (Fig. 5); positive for every
+    :math:`\delta < 1`.
+
+    Parameters
+    ----------
+    delta : float or array_like
+        :math:`\delta \in (0, 1)`; vectorized.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        :math:`\tau^*(\delta)`, a float for a scalar ``delta``.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        A :math:`\delta` outside :math:`(0, 1)` or not a number.
     """
     from scipy.special import ndtri
     d = check_delta(delta)
@@ -74,24 +128,33 @@ def tau_star(delta):
 
 
 def tau_lambertw(delta):
-    """The Lambert-W upper bound on tau*(delta), eqs. (22)-(23): sqrt(W0(2 / (pi delta^2))).
+    r"""The Lambert-W upper bound on :math:`\tau^*(\delta)`, eqs. (22)-(23).
 
-    Appendix A bounds the Gaussian tail by (21), Pr(Z > tau) <= e^{-tau^2/2} / (sqrt(2 pi) tau),
-    and asks for the smallest tau >= 0 with
+    .. math::
 
-        tau^2 >= 2 W0(tau / (sqrt(2 pi) delta))                                   (22)
+       \tau = \sqrt{W_0\bigl(2 / (\pi \delta^2)\bigr)},
 
-    tau = 0 satisfies (22) trivially (both sides are 0, W0(0) = 0); the intended value is
-    the positive root. For tau > 0, with c = 1 / (sqrt(2 pi) delta), (22) with equality,
-    tau^2 / 2 = W0(c tau), means (tau^2/2) e^{tau^2/2} = c tau (definition of W0), i.e.
-    tau e^{tau^2/2} = 2c; squaring, tau^2 e^{tau^2} = 4c^2 = 2 / (pi delta^2), i.e.
-    tau^2 = W0(2 / (pi delta^2)), which is (23). Since tau e^{tau^2/2} is increasing on
-    tau > 0, (22) holds for tau > 0 exactly when tau >= that root: so the root is the
-    infimum of the positive solutions and the bound (23) is that root.
+    the positive root of eq. (22), :math:`\tau^2 \ge 2 W_0\bigl(\tau / (\sqrt{2\pi}\,\delta)\bigr)`
+    (:math:`\tau = 0` satisfies it trivially). At this :math:`\tau` the tail bound (21),
+    :math:`e^{-\tau^2/2} / (\sqrt{2\pi}\,\tau)`, equals :math:`\delta / 2`, so it bounds
+    :math:`\tau^*(\delta)` from above. ``scipy.special.lambertw`` (branch 0, real part; the
+    argument is positive). The derivation of (23) from (22) is in
+    docs/math/paper004-gaussian.md.
 
-    It is an upper bound on tau*(delta): at tau = tau_lambertw the tail bound (21) equals
-    delta/2, so Pr(Z > tau) <= delta/2. ``scipy.special.lambertw`` (branch 0, real part;
-    the argument is positive so the value is real). Vectorized over ``delta``.
+    Parameters
+    ----------
+    delta : float or array_like
+        :math:`\delta \in (0, 1)`; vectorized.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The bound, a float for a scalar ``delta``.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        A :math:`\delta` outside :math:`(0, 1)` or not a number.
     """
     from scipy.special import lambertw
     d = check_delta(delta)
@@ -102,14 +165,39 @@ def tau_lambertw(delta):
 # ----------------------------------------------------------------------------- Theorem 1
 
 def theorem1(mu_i, sigma_i, mu_j, sigma_j, *, epsilon, delta):
-    """Theorem 1, eq. (5): b = (|mu_i - mu_j| + |sigma_i - sigma_j| tau*(delta)) / epsilon.
+    r"""Theorem 1, eq. (5): the Laplace scale for two Gaussian priors.
 
-    For priors X|s_i ~ G(mu_i, sigma_i^2) and X|s_j ~ G(mu_j, sigma_j^2) (``sigma`` are
-    standard deviations, >= 0; 0 is a point mass), Laplace noise with scale >= b attains
-    (epsilon, delta)-pufferfish privacy for the pair. The formula is symmetric in i, j.
-    With sigma_i = sigma_j it is Remark 1 (eq. 6, pure epsilon); with point masses
-    (sigma = 0) it is the l1-sensitivity |mu_i - mu_j| / epsilon of DP [2].
-    Vectorized over ``epsilon`` (and broadcast over the other arguments).
+    .. math::
+
+       b = \frac{|\mu_i - \mu_j| + |\sigma_i - \sigma_j|\,\tau^*(\delta)}{\epsilon}
+
+    For priors :math:`X \mid s_i \sim G(\mu_i, \sigma_i^2)` and
+    :math:`X \mid s_j \sim G(\mu_j, \sigma_j^2)`, Laplace noise of scale at least :math:`b`
+    attains :math:`(\epsilon, \delta)`-pufferfish privacy for the pair. Symmetric in
+    :math:`i, j`. With :math:`\sigma_i = \sigma_j` it is Remark 1 (eq. 6, pure
+    :math:`\epsilon`); with point masses (:math:`\sigma = 0`) it is the
+    :math:`\ell_1`-sensitivity :math:`|\mu_i - \mu_j| / \epsilon` of DP.
+
+    Parameters
+    ----------
+    mu_i, sigma_i, mu_j, sigma_j : float or array_like
+        The priors' means and standard deviations (:math:`\ge 0`; 0 is a point mass);
+        broadcast with ``epsilon``.
+    epsilon : float or array_like
+        :math:`\epsilon > 0`; vectorized.
+    delta : float
+        :math:`\delta \in (0, 1)`.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        :math:`b`, a float when every argument is a scalar.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        A value that is not a finite number, :math:`\epsilon \le 0`, :math:`\delta \notin (0, 1)`
+        or a negative standard deviation.
     """
     eps = check_epsilon(epsilon)
     tau = tau_star(delta)
@@ -119,9 +207,26 @@ def theorem1(mu_i, sigma_i, mu_j, sigma_j, *, epsilon, delta):
 
 
 def remark1(mu_i, mu_j, *, epsilon):
-    """Remark 1, eq. (6): translation priors need b = |mu_i - mu_j| / epsilon (pure epsilon).
+    r"""Remark 1, eq. (6): translation priors need :math:`b = |\mu_i - \mu_j| / \epsilon` (pure :math:`\epsilon`).
 
     Holds for any prior and its translate (Appendix B), not only Gaussians.
+
+    Parameters
+    ----------
+    mu_i, mu_j : float or array_like
+        The two locations.
+    epsilon : float or array_like
+        :math:`\epsilon > 0`; vectorized.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        :math:`b`.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        A value that is not a finite number, or :math:`\epsilon \le 0`.
     """
     eps = check_epsilon(epsilon)
     mi, mj = _check_real(mu_i, name="mu_i"), _check_real(mu_j, name="mu_j")
@@ -131,7 +236,7 @@ def remark1(mu_i, mu_j, *, epsilon):
 # ----------------------------------------------------------------------------- Corollary 1
 
 def _delta_sigma(sigma_k: np.ndarray, rest_var: np.ndarray) -> np.ndarray:
-    """sqrt(rest + sigma_k^2) - sqrt(rest), written without cancellation."""
+    """sqrt(rest + sigma_k**2) - sqrt(rest), written without cancellation."""
     total = np.sqrt(rest_var + sigma_k ** 2)
     denom = total + np.sqrt(rest_var)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -140,17 +245,43 @@ def _delta_sigma(sigma_k: np.ndarray, rest_var: np.ndarray) -> np.ndarray:
 
 
 def corollary1a(mus, sigmas, *, epsilon, delta):
-    """Corollary 1(a), eq. (9): presence/absence of one of K independent users.
+    r"""Corollary 1(a), eq. (9): presence or absence of one of :math:`K` independent users.
 
-    User k reports Z_k with mean ``mus[k]`` and standard deviation ``sigmas[k]``; the prior
-    of the sum X is G(sum mu, sum sigma^2) (eq. 7) when k is present and
-    G(sum_{k' != k} mu_k', sum_{k' != k} sigma_k'^2) when absent (eq. 8). Theorem 1 gives
+    User :math:`k` reports :math:`Z_k \sim G(\mu_k, \sigma_k^2)`; the prior of the sum
+    :math:`X` is :math:`G(\sum_{k'} \mu_{k'}, \sum_{k'} \sigma_{k'}^2)` when :math:`k` is present
+    (eq. 7) and the same sums over :math:`k' \ne k` when absent (eq. 8). Theorem 1 gives
 
-        b = max_k (|mu_k| + Delta sigma_k tau*(delta)) / epsilon,
-        Delta sigma_k = sqrt(sum_{k' != k} sigma_k'^2 + sigma_k^2) - sqrt(sum_{k' != k} sigma_k'^2),
+    .. math::
 
-    (Delta sigma_k computed as sigma_k^2 / (sqrt(.) + sqrt(.)) to avoid cancellation).
-    Vectorized over ``epsilon``.
+       b = \max_k \frac{|\mu_k| + \Delta\sigma_k\, \tau^*(\delta)}{\epsilon}, \qquad
+       \Delta\sigma_k = \sqrt{\textstyle\sum_{k' \ne k} \sigma_{k'}^2 + \sigma_k^2}
+                      - \sqrt{\textstyle\sum_{k' \ne k} \sigma_{k'}^2},
+
+    with :math:`\Delta\sigma_k` computed as :math:`\sigma_k^2 / (\sqrt{\cdot} + \sqrt{\cdot})`
+    (no cancellation).
+
+    Parameters
+    ----------
+    mus, sigmas : array_like
+        The users' means and standard deviations (:math:`\ge 0`), two lists of the same
+        length :math:`\ge 1`.
+    epsilon : float or array_like
+        :math:`\epsilon > 0`; vectorized.
+    delta : float
+        :math:`\delta \in (0, 1)`.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        :math:`b`.
+
+    Raises
+    ------
+    ConfigError
+        ``mus`` and ``sigmas`` of different lengths, or empty.
+    InvalidArgumentError, ArgumentTypeError
+        A value that is not a finite number, :math:`\epsilon \le 0`, :math:`\delta \notin (0, 1)`
+        or a negative standard deviation.
     """
     eps = check_epsilon(epsilon)
     tau = tau_star(delta)
@@ -166,18 +297,63 @@ def corollary1a(mus, sigmas, *, epsilon, delta):
 
 
 def corollary1b(a, a_prime, *, epsilon):
-    """Corollary 1(b), eq. (10): user k reports a vs a', b = |a - a'| / epsilon (pure epsilon)."""
+    r"""Corollary 1(b), eq. (10): user :math:`k` reports :math:`a` vs :math:`a'`, :math:`b = |a - a'| / \epsilon`.
+
+    Pure :math:`\epsilon`.
+
+    Parameters
+    ----------
+    a, a_prime : float or array_like
+        The two reports.
+    epsilon : float or array_like
+        :math:`\epsilon > 0`; vectorized.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        :math:`b`.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        A value that is not a finite number, or :math:`\epsilon \le 0`.
+    """
     eps = check_epsilon(epsilon)
     x, y = _check_real(a, name="a"), _check_real(a_prime, name="a_prime")
     return _out(np.abs(x - y) / eps)
 
 
 def corollary1_identical(mu, sigma, K, *, epsilon, delta):
-    """Eq. (11): K identical users, b = (|mu| + (sqrt(K) - sqrt(K-1)) sigma tau*(delta)) / epsilon.
+    r"""Eq. (11): :math:`K` identical users.
 
-    ``sigma`` is the standard deviation of one user, ``K`` >= 1 the number of users
-    (an integer or an array of integers: broadcast with ``epsilon``). It is eq. (9) with
-    mu_k = mu, sigma_k = sigma; sqrt(K) - sqrt(K-1) is computed as 1 / (sqrt(K) + sqrt(K-1)).
+    .. math::
+
+       b = \frac{|\mu| + (\sqrt{K} - \sqrt{K - 1})\,\sigma\,\tau^*(\delta)}{\epsilon}
+
+    It is eq. (9) with :math:`\mu_k = \mu`, :math:`\sigma_k = \sigma`;
+    :math:`\sqrt{K} - \sqrt{K - 1}` is computed as :math:`1 / (\sqrt{K} + \sqrt{K - 1})`.
+
+    Parameters
+    ----------
+    mu, sigma : float
+        One user's mean and standard deviation (:math:`\ge 0`).
+    K : int or array_like
+        The number of users, integers :math:`\ge 1`; broadcast with ``epsilon``.
+    epsilon : float or array_like
+        :math:`\epsilon > 0`.
+    delta : float
+        :math:`\delta \in (0, 1)`.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        :math:`b`.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        A value that is not a finite number, :math:`\epsilon \le 0`, :math:`\delta \notin (0, 1)`,
+        a negative standard deviation or a :math:`K` that is not an integer :math:`\ge 1`.
     """
     eps = check_epsilon(epsilon)
     tau = tau_star(delta)
@@ -195,16 +371,39 @@ def corollary1_identical(mu, sigma, K, *, epsilon, delta):
 
 def gaussian_noise_max_log_ratio(mu_i: float, sd_i: float, mu_j: float, sd_j: float, *, noise_sd: float,
                                  window: tuple[float, float] | None = None) -> float:
-    """max_y |log p_i(y)/p_j(y)| for Y = X + G(0, noise_sd^2), X|s ~ G(mu, sd^2): closed form.
+    r"""Fig. 1: :math:`\max_y |\log p_Y(y \mid s_i) / p_Y(y \mid s_j)|` for Gaussian noise, in closed form.
 
-    Y|s_i ~ G(mu_i, sd_i^2 + noise_sd^2): the log ratio is a quadratic in y, so its max
-    modulus on [lo, hi] is at an end point or at the vertex. Over all y (``window=None``)
-    it is finite only when the two variances are equal (then |mu_i - mu_j| grows linearly:
-    inf unless the means are equal too): returns inf otherwise.
+    :math:`Y = X + G(0, s^2)` with :math:`X \mid s_k \sim G(\mu_k, \sigma_k^2)`, so
+    :math:`Y \mid s_k \sim G(\mu_k, \sigma_k^2 + s^2)` and the log-ratio is a quadratic in
+    :math:`y`: its largest modulus on :math:`[lo, hi]` is at an end point or at the vertex. Over
+    all :math:`y` it is finite only when the two priors are equal (different variances: the
+    quadratic term grows; equal variances and different means: the linear one).
+
+    Parameters
+    ----------
+    mu_i, sd_i, mu_j, sd_j : float
+        The priors' means and standard deviations (:math:`\ge 0`).
+    noise_sd : float
+        :math:`s > 0`.
+    window : tuple of float, optional
+        :math:`(lo, hi)`, :math:`lo < hi`; None: over all real :math:`y`.
+
+    Returns
+    -------
+    float
+        The maximum; over all :math:`y`, inf unless the priors are equal (then 0).
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        A value that is not a finite number, a negative standard deviation, :math:`s \le 0`, or a
+        window that is not two numbers :math:`lo < hi`.
     """
     mu_i, mu_j = real(mu_i, name="mu_i"), real(mu_j, name="mu_j")
     sd_i, sd_j = real(sd_i, name="sd_i", lo=0.0), real(sd_j, name="sd_j", lo=0.0)
     noise_sd = real(noise_sd, name="noise_sd", lo=0.0, lo_open=True)
+    if window is not None:
+        window = _window(window)
     vi, vj = sd_i ** 2 + noise_sd ** 2, sd_j ** 2 + noise_sd ** 2
 
     def r(y):
@@ -215,7 +414,7 @@ def gaussian_noise_max_log_ratio(mu_i: float, sd_i: float, mu_j: float, sd_j: fl
         if vi == vj and mu_i == mu_j:
             return 0.0
         return math.inf
-    lo, hi = float(window[0]), float(window[1])
+    lo, hi = window
     points = [lo, hi]
     a2 = -1 / (2 * vi) + 1 / (2 * vj)
     if a2 != 0:
@@ -223,3 +422,13 @@ def gaussian_noise_max_log_ratio(mu_i: float, sd_i: float, mu_j: float, sd_j: fl
         if lo < vertex < hi:
             points.append(vertex)
     return float(np.max(np.abs(r(points))))
+
+
+def _window(window) -> tuple[float, float]:
+    """``window`` as two finite floats lo < hi (one line naming it otherwise)."""
+    if isinstance(window, (str, bytes)) or not hasattr(window, "__len__") or len(window) != 2:
+        raise InvalidArgumentError(f"window = {window!r}: must be two numbers (lo, hi)")
+    lo, hi = real(window[0], name="window[0]"), real(window[1], name="window[1]")
+    if not lo < hi:
+        raise InvalidArgumentError(f"window = ({lo!r}, {hi!r}): need lo < hi")
+    return lo, hi

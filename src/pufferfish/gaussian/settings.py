@@ -20,17 +20,38 @@ from pufferfish.settings import DataRequest, delta_grid, epsilon_grid, floats, r
 
 __all__ = ["GaussianPrior", "Fig1Settings", "IntRange", "Fig2Settings", "Fig5Settings", "GMMSettings",
            "ConditionalSecret", "PrivacyPair", "GMMExperimentSettings", "GaussianSettings", "PAPER_FIGURES",
-           "GAUSSIAN_FIXED_KEYS", "gmm_experiment_names", "check_keys", "check_references", "data_requests",
+           "GAUSSIAN_FIXED_KEYS", "ROUNDINGS", "gmm_experiment_names", "check_keys", "check_references", "data_requests",
            "check_secret_rows"]
 
 #: the figures of paper 004 with a fixed key in config ``gaussian``
 PAPER_FIGURES = ("fig1", "fig2", "fig5")
 #: keys of the ``gaussian`` section that are not GMM experiments
 GAUSSIAN_FIXED_KEYS = ("fig1", "fig2", "fig5", "gmm")
+#: treatments of values recorded to a resolution (config ``gaussian.gmm.rounding``;
+#: :func:`pufferfish.gaussian.gmm.fit_gmm`)
+ROUNDINGS = ("dequantise", "variance", "none")
 
 
 def gmm_experiment_names(gaussian: Mapping) -> list[str]:
-    """The GMM experiments of paper 004 in config ``gaussian`` (fig3, fig4 and any added key), sorted."""
+    """The GMM experiments of paper 004 in config ``gaussian`` (fig3, fig4 and any added key), sorted.
+
+    Parameters
+    ----------
+    gaussian : dict
+        Config ``gaussian``.
+
+    Returns
+    -------
+    list of str
+        Its keys that are not the fixed ones (fig1, fig2, fig5, gmm).
+
+    Raises
+    ------
+    ConfigError
+        A ``gaussian`` section that is not a mapping.
+    """
+    if not isinstance(gaussian, Mapping):
+        raise ConfigError(f"config: gaussian must be a mapping, not {type(gaussian).__name__}")
     return sorted(k for k in gaussian if k not in GAUSSIAN_FIXED_KEYS)
 
 
@@ -115,17 +136,22 @@ class Fig5Settings:
 
 @dataclass(frozen=True)
 class GMMSettings:
-    """Config ``gaussian.gmm``: mixture components, EM restarts and iterations of every GMM fit."""
+    """Config ``gaussian.gmm``: mixture components, EM restarts and iterations of every GMM fit,
+    and the treatment of values recorded to a resolution (``rounding``, one of
+    :data:`ROUNDINGS`; the schema's default ``dequantise``)."""
 
     schema_path: ClassVar[str] = "/properties/gaussian/properties/gmm"
     components: int
     n_init: int
     max_iter: int
+    rounding: str
 
     @classmethod
     def from_config(cls, section: Mapping, *, where: str = "gaussian.gmm") -> GMMSettings:
-        s = read_section(section, where, required=("components", "n_init", "max_iter"))
-        return cls(int(s["components"]), int(s["n_init"]), int(s["max_iter"]))
+        s = read_section(section, where, required=("components", "n_init", "max_iter", "rounding"))
+        if s["rounding"] not in ROUNDINGS:
+            raise ConfigError(f"config: {where}.rounding = {s['rounding']!r}: must be one of {', '.join(ROUNDINGS)}")
+        return cls(int(s["components"]), int(s["n_init"]), int(s["max_iter"]), str(s["rounding"]))
 
 
 @dataclass(frozen=True)
@@ -259,6 +285,10 @@ def check_keys(config: Mapping) -> None:
     config : Mapping
         The whole configuration as read (not validated yet).
 
+    Returns
+    -------
+    None
+
     Raises
     ------
     ConfigError
@@ -286,6 +316,10 @@ def check_references(config: Mapping) -> None:
     config : Mapping
         The whole configuration, validated by the schema (defaults filled in).
 
+    Returns
+    -------
+    None
+
     Raises
     ------
     ConfigError
@@ -311,8 +345,29 @@ def check_references(config: Mapping) -> None:
 
 
 def data_requests(config: Mapping) -> list[DataRequest]:
-    """What each secret of each GMM experiment reads: the numeric ``attribute`` given the
-    secret's ``given`` columns, checked as the GMM job reads them (:func:`check_secret_rows`)."""
+    """What each secret of each GMM experiment reads, for the data checks before any job.
+
+    The numeric ``attribute`` given the secret's ``given`` columns, checked as the GMM job reads
+    them (:func:`pufferfish.gaussian.settings.check_secret_rows`).
+
+    Parameters
+    ----------
+    config : dict
+        The whole configuration, validated
+        (:func:`pufferfish.pipeline.config.validate_config`).
+
+    Returns
+    -------
+    list of pufferfish.settings.DataRequest
+        One request per secret of each GMM experiment.
+
+    Raises
+    ------
+    ConfigError
+        A configuration that was not validated (a GMM experiment without its keys).
+    """
+    for fig in gmm_experiment_names(config.get("gaussian", {})):
+        GMMExperimentSettings.from_config(fig, config["gaussian"][fig])
     gauss = config.get("gaussian", {})
     components = int(gauss.get("gmm", {}).get("components", 1))
     requests = []
@@ -344,6 +399,10 @@ def check_secret_rows(frame, *, spec: Mapping, secret: Mapping, components: int)
         One of its ``secrets`` (``label``, ``given``).
     components : int
         ``gaussian.gmm.components``.
+
+    Returns
+    -------
+    None
 
     Raises
     ------
