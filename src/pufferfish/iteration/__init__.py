@@ -26,12 +26,12 @@ from pufferfish.iteration.accountants import (ACCOUNTANTS, ORDERS, accountant_co
                                               paper_bound, rdp_delta, rdp_epsilon, renyi_bound)
 from pufferfish.iteration.calibrate import (Calibration, audit_sigma, exact_sigma, sigma_for_epsilon_delta,
                                             sigma_for_renyi)
-from pufferfish.iteration.covariance import (Covariance, DenseCovariance, EqualCorrelation, StationaryCovariance,
-                                             biased_autocovariance, decaying_correlation)
+from pufferfish.iteration.covariance import (Covariance, DecayingCorrelation, DenseCovariance, EqualCorrelation,
+                                             StationaryCovariance, biased_autocovariance, decaying_correlation)
 from pufferfish.iteration.every_secret import AllSecretsAudit, all_secrets_audit
 from pufferfish.iteration.exact import ExactAudit, exact_audit, noise_gain, step_weights
-from pufferfish.iteration.geometric import (contraction_powers, discounted_cumsum, lag_sums, significant_lags,
-                                            weight_sum)
+from pufferfish.iteration.geometric import (contraction_powers, discounted_cumsum, geometric_sums, lag_sums,
+                                            significant_lags, weight_sum)
 from pufferfish.iteration.minorant import Allocation, carried_shift, minimal_cost, optimal_allocation
 from pufferfish.iteration.model import ModelAccount, account_quadratic_model
 from pufferfish.iteration.shifts import shifts_from_column, step_shifts
@@ -41,11 +41,12 @@ __all__ = [
     "delta_of_cost", "dp_assumption",
     "epsilon_of_cost", "paper_bound", "rdp_delta", "rdp_epsilon", "renyi_bound",
     "Calibration", "audit_sigma", "exact_sigma", "sigma_for_epsilon_delta", "sigma_for_renyi",
-    "Covariance", "DenseCovariance", "EqualCorrelation", "StationaryCovariance", "biased_autocovariance",
+    "Covariance", "DecayingCorrelation", "DenseCovariance", "EqualCorrelation", "StationaryCovariance",
+    "biased_autocovariance",
     "decaying_correlation",
     "AllSecretsAudit", "all_secrets_audit",
     "ExactAudit", "exact_audit", "noise_gain", "step_weights",
-    "contraction_powers", "discounted_cumsum", "lag_sums", "significant_lags", "weight_sum",
+    "contraction_powers", "discounted_cumsum", "geometric_sums", "lag_sums", "significant_lags", "weight_sum",
     "Allocation", "carried_shift", "minimal_cost", "optimal_allocation",
     "ModelAccount", "account_quadratic_model",
     "shifts_from_column", "step_shifts",

@@ -34,10 +34,11 @@ import numpy as np
 
 from pufferfish.checks import integer, real
 from pufferfish.errors import ArgumentTypeError, InvalidArgumentError
-from pufferfish.iteration.geometric import (contraction_powers, discounted_cumsum, lag_sums, noise_gain,
-                                            significant_lags, step_weights, weight_sum)
+from pufferfish.iteration.geometric import (contraction_powers, discounted_cumsum, geometric_sums, lag_sums,
+                                            noise_gain, significant_lags, step_weights, weight_sum)
 
-__all__ = ["Covariance", "DenseCovariance", "StationaryCovariance", "EqualCorrelation", "decaying_correlation",
+__all__ = ["Covariance", "DenseCovariance", "StationaryCovariance", "EqualCorrelation", "DecayingCorrelation",
+           "decaying_correlation",
            "biased_autocovariance", "as_vector", "check_covariance", "conditional_variance"]
 
 #: relative size below which a negative conditional variance is rounding (clipped to 0), not an invalid prior
@@ -199,6 +200,62 @@ class Covariance:
         if q.size != self.size:
             raise InvalidArgumentError(f"q: has {q.size} entries, the covariance is {self.size} x {self.size}")
         return q
+
+    def conditional_moments(self, eta: float, secret_index: int) -> tuple[float, float]:
+        r"""(Cov(q^T x, x_k), Var(q^T x | x_k)) for the step weights q_t = (1 - eta)^(T-t): what the exact
+        audit reads of the prior (:func:`.exact.exact_audit`).
+
+        Generically :math:`q^\top \Sigma_{\cdot k}` and the difference of
+        :func:`conditional_variance`, whose rounding error is a few u times
+        :math:`q^\top \Sigma q`, not times the conditional variance itself: where the records are
+        almost determined by x_k (rho -> 1) the conditional variance is small and loses digits
+        (docs/math/iteration.md, "Accuracy of the conditional variance"). :class:`EqualCorrelation`
+        and :class:`DecayingCorrelation` compute it without a difference.
+
+        Parameters
+        ----------
+        eta : float
+            The step size, in (0, 1].
+        secret_index : int
+            k, 1-based, 1 <= k <= T.
+
+        Returns
+        -------
+        (float, float)
+            :math:`q^\top \Sigma_{\cdot k}` and the conditional variance (>= 0).
+
+        Raises
+        ------
+        InvalidArgumentError
+            ``eta`` outside (0, 1], ``secret_index`` outside [1, T], or a prior that is not positive
+            semi-definite.
+        """
+        k = self._index(secret_index)
+        cross = self.step_covariance(eta, k)
+        return cross, conditional_variance(self.step_variance(eta), cross, self.record_variance(k), first_index=k)
+
+    def every_conditional_moments(self, eta: float) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`conditional_moments` for every record k = 1..T at once (two arrays of T values).
+
+        Parameters
+        ----------
+        eta : float
+            The step size, in (0, 1].
+
+        Returns
+        -------
+        (numpy.ndarray, numpy.ndarray)
+            :meth:`step_covariances` and the conditional variances, the k-th entry for record k.
+
+        Raises
+        ------
+        InvalidArgumentError
+            ``eta`` outside (0, 1], or a prior that is not positive semi-definite.
+        """
+        cross = self.step_covariances(eta)
+        own = self.constant_variance()
+        return cross, conditional_variance(self.step_variance(eta), cross,
+                                           self.record_variances() if own is None else own)
 
     def conditional_quadratic(self, q, secret_index: int) -> float:
         """q^T (Sigma - Sigma_{.k} Sigma_{k.} / Sigma_kk) q >= 0: the variance of q^T x given x_k.
@@ -481,20 +538,129 @@ class EqualCorrelation(Covariance):
     def step_covariances(self, eta: float) -> np.ndarray:
         return self.variance * (self.rho * weight_sum(self.size, eta) + (1.0 - self.rho) * step_weights(self.size, eta))
 
+    def conditional_moments(self, eta: float, secret_index: int) -> tuple[float, float]:
+        """As :meth:`Covariance.conditional_moments`, the conditional variance without a difference:
+        v (1 - rho) (sum_{t != k} q_t^2 + rho (sum_{t != k} q_t)^2) (docs/math/iteration.md)."""
+        k = self._index(secret_index)
+        return self.step_covariance(eta, k), float(self._conditional(eta, np.array([k]))[0])
 
-def decaying_correlation(size: int, rho: float, variance: float = 1.0) -> StationaryCovariance:
+    def every_conditional_moments(self, eta: float) -> tuple[np.ndarray, np.ndarray]:
+        return self.step_covariances(eta), self._conditional(eta, np.arange(1, self.size + 1))
+
+    def _conditional(self, eta: float, ks: np.ndarray) -> np.ndarray:
+        """Var(q^T x | x_k) for the 1-based records ``ks`` (validated): the sums over t != k split at k,
+        t > k (T - k terms c^0, c^1, ...) and t < k (c^(T-k+1) times a sum of k - 1 terms)."""
+        apart = contraction_powers(eta, self.size, start=1)[self.size - ks]       # c^(T-k+1)
+        after, before = (self.size - ks).astype(float), (ks - 1).astype(float)
+        linear = geometric_sums(after, eta) + apart * geometric_sums(before, eta)
+        square = geometric_sums(after, eta, power=2) + apart * apart * geometric_sums(before, eta, power=2)
+        return self.variance * (1.0 - self.rho) * (square + self.rho * linear * linear)
+
+
+@dataclass(frozen=True, init=False)
+class DecayingCorrelation(StationaryCovariance):
+    """Sigma_tu = v rho^|t - u|, 0 <= rho < 1: the stationary AR(1) prior of :func:`decaying_correlation`.
+
+    A :class:`StationaryCovariance` (its autocovariance v rho^h) that also knows ``rho`` and
+    ``variance``, so that :meth:`conditional_moments` computes Var(q^T x | x_k) from the process's
+    innovations, without the difference that loses digits as rho -> 1 (docs/math/iteration.md,
+    "Accuracy of the conditional variance").
+    """
+
+    rho: float
+    variance: float
+
+    def __init__(self, size: int, rho: float, variance: float = 1.0):
+        size = integer(size, name="size", lo=1)
+        rho = real(rho, name="rho", lo=0.0, hi=1.0, hi_open=True)
+        variance = _check_variance(variance)
+        lags = np.arange(size, dtype=float)
+        with np.errstate(under="ignore"):
+            gamma = variance * np.power(rho, lags) if rho > 0 else np.where(lags == 0, variance, 0.0)
+        object.__setattr__(self, "rho", rho)
+        object.__setattr__(self, "variance", variance)
+        StationaryCovariance.__init__(self, gamma)
+
+    def conditional_moments(self, eta: float, secret_index: int) -> tuple[float, float]:
+        r"""As :meth:`Covariance.conditional_moments`, the conditional variance from the innovations:
+
+        .. math::
+
+           \operatorname{Var}(q^\top x \mid x_k) = v (1 - \rho^2)
+           \Bigl(\sum_{j<k} \bigl(\textstyle\sum_{t \le j} q_t \rho^{j-t}\bigr)^2
+           + \sum_{j>k} \bigl(\textstyle\sum_{t \ge j} q_t \rho^{t-j}\bigr)^2\Bigr)
+
+        (the records after k are x_k's future, those before its past, independent given x_k: a
+        sum of squares, no difference; docs/math/iteration.md).
+        """
+        k = self._index(secret_index)
+        first, past, future = self._innovations(eta)
+        past = past[:max(k - first, 0)]                             # P_j, first <= j < k
+        tail = future[max(k + 1 - first, 0):]                       # B_j, j > k and j >= first
+        total = float(np.dot(past, past)) + float(np.dot(tail, tail))
+        if k < first - 1:                                           # B_j = rho^(first-j) B_first for k < j < first
+            total += self._early(eta, future[0], np.array([first - 1.0 - k]))[0]
+        return self.step_covariance(eta, k), total * self._spread()
+
+    def every_conditional_moments(self, eta: float) -> tuple[np.ndarray, np.ndarray]:
+        first, past, future = self._innovations(eta)
+        head = float(future[0])
+        np.square(past, out=past)
+        np.square(future, out=future)
+        suffix = np.cumsum(future[::-1])[::-1]                      # sum_{j >= first + i} B_j^2
+        data = np.zeros(self.size)
+        np.cumsum(past[:-1], out=data[first:])                      # sum_{first <= j < k} P_j^2, k > first
+        data[first - 1:-1] += suffix[1:]                            # sum_{j > k} B_j^2, k >= first
+        if first > 1:
+            data[:first - 1] += suffix[0] + self._early(eta, head, first - 1.0 - np.arange(1, first))
+        data *= self._spread()
+        return self.step_covariances(eta), data
+
+    def _spread(self) -> float:
+        """v (1 - rho^2), the variance of one innovation."""
+        return self.variance * (1.0 - self.rho) * (1.0 + self.rho)
+
+    def _innovations(self, eta: float) -> tuple[int, np.ndarray, np.ndarray]:
+        """(first, P, B): the first record whose step weight is significant (q_t >= e^-690,
+        :func:`.geometric.significant_lags`; the earlier ones are left out, as in the step sums), and
+        P_j = sum_{first <= t <= j} q_t rho^(j-t), B_j = sum_{t >= j} q_t rho^(t-j) for j = first..T."""
+        count = significant_lags(self.size, eta)
+        q = contraction_powers(eta, count)[::-1]                    # q_first..q_T
+        return (self.size - count + 1, discounted_cumsum(q, 1.0 - self.rho),
+                discounted_cumsum(q[::-1], 1.0 - self.rho)[::-1])
+
+    def _early(self, eta: float, head: float, gaps: np.ndarray) -> np.ndarray:
+        """sum_{m=1}^{n} (rho^m head)^2 = head^2 rho^2 G(n) for each n of ``gaps``: the terms B_j^2 of the
+        records j = first - m before the first significant one (their own weights left out)."""
+        return head * head * self.rho * self.rho * geometric_sums(gaps, 1.0 - self.rho, power=2)
+
+
+def decaying_correlation(size: int, rho: float, variance: float = 1.0) -> DecayingCorrelation:
     """Sigma_tu = v rho^|t - u|, 0 <= rho < 1 (an AR(1) prior; paper 002, Fig. 6, decreasing dependencies).
 
     Positive definite: it is the covariance of the stationary AR(1) process
     x_t = rho x_{t-1} + sqrt(v (1 - rho^2)) e_t.
+
+    Parameters
+    ----------
+    size : int
+        T >= 1.
+    rho : float
+        The lag-1 correlation, in [0, 1).
+    variance : float, optional
+        v > 0 (default 1).
+
+    Returns
+    -------
+    DecayingCorrelation
+        A :class:`StationaryCovariance` of autocovariance v rho^h.
+
+    Raises
+    ------
+    InvalidArgumentError
+        ``size`` < 1, ``rho`` outside [0, 1), ``variance`` <= 0 or not finite.
     """
-    size = integer(size, name="size", lo=1)
-    rho = real(rho, name="rho", lo=0.0, hi=1.0, hi_open=True)
-    variance = _check_variance(variance)
-    lags = np.arange(size, dtype=float)
-    with np.errstate(under="ignore"):
-        gamma = variance * np.power(rho, lags) if rho > 0 else np.where(lags == 0, variance, 0.0)
-    return StationaryCovariance(gamma)
+    return DecayingCorrelation(size, rho, variance)
 
 
 def biased_autocovariance(values) -> np.ndarray:

@@ -25,7 +25,7 @@ import numpy as np
 
 from pufferfish.checks import integer, real
 from pufferfish.errors import InvalidArgumentError
-from pufferfish.iteration.covariance import Covariance, check_covariance, conditional_variance
+from pufferfish.iteration.covariance import Covariance, check_covariance
 from pufferfish.iteration.exact import ExactAudit
 from pufferfish.iteration.geometric import noise_gain
 
@@ -245,14 +245,13 @@ def all_secrets_audit(covariance: Covariance, *, eta: float, sigma: float, diame
     eta = real(eta, name="eta", lo=0.0, hi=1.0, lo_open=True)
     sigma = real(sigma, name="sigma", lo=0.0)
     diameter = real(diameter, name="diameter", lo=0.0)
-    cross = covariance.step_covariances(eta)
+    cross, data = covariance.every_conditional_moments(eta)
     own = covariance.constant_variance()
     if own is None:
         own = covariance.record_variances()
     gap = cross * (eta * diameter)                   # |eta D cross / own|, as exact_audit, in one array
     gap /= own
     np.abs(gap, out=gap)
-    data = conditional_variance(covariance.step_variance(eta), cross, own)
-    data *= eta * eta
+    data = data * (eta * eta)
     return AllSecretsAudit(eta=eta, sigma=sigma, gain=noise_gain(covariance.size, eta), mean_gap=gap,
                            data_variance=data)

@@ -40,7 +40,7 @@ import math
 from dataclasses import dataclass
 
 from pufferfish.checks import real
-from pufferfish.iteration.covariance import Covariance, check_covariance, conditional_variance
+from pufferfish.iteration.covariance import Covariance, check_covariance
 from pufferfish.iteration.geometric import noise_gain, step_weights
 
 __all__ = ["ExactAudit", "exact_audit", "noise_gain", "step_weights"]
@@ -126,7 +126,7 @@ def exact_audit(covariance: Covariance, *, secret_index: int, eta: float, sigma:
     sigma = real(sigma, name="sigma", lo=0.0)
     diameter = real(diameter, name="diameter", lo=0.0)
     own = covariance.record_variance(secret_index)
-    cross = covariance.step_covariance(eta, secret_index)
+    cross, conditional = covariance.conditional_moments(eta, secret_index)
     gap = abs(eta * diameter * cross / own)
-    data = eta * eta * conditional_variance(covariance.step_variance(eta), cross, own, first_index=int(secret_index))
+    data = eta * eta * conditional
     return ExactAudit(mean_gap=gap, gain=noise_gain(covariance.size, eta), data_variance=data, sigma=sigma)
