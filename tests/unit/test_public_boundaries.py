@@ -340,6 +340,11 @@ CALLS = {
     "pufferfish.iteration.covariance.EqualCorrelation": kw(size=(3, "count"), rho=(0.5, "unit"), variance=(2.0, "pos")),
     "pufferfish.iteration.covariance.decaying_correlation": kw(size=(3, "count"), rho=(0.5, "delta0"),
                                                                variance=(2.0, "pos")),
+    "pufferfish.iteration.covariance.DecayingCorrelation": kw(size=(3, "count"), rho=(0.5, "delta0"),
+                                                              variance=(2.0, "pos")),
+    "pufferfish.iteration.geometric.geometric_sums": Call({"counts": [0, 3], "eta": 0.5, "power": 2},
+                                                          {"counts": "nonneg_reals", "eta": "step", "power": "count"},
+                                                          extra_bad={"counts": [[1.5], 3], "power": [3]}),
     "pufferfish.iteration.covariance.biased_autocovariance": Call({"values": [1.0, 3.0, 2.0]}, {"values": "reals"},
                                                                   extra_bad={"values": [[1.0, 1.0]]}),
     "pufferfish.iteration.shifts.shifts_from_column": Call(
