@@ -155,6 +155,7 @@ def _section6():
     """Valid inputs of paper 002's Section 6 subpackages (iteration, sensitivity)."""
     from pufferfish.iteration.covariance import EqualCorrelation
     from pufferfish.iteration.exact import exact_audit
+    from pufferfish.iteration.model import account_quadratic_model
     from pufferfish.sensitivity.attribute import GaussianRecord
     from pufferfish.sensitivity.diffusion import potential
     from pufferfish.sensitivity.weak_dependence import JointLatticePrior, RecordSecret
@@ -165,7 +166,7 @@ def _section6():
     prior = JointLatticePrior(((0, 1), (0, 1)), probs)
     return dict(cov=cov, shifts=[0.5, 1.0, 0.25], audit=exact_audit(cov, secret_index=2, eta=0.5, sigma=1.0,
                                                                      diameter=1.0),
-                sigma=sigma, record=GaussianRecord([0.0, 1.0], sigma), probs=probs, prior=prior,
+                account=account_quadratic_model(cov, secret_index=2, eta=0.5, diameter=1.0), sigma=sigma, record=GaussianRecord([0.0, 1.0], sigma), probs=probs, prior=prior,
                 potential=potential("logcosh", rate=1.0),
                 secrets=[(RecordSecret(0, 0), RecordSecret(0, 1)), (RecordSecret(1, 0), RecordSecret(1, 1))])
 
@@ -439,6 +440,9 @@ CALLS = {
     "pufferfish.iteration.calibrate.audit_sigma": kw(audit=(S6["audit"], "object"), sigma=(1.0, "nonneg"),
                                                      epsilon=(1.0, "pos"), delta=(1e-5, "open_unit_opt"),
                                                      alpha=(2.0, "alpha_opt"), rtol=(1e-9, "nonneg")),
+    "pufferfish.iteration.calibrate.calibrate_account": kw(account=(S6["account"], "object"), epsilon=(1.0, "pos"),
+                                                           delta=(1e-5, "open_unit"), alpha=(2.0, "alpha"),
+                                                           rtol=(1e-9, "nonneg")),
     "pufferfish.iteration.model.account_quadratic_model": kw(covariance=(S6["cov"], "covariance"),
                                                              secret_index=(2, "count"), eta=(0.5, "step"),
                                                              diameter=(1.0, "nonneg"), sigma=(1.0, "nonneg")),
@@ -584,7 +588,7 @@ EXEMPT = {
                      "pufferfish.audit.laplace_mixture.HockeyStick", "pufferfish.audit.laplace_mixture.BMin",
                      "pufferfish.lattice.transport.TransportPlan", "pufferfish.wasserstein.table1.PairSensitivity"],
                     _RESULT),
-    **dict.fromkeys(["pufferfish.iteration.calibrate.Calibration", "pufferfish.iteration.minorant.Allocation",
+    **dict.fromkeys(["pufferfish.iteration.calibrate.AccountantCalibration", "pufferfish.iteration.minorant.Allocation",
                      "pufferfish.iteration.model.ModelAccount", "pufferfish.sensitivity.attribute.TwoColumnFit",
                      "pufferfish.sensitivity.composition.RenyiGuarantee",
                      "pufferfish.sensitivity.weak_dependence.WeakDependenceBound"], _RESULT),

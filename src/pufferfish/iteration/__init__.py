@@ -24,8 +24,8 @@ See docs/math/iteration.md for when each accountant applies.
 from pufferfish.iteration.accountants import (ACCOUNTANTS, ORDERS, accountant_cost, accountant_costs, composition,
                                               contraction_bound, delta_of_cost, dp_assumption, epsilon_of_cost,
                                               paper_bound, rdp_delta, rdp_epsilon, renyi_bound)
-from pufferfish.iteration.calibrate import (Calibration, audit_sigma, exact_sigma, sigma_for_epsilon_delta,
-                                            sigma_for_renyi)
+from pufferfish.iteration.calibrate import (AccountantCalibration, audit_sigma, calibrate_account, exact_sigma,
+                                            sigma_for_epsilon_delta, sigma_for_renyi)
 from pufferfish.iteration.covariance import (Covariance, DecayingCorrelation, DenseCovariance, EqualCorrelation,
                                              StationaryCovariance, biased_autocovariance, decaying_correlation)
 from pufferfish.iteration.every_secret import AllSecretsAudit, all_secrets_audit
@@ -40,7 +40,8 @@ __all__ = [
     "ACCOUNTANTS", "ORDERS", "accountant_cost", "accountant_costs", "composition", "contraction_bound",
     "delta_of_cost", "dp_assumption",
     "epsilon_of_cost", "paper_bound", "rdp_delta", "rdp_epsilon", "renyi_bound",
-    "Calibration", "audit_sigma", "exact_sigma", "sigma_for_epsilon_delta", "sigma_for_renyi",
+    "AccountantCalibration", "audit_sigma", "calibrate_account", "exact_sigma", "sigma_for_epsilon_delta",
+    "sigma_for_renyi",
     "Covariance", "DecayingCorrelation", "DenseCovariance", "EqualCorrelation", "StationaryCovariance",
     "biased_autocovariance",
     "decaying_correlation",

@@ -127,7 +127,9 @@ def accountant_costs(shifts, *, contraction: float, secret_index: int) -> dict:
     """
     s = as_vector(shifts, name="shifts", nonnegative=True)
     contraction = real(contraction, name="contraction", lo=0.0, hi=1.0)
-    k = integer(secret_index, name="secret_index", lo=1, hi=s.size)
+    k = integer(secret_index, name="secret_index", lo=1)
+    if k > s.size:
+        raise InvalidArgumentError(f"secret_index = {secret_index!r}: past the last of the {s.size} shifts")
     paper, contracted = minimal_costs(s, contractions=(1.0, contraction))
     return {"paper_bound": paper, "contraction_bound": contracted, "dp_assumption": _cost("dp_assumption", s, 1.0, k),
             "composition": _cost("composition", s, 1.0, k)}
@@ -135,8 +137,11 @@ def accountant_costs(shifts, *, contraction: float, secret_index: int) -> dict:
 
 def renyi_bound(cost: float, *, sigma: float, alpha: float) -> float:
     """alpha X / (2 sigma^2), refused (sigma named) when it exceeds the float64 range."""
-    cost = real(cost, name="cost", lo=0.0)
-    sigma, alpha = _sigma(sigma), _alpha(alpha)
+    return _renyi_bound(real(cost, name="cost", lo=0.0), _sigma(sigma), _alpha(alpha))
+
+
+def _renyi_bound(cost: float, sigma: float, alpha: float) -> float:
+    """:func:`renyi_bound` of validated arguments."""
     try:
         value = alpha * 0.5 * (math.sqrt(cost) / sigma) ** 2 if cost > 0 else 0.0
     except OverflowError:
@@ -173,10 +178,7 @@ def _orders_values(orders, values) -> tuple[np.ndarray, np.ndarray]:
     r = as_vector(values, name="divergences", nonnegative=True)
     if a.size != r.size:
         raise InvalidArgumentError(f"divergences: has {r.size} entries, orders has {a.size}")
-    if (a < 1).any():
-        i = int(np.flatnonzero(a < 1)[0])
-        raise InvalidArgumentError(f"orders[{i}] = {a[i]!r}: a Renyi order must be >= 1")
-    return a, r
+    return _orders(a), r
 
 
 def rdp_epsilon(orders, divergences, *, delta: float) -> tuple[float, float]:
@@ -186,7 +188,11 @@ def rdp_epsilon(orders, divergences, *, delta: float) -> tuple[float, float]:
     0 where the KL bound alone gives delta (delta^2 > 1 - exp(-r)); the minimum, clipped at 0.
     """
     a, r = _orders_values(orders, divergences)
-    delta = real(delta, name="delta", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    return _rdp_epsilon(a, r, real(delta, name="delta", lo=0.0, hi=1.0, lo_open=True, hi_open=True))
+
+
+def _rdp_epsilon(a: np.ndarray, r: np.ndarray, delta: float) -> tuple[float, float]:
+    """:func:`rdp_epsilon` of validated arguments."""
     with np.errstate(divide="ignore", invalid="ignore"):
         eps = np.where(a > 1.01, r + np.log1p(-1.0 / a) - np.log(delta * a) / (a - 1.0), np.inf)
     eps = np.where(delta * delta + np.expm1(-r) > 0, 0.0, eps)
@@ -201,7 +207,11 @@ def rdp_delta(orders, divergences, *, epsilon: float) -> tuple[float, float]:
     (the second for alpha > 1.01 only); the minimum, capped at 1.
     """
     a, r = _orders_values(orders, divergences)
-    epsilon = real(epsilon, name="epsilon", lo=0.0)
+    return _rdp_delta(a, r, real(epsilon, name="epsilon", lo=0.0))
+
+
+def _rdp_delta(a: np.ndarray, r: np.ndarray, epsilon: float) -> tuple[float, float]:
+    """:func:`rdp_delta` of validated arguments."""
     with np.errstate(divide="ignore", invalid="ignore"):
         kl = np.where(r > 0, 0.5 * np.log(-np.expm1(-r)), -np.inf)
         ckd = np.where(a > 1.01, (a - 1.0) * (r - epsilon + np.log1p(-1.0 / a)) - np.log(a), np.inf)
@@ -213,14 +223,30 @@ def rdp_delta(orders, divergences, *, epsilon: float) -> tuple[float, float]:
 def epsilon_of_cost(cost: float, *, sigma: float, delta: float, orders=ORDERS) -> float:
     """epsilon of (epsilon, delta) for a bound D_alpha <= alpha X / (2 sigma^2) at every order."""
     cost, sigma = real(cost, name="cost", lo=0.0), _sigma(sigma)
-    rho = renyi_bound(cost, sigma=sigma, alpha=2.0) / 2.0
+    delta = real(delta, name="delta", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    return _epsilon_of_cost(cost, sigma, delta, _orders(orders))
+
+
+def _orders(orders) -> np.ndarray:
+    """Renyi orders >= 1 as an array (:data:`ORDERS` itself is not checked again)."""
+    if orders is ORDERS:
+        return ORDERS
     a = as_vector(orders, name="orders")
-    return rdp_epsilon(a, a * rho, delta=delta)[0]
+    if (a < 1).any():
+        i = int(np.flatnonzero(a < 1)[0])
+        raise InvalidArgumentError(f"orders[{i}] = {a[i]!r}: a Renyi order must be >= 1")
+    return a
+
+
+def _epsilon_of_cost(cost: float, sigma: float, delta: float, a: np.ndarray) -> float:
+    """:func:`epsilon_of_cost` of validated arguments."""
+    rho = _renyi_bound(cost, sigma, 2.0) / 2.0
+    return _rdp_epsilon(a, a * rho, delta)[0]
 
 
 def delta_of_cost(cost: float, *, sigma: float, epsilon: float, orders=ORDERS) -> float:
     """delta of (epsilon, delta) for a bound D_alpha <= alpha X / (2 sigma^2) at every order."""
     cost, sigma = real(cost, name="cost", lo=0.0), _sigma(sigma)
-    rho = renyi_bound(cost, sigma=sigma, alpha=2.0) / 2.0
-    a = as_vector(orders, name="orders")
-    return rdp_delta(a, a * rho, epsilon=epsilon)[0]
+    epsilon = real(epsilon, name="epsilon", lo=0.0)
+    a = _orders(orders)
+    return _rdp_delta(a, a * (_renyi_bound(cost, sigma, 2.0) / 2.0), epsilon)[0]

@@ -35,8 +35,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from pufferfish.audit.target import target_for
+from pufferfish.audit.verdict import audit_frame, audit_row
 from pufferfish.iteration.accountants import ACCOUNTANTS
-from pufferfish.iteration.calibrate import audit_sigma, exact_sigma, sigma_for_epsilon_delta, sigma_for_renyi
+from pufferfish.iteration.calibrate import audit_sigma, calibrate_account, exact_sigma
 from pufferfish.iteration.covariance import (EqualCorrelation, StationaryCovariance, biased_autocovariance,
                                              decaying_correlation)
 from pufferfish.iteration.model import account_quadratic_model
@@ -45,7 +47,7 @@ from pufferfish.iteration.settings import Fig6Settings, SeriesSettings
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["FIG6_COLUMNS", "SERIES_COLUMNS", "CALIBRATION_COLUMNS", "AUDIT_COLUMNS", "UNCLAIMED", "FAMILIES",
+__all__ = ["FIG6_COLUMNS", "SERIES_COLUMNS", "CALIBRATION_COLUMNS", "UNCLAIMED", "FAMILIES",
            "fig6_table", "read_series", "series_prior", "series_table", "calibration_table", "fig6_audit", "series_audit",
            "sigma_figure_table", "run_fig6", "run_series"]
 
@@ -54,13 +56,13 @@ FIG6_COLUMNS = ["correlation", "rho", "steps", "secret_index", "eta", "sigma", "
 SERIES_COLUMNS = ["dataset", "column", "records", "D", *FIG6_COLUMNS]
 CALIBRATION_COLUMNS = ["accountant", "eta", "secret_index", "epsilon", "delta", "sigma", "exact_delta",
                        "meets_target"]
-AUDIT_COLUMNS = ["experiment", "panel", "method", "epsilon", "delta", "scale", "epsilon_achieved", "delta_achieved",
-                 "scale_min", "violation", "noise", "guarantee", "alpha", "renyi_achieved", "claimed"]
 #: the accountants shown on purpose as baselines that do not hold under correlation: their audit rows
 #: have ``claimed`` False (neither the paper nor the project says they attain the target)
 UNCLAIMED = frozenset({"dp_assumption"})
 #: the correlation families of Fig. 6
 FAMILIES = ("equal", "decaying")
+#: the claim a bound that underflows to 0 is audited against (a Target needs epsilon > 0)
+_TINY = 5e-324
 #: the ``correlation`` label of a series' prior (stationary, biased sample autocovariance)
 SERIES_CORRELATION = "sample_autocovariance"
 
@@ -99,26 +101,20 @@ def fig6_audit(settings: Fig6Settings, *, rtol: float = 1e-9, experiment: str = 
 
     ``scale_min`` is the smallest sigma at which the exact D_alpha is within the claim
     (:func:`~pufferfish.iteration.calibrate.exact_sigma` with the claim as the Renyi target), so
-    ``scale / scale_min`` < 1 marks a claim the exact audit refutes (:data:`AUDIT_COLUMNS`).
+    ``scale / scale_min`` < 1 marks a claim the exact audit refutes (the audit-table schema
+    :data:`~pufferfish.audit.verdict.AUDIT_COLUMNS`). A bound below float64's range (0) is audited
+    as the smallest positive float.
     """
-    import pandas as pd
-
     rows = []
     for family, rho, steps, account in accounts or _fig6_accounts(settings):
         values = account.renyi(sigma=settings.sigma, alpha=settings.alpha)
-        exact = float(values["exact"])
         for name in ACCOUNTANTS:
-            claim = float(values[name])
-            if claim > 0:
-                scale_min = exact_sigma(account.audit, epsilon=claim, alpha=settings.alpha)
-            else:
-                scale_min = 0.0 if account.audit.mean_gap == 0 else math.inf
-            rows.append({"experiment": experiment, "panel": f"{family} rho={rho:g} T={steps}", "method": name,
-                         "epsilon": claim, "delta": math.nan, "scale": settings.sigma, "epsilon_achieved": math.nan,
-                         "delta_achieved": math.nan, "scale_min": scale_min,
-                         "violation": bool(exact > claim * (1.0 + rtol)), "noise": "gaussian", "guarantee": "renyi",
-                         "alpha": settings.alpha, "renyi_achieved": exact, "claimed": name not in UNCLAIMED})
-    return pd.DataFrame(rows, columns=AUDIT_COLUMNS)
+            target = target_for("renyi", max(float(values[name]), _TINY), alpha=settings.alpha)
+            verdict = audit_sigma(account.audit, settings.sigma, epsilon=target.epsilon, alpha=target.alpha, rtol=rtol)
+            rows.append(audit_row(verdict, experiment=experiment, panel=f"{family} rho={rho:g} T={steps}", method=name,
+                                  noise="gaussian", claimed=name not in UNCLAIMED,
+                                  scale_min=exact_sigma(account.audit, epsilon=target.epsilon, alpha=target.alpha)))
+    return audit_frame(rows)
 
 
 # ------------------------------------------------------------------------------ a real series
@@ -184,25 +180,13 @@ def series_table(values, settings: SeriesSettings, *, accounts=None) -> pd.DataF
     return pd.DataFrame(rows, columns=SERIES_COLUMNS)
 
 
-def _calibrations(accounts, settings: SeriesSettings, *, rtol: float):
-    """Per accountant (and ``exact``), eta, secret k and epsilon: (name, eta, k, epsilon, the (epsilon, delta)
-    calibration audited, the exact smallest sigma for it, the Renyi calibration audited, the exact smallest
-    sigma for that, the exact audit)."""
+def _calibrations(accounts, settings: SeriesSettings, *, rtol: float) -> list:
+    """Per (eta, secret k) and epsilon: (eta, k, the account, :func:`.calibrate.calibrate_account`'s calibrations)."""
     out = []
     for (eta, k), account in accounts.items():
-        audit = account.audit
         for epsilon in settings.epsilons:
-            smallest = exact_sigma(audit, epsilon=epsilon, delta=settings.delta)
-            smallest_renyi = exact_sigma(audit, epsilon=epsilon, alpha=settings.alpha)
-            for name in (*ACCOUNTANTS, "exact"):
-                if name == "exact":
-                    sigma, sigma_r = smallest, smallest_renyi
-                else:
-                    sigma = sigma_for_epsilon_delta(account.costs[name], epsilon=epsilon, delta=settings.delta)
-                    sigma_r = sigma_for_renyi(account.costs[name], alpha=settings.alpha, epsilon=epsilon)
-                pair = audit_sigma(audit, sigma, epsilon=epsilon, delta=settings.delta, rtol=rtol)
-                renyi = audit_sigma(audit, sigma_r, epsilon=epsilon, alpha=settings.alpha, rtol=rtol)
-                out.append((name, eta, k, epsilon, pair, smallest, renyi, smallest_renyi, audit))
+            group = calibrate_account(account, epsilon=epsilon, delta=settings.delta, alpha=settings.alpha, rtol=rtol)
+            out.append((eta, k, account, group))
     return out
 
 
@@ -217,40 +201,36 @@ def calibration_table(values, settings: SeriesSettings, *, rtol: float = 1e-9, a
 
     if calibrations is None:
         calibrations = _calibrations((accounts or _series_accounts(values, settings))[2], settings, rtol=rtol)
-    rows = [{"accountant": name, "eta": eta, "secret_index": k, "epsilon": epsilon, "delta": settings.delta,
-             "sigma": pair.sigma, "exact_delta": pair.exact, "meets_target": bool(pair.meets_target)}
-            for name, eta, k, epsilon, pair, *_ in calibrations]
+    rows = [{"accountant": c.accountant, "eta": eta, "secret_index": k, "epsilon": c.epsilon_delta.target.epsilon,
+             "delta": settings.delta, "sigma": c.epsilon_delta.scale, "exact_delta": c.epsilon_delta.value,
+             "meets_target": c.epsilon_delta.meets}
+            for eta, k, _, group in calibrations for c in group]
     return pd.DataFrame(rows, columns=CALIBRATION_COLUMNS)
 
 
 def series_audit(values, settings: SeriesSettings, *, rtol: float = 1e-9, accounts=None,
                  calibrations=None) -> pd.DataFrame:
-    """The calibrations of :func:`calibration_table` ((epsilon, delta) and Renyi targets) in the audit format.
+    """The calibrations of :func:`calibration_table` ((epsilon, delta) and Renyi targets) in the audit-table
+    schema (:data:`~pufferfish.audit.verdict.AUDIT_COLUMNS`).
 
-    ``epsilon_achieved`` is the exact epsilon at the target delta, ``delta_achieved`` the exact
-    delta at the target epsilon, ``scale_min`` the exact audit's smallest sigma.
+    ``delta_achieved`` is the exact delta at the target epsilon (``renyi_achieved`` the exact
+    D_alpha), ``scale_min`` the exact audit's smallest sigma; an (epsilon, delta) row's
+    ``epsilon_achieved`` is the exact epsilon at the target delta.
     """
-    import pandas as pd
-
     if calibrations is None:
         calibrations = _calibrations((accounts or _series_accounts(values, settings))[2], settings, rtol=rtol)
     experiment = f"iteration_{settings.name}"
     rows = []
-    for name, eta, k, epsilon, pair, smallest, renyi, smallest_renyi, audit in calibrations:
-        panel = f"eta={eta:g} k={k}"
-        random = pair.sigma > 0 or audit.data_variance > 0
-        achieved_eps = audit.at(pair.sigma).epsilon(delta=settings.delta) if random else math.inf
-        rows.append({"experiment": experiment, "panel": panel, "method": name, "epsilon": epsilon,
-                     "delta": settings.delta, "scale": pair.sigma, "epsilon_achieved": achieved_eps,
-                     "delta_achieved": pair.exact, "scale_min": smallest, "violation": not pair.meets_target,
-                     "noise": "gaussian", "guarantee": "epsilon_delta", "alpha": math.nan,
-                     "renyi_achieved": math.nan, "claimed": name not in UNCLAIMED})
-        rows.append({"experiment": experiment, "panel": panel, "method": name, "epsilon": epsilon,
-                     "delta": math.nan, "scale": renyi.sigma, "epsilon_achieved": math.nan,
-                     "delta_achieved": math.nan, "scale_min": smallest_renyi, "violation": not renyi.meets_target,
-                     "noise": "gaussian", "guarantee": "renyi", "alpha": settings.alpha,
-                     "renyi_achieved": renyi.exact, "claimed": name not in UNCLAIMED})
-    return pd.DataFrame(rows, columns=AUDIT_COLUMNS)
+    for eta, k, account, group in calibrations:
+        for c in group:
+            common = dict(experiment=experiment, panel=f"eta={eta:g} k={k}", method=c.accountant, noise="gaussian",
+                          claimed=c.accountant not in UNCLAIMED)
+            pair = audit_row(c.epsilon_delta, scale_min=c.smallest, **common)
+            random = c.epsilon_delta.scale > 0 or account.audit.data_variance > 0
+            pair["epsilon_achieved"] = (account.audit.at(c.epsilon_delta.scale).epsilon(delta=settings.delta)
+                                        if random else math.inf)
+            rows += [pair, audit_row(c.renyi, scale_min=c.smallest_renyi, **common)]
+    return audit_frame(rows)
 
 
 def sigma_figure_table(sigmas: pd.DataFrame, accounts, settings: SeriesSettings, *,
@@ -272,8 +252,8 @@ def sigma_figure_table(sigmas: pd.DataFrame, accounts, settings: SeriesSettings,
         checks = [audit_sigma(accounts[(eta, int(k))].audit, sigma, epsilon=epsilon, delta=settings.delta, rtol=rtol)
                   for k in group["secret_index"]]
         rows.append({"panel": "all_secrets", "accountant": name, "eta": eta, "secret_index": 0, "epsilon": epsilon,
-                     "delta": settings.delta, "sigma": sigma, "exact_delta": max(c.exact for c in checks),
-                     "meets_target": all(c.meets_target for c in checks)})
+                     "delta": settings.delta, "sigma": sigma, "exact_delta": max(c.value for c in checks),
+                     "meets_target": all(c.meets for c in checks)})
     per_secret = sigmas[sigmas.epsilon == max(settings.epsilons)].assign(panel="per_secret")
     columns = ["panel", "accountant", "eta", "secret_index", "epsilon", "delta", "sigma", "exact_delta",
                "meets_target"]

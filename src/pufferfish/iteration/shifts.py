@@ -57,17 +57,20 @@ def shifts_from_column(column, *, secret_index: int, eta: float, diameter: float
     1-based k, ``lipschitz`` K, ``diameter`` D, ``gradient_bound`` L (default: none, +inf).
     See the module docstring for the coupling that makes these valid shifts.
     """
-    return _shifts(column, secret_index, eta, diameter, lipschitz, gradient_bound, overwrite=False)
-
-
-def _shifts(column, secret_index, eta, diameter, lipschitz, gradient_bound, *, overwrite: bool) -> np.ndarray:
-    """:func:`shifts_from_column`, computed in ``column``'s own array if ``overwrite`` (a fresh column)."""
     col = as_vector(column, name="column")
     k = integer(secret_index, name="secret_index", lo=1, hi=col.size)
-    eta = _positive(eta, "eta")
-    diameter = real(diameter, name="diameter", lo=0.0)
-    lipschitz = real(lipschitz, name="lipschitz", lo=0.0)
-    bound = _gradient_bound(gradient_bound)
+    return _shifts(col, k, *_parameters(eta, diameter, lipschitz, gradient_bound), overwrite=False)
+
+
+def _parameters(eta, diameter, lipschitz, gradient_bound) -> tuple[float, float, float, float]:
+    """(eta, D, K, L) checked: eta > 0, D >= 0, K >= 0, L > 0 or inf."""
+    return (_positive(eta, "eta"), real(diameter, name="diameter", lo=0.0), real(lipschitz, name="lipschitz", lo=0.0),
+            _gradient_bound(gradient_bound))
+
+
+def _shifts(col: np.ndarray, k: int, eta: float, diameter: float, lipschitz: float, bound: float, *,
+            overwrite: bool) -> np.ndarray:
+    """The shifts of the column ``col`` (validated arguments), in ``col``'s own array if ``overwrite`` (a fresh column)."""
     own = float(col[k - 1])
     if not own > 0:
         raise InvalidArgumentError(f"column[{k - 1}] = {own!r}: the secret's variance Sigma_kk must be > 0")
@@ -84,8 +87,9 @@ def step_shifts(covariance: Covariance, *, secret_index: int, eta: float, diamet
                 gradient_bound: float = math.inf) -> np.ndarray:
     """The shifts s_1..s_T of :func:`shifts_from_column` for a :class:`~pufferfish.iteration.covariance.Covariance`."""
     check_covariance(covariance)
+    k = integer(secret_index, name="secret_index", lo=1)                 # and <= T: the covariance's column checks it
+    parameters = _parameters(eta, diameter, lipschitz, gradient_bound)
     # the package's covariances return a new column: the shifts are computed in it (no second array)
     fresh = any(type(covariance).column is cls.column for cls in (DenseCovariance, StationaryCovariance,
                                                                    EqualCorrelation))
-    return _shifts(covariance.column(secret_index), secret_index, eta, diameter, lipschitz, gradient_bound,
-                   overwrite=fresh)
+    return _shifts(as_vector(covariance.column(k), name="column"), k, *parameters, overwrite=fresh)
