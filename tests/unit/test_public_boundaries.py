@@ -481,6 +481,11 @@ CALLS = {
         {"pot": S6["potential"], "start": 0.0, "diameter": 1.0, "time": 0.5, "paths": 4, "max_step": 0.1, "seed": 1},
         {"pot": "object", "start": "real", "diameter": "nonneg", "time": "nonneg", "paths": "count",
          "max_step": "pos", "seed": "size"}),
+    "pufferfish.sensitivity.diffusion.coupled_paths": Call(
+        {"pot": S6["potential"], "start": 0.0, "diameter": 1.0, "times": [0.5, 1.0], "paths": 4, "max_step": 0.1,
+         "seed": 1},
+        {"pot": "object", "start": "real", "diameter": "nonneg", "times": "nonneg_reals", "paths": "count",
+         "max_step": "pos", "seed": "size"}, extra_bad={"times": [[1.0, 1.0]]}),
     "pufferfish.sensitivity.scales.scales_from_sensitivity": Call(
         {"method": "gwm_gaussian_analytic", "w_inf": 1.0, "w_2": 1.0, "epsilons": [0.5, 1.0], "delta": 0.1,
          "alpha": 2.0},
@@ -591,7 +596,8 @@ EXEMPT = {
     **dict.fromkeys(["pufferfish.iteration.calibrate.AccountantCalibration", "pufferfish.iteration.minorant.Allocation",
                      "pufferfish.iteration.model.ModelAccount", "pufferfish.sensitivity.attribute.TwoColumnFit",
                      "pufferfish.sensitivity.composition.RenyiGuarantee",
-                     "pufferfish.sensitivity.weak_dependence.WeakDependenceBound"], _RESULT),
+                     "pufferfish.sensitivity.weak_dependence.WeakDependenceBound",
+                     "pufferfish.sensitivity.diffusion.CoupledPaths"], _RESULT),
     "pufferfish.iteration.covariance.Covariance": "an interface (column, quadratic); its subclasses are walked",
     "pufferfish.sensitivity.scales.ScaleMethod": "a descriptor of the constant GWM_METHODS (which registry method "
                                                  "reads which distance), not built from user input",

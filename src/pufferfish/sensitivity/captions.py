@@ -13,7 +13,26 @@ import pandas as pd
 
 from pufferfish.files import read_table
 
-__all__ = ["attribute_caption", "coupling_violation_lines", "read_coupling_violations", "diffusion_caption"]
+__all__ = ["attribute_caption", "coupling_violation_lines", "rising_lines", "read_coupling_violations",
+           "diffusion_caption"]
+
+
+def _noise_list(flagged: str) -> str:
+    """The noises of a figure CSV's ``closed_form_flagged`` (``"laplace gaussian"``) as words:
+    ``"Laplace and Gaussian"``.
+
+    Parameters
+    ----------
+    flagged : str
+        Noise names separated by spaces (possibly empty).
+
+    Returns
+    -------
+    str
+        Capitalised names joined by commas and a final "and" (empty for none).
+    """
+    names = [n.capitalize() for n in str(flagged).split()]
+    return " and ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def attribute_caption(figure_csv) -> list[str]:
@@ -32,7 +51,7 @@ def attribute_caption(figure_csv) -> list[str]:
                      else f"the closed form {row['gaussian_w_inf']:.4g} is at least W∞ = {row['empirical_w_inf']:g}")
         if flagged:
             verdict = (f"the data's own conditionals need more noise than the closed form gives: its scales FAIL "
-                       f"the exact audit on them ({flagged} noise); {distances}")
+                       f"the exact audit on them ({_noise_list(flagged)} noise); {distances}")
         else:
             verdict = (f"{distances}, and the closed-form scales pass the exact audit on the data's conditionals"
                        + (" (W∞ is sufficient, not necessary)" if row["empirical_w_inf"] > row["gaussian_w_inf"]
@@ -53,6 +72,18 @@ def coupling_violation_lines(check: pd.DataFrame, *, rtol: float = 0.0) -> list[
     return lines
 
 
+def rising_lines(check: pd.DataFrame) -> list[str]:
+    """One WARNING line per row of a check table whose coupled maximum rises above the previous
+    time's (column ``rises``): the same paths serve every time and each Euler step contracts
+    their differences, so it cannot (docs/math/closed-forms.md, "Diffusions")."""
+    if "rises" not in check:
+        return []
+    flagged = check[check["rises"].astype(str).str.lower().isin(["true", "1"])]
+    return [f"WARNING: diffusion {row['potential']} lambda={row['lambda']:g} t={row['time']:g}: the coupled maximum "
+            f"{row['coupled_max']:.6g} rises above the previous time's on the same paths (each step contracts the "
+            f"differences); see results/theta/diffusion_check.csv" for row in flagged.to_dict("records")]
+
+
 def _flagged(check: pd.DataFrame) -> pd.Series:
     """The rows of a written check table whose ``violation`` reads true (as written: ``True``/``1``)."""
     return check["violation"].astype(str).str.lower().isin(["true", "1"])
@@ -64,7 +95,7 @@ def read_coupling_violations(check_csv) -> list[str]:
     if not Path(check_csv).exists():
         return []
     check = read_table(check_csv)
-    return coupling_violation_lines(check[_flagged(check)])
+    return coupling_violation_lines(check[_flagged(check)]) + rising_lines(check)
 
 
 def diffusion_caption(check_csv) -> str:
@@ -74,7 +105,18 @@ def diffusion_caption(check_csv) -> str:
     ratio = check["coupled_max"] / check["bound"]
     worst = check.loc[ratio.idxmax()]
     above = int(_flagged(check).sum())
+    rising = len(rising_lines(check))
     return (f"Largest coupled distance over the bound: {ratio.max():.6g} ({worst['potential']}, λ = "
             f"{worst['lambda']:g}, t = {worst['time']:g}; {int(worst['paths'])} paths, Euler step "
             f"{worst['step']:.4g}). Rows above the bound: {above} of {len(check)}"
-            + ("." if above == 0 else " (a WARNING at the end of the run names each)."))
+            + ("." if above == 0 else " (a WARNING at the end of the run names each).")
+            + _rising_note(check, rising))
+
+
+def _rising_note(check: pd.DataFrame, rising: int) -> str:
+    """What the caption says of the coupled maximum across times (tables with a ``rises`` column)."""
+    if "rises" not in check:
+        return ""
+    if rising == 0:
+        return " The same paths serve every time, and their largest distance never rises with t (each step contracts it)."
+    return f" The same paths serve every time, yet their largest distance rises with t at {rising} row(s) (a WARNING names each)."

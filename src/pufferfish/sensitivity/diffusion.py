@@ -61,7 +61,7 @@ from pufferfish.checks import integer, real
 from pufferfish.errors import ArgumentTypeError, InvalidArgumentError
 
 __all__ = ["POTENTIALS", "NOISE_NORMS", "Potential", "potential", "diffusion_sensitivity", "noise_norm", "ou_law",
-           "ou_w_inf", "euler_step", "coupled_distances"]
+           "ou_w_inf", "euler_step", "coupled_distances", "CoupledPaths", "coupled_paths"]
 
 #: the norm of the release each noise's calibration needs (module docstring)
 NOISE_NORMS = {"laplace": 1.0, "gaussian": 2.0}
@@ -211,26 +211,114 @@ def euler_step(pot: Potential, time, *, max_step) -> tuple[float, int]:
 
 
 def coupled_distances(pot: Potential, *, start, diameter, time, paths, max_step, seed) -> np.ndarray:
-    """|X_t - X'_t| on ``paths`` synchronously coupled Euler-Maruyama paths from ``start`` and
-    ``start + diameter`` (the same Gaussian increments for both; module docstring).
+    """|X_t - X'_t| at one release time ``time`` on ``paths`` synchronously coupled Euler-Maruyama paths
+    (:func:`coupled_paths` with one time).
 
-    ``seed``: an int or a :class:`numpy.random.SeedSequence` (the experiment derives one per
-    potential, lambda and time from the config's seed), so reruns give identical paths.
+    Parameters
+    ----------
+    pot : Potential
+        The potential (:func:`potential`).
+    start, diameter, time, paths, max_step, seed
+        As :func:`coupled_paths` (``time`` >= 0 one release time).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``paths`` distances.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        As :func:`coupled_paths`.
     """
+    t = real(time, name="time", lo=0.0)
+    return _coupled(pot, *_coupling_args(pot, start, diameter, paths, max_step, seed), np.array([t])).distances[0]
+
+
+@dataclass(frozen=True)
+class CoupledPaths:
+    """|X_t - X'_t| of the same coupled paths at every release time (:func:`coupled_paths`).
+
+    ``distances[i]`` holds the ``paths`` distances at ``times[i]``; ``steps[i]`` is the Euler step
+    of the stretch that ends at ``times[i]`` and ``counts[i]`` the steps taken from 0 to it.
+    """
+
+    times: np.ndarray
+    distances: np.ndarray
+    steps: np.ndarray
+    counts: np.ndarray
+
+
+def coupled_paths(pot: Potential, *, start, diameter, times, paths, max_step, seed) -> CoupledPaths:
+    """|X_t - X'_t| at every release time of ``times`` on ``paths`` synchronously coupled Euler-Maruyama paths
+    from ``start`` and ``start + diameter`` (the same Gaussian increments for both; docs/math/closed-forms.md).
+
+    The *same* paths serve every time (a coupling over time): the paths run from 0 through the
+    times in increasing order, each stretch in whole Euler steps of :func:`euler_step`'s size for
+    that stretch. Every step contracts the difference by a factor in
+    [1 - h sup V'', 1 - h lambda] (:func:`euler_step` keeps h <= 2 / (lambda + beta)), so each path's
+    distance, and their maximum, never increases from one time to the next.
+
+    Parameters
+    ----------
+    pot : Potential
+        The potential (:func:`potential`).
+    start : float
+        The lower initial point.
+    diameter : float
+        D >= 0: the upper initial point is ``start + diameter``.
+    times : sequence of float
+        The release times t >= 0, distinct, in any order.
+    paths : int
+        How many coupled pairs of paths (>= 1).
+    max_step : float
+        The cap of the Euler step (> 0).
+    seed : int or numpy.random.SeedSequence
+        The paths' seed (an int >= 0), so reruns give identical paths.
+
+    Returns
+    -------
+    CoupledPaths
+        The times in increasing order, and the distances on each path at each.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``pot`` is not a :class:`Potential`, or an argument of the wrong type.
+    InvalidArgumentError
+        A value out of range, or a repeated time.
+    """
+    t = np.sort(_times(times))
+    if np.any(np.diff(t) == 0):
+        raise InvalidArgumentError(f"times = {list(times)!r:.60}: a release time is repeated")
+    return _coupled(pot, *_coupling_args(pot, start, diameter, paths, max_step, seed), t)
+
+
+def _coupling_args(pot, start, diameter, paths, max_step, seed) -> tuple:
+    """The validated (start, diameter, paths, max_step, seed) of :func:`coupled_paths`."""
     if not isinstance(pot, Potential):
         raise ArgumentTypeError(f"pot = {pot!r:.60}: must be a Potential (pufferfish.sensitivity.potential)")
     x = real(start, name="start")
     diam = real(diameter, name="diameter", lo=0.0)
     n_paths = integer(paths, name="paths", lo=1)
-    h, steps = euler_step(pot, time, max_step=max_step)
+    cap = real(max_step, name="max_step", lo=0.0, lo_open=True)
     if not isinstance(seed, np.random.SeedSequence):
         seed = integer(seed, name="seed", lo=0)
+    return x, diam, n_paths, cap, seed
+
+
+def _coupled(pot: Potential, x: float, diam: float, n_paths: int, cap: float, seed, t: np.ndarray) -> CoupledPaths:
+    """The core of :func:`coupled_paths` on validated values, ``t`` sorted and distinct."""
     rng = np.random.default_rng(seed)
-    a = np.full(n_paths, x)
-    b = np.full(n_paths, x + diam)
-    root = math.sqrt(2.0 * h)
-    for _ in range(steps):
-        noise = root * rng.standard_normal(n_paths)
-        a = a - h * pot.gradient(a) + noise
-        b = b - h * pot.gradient(b) + noise
-    return np.abs(b - a)
+    a, b = np.full(n_paths, x), np.full(n_paths, x + diam)
+    out, steps, counts, done, total = np.empty((t.size, n_paths)), np.empty(t.size), np.empty(t.size, int), 0.0, 0
+    for i, time in enumerate(t):
+        h, n = euler_step(pot, time - done, max_step=cap)
+        root = math.sqrt(2.0 * h)
+        for _ in range(n):
+            noise = root * rng.standard_normal(n_paths)
+            a = a - h * pot.gradient(a) + noise
+            b = b - h * pot.gradient(b) + noise
+        done, total = float(time), total + n
+        out[i], steps[i], counts[i] = np.abs(b - a), h, total
+    return CoupledPaths(t, out, steps, counts)
