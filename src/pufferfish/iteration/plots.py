@@ -29,8 +29,9 @@ LABELS = {
     "exact": "exact (linear-Gaussian audit)",
 }
 _LINES = {"paper_bound": "-", "contraction_bound": "--", "composition": ":"}
-#: Okabe-Ito colours of the rho curves (yellow left out: too pale for thin lines on white)
-_RHO_COLOURS = ["#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7"]
+#: the stretch of matplotlib's viridis (colour-blind safe, ordered in lightness) the rho curves take:
+#: the pale yellow end left out (thin lines on white)
+_RHO_MAP = ("viridis", 0.05, 0.85)
 #: the lower end of Fig. 6's y axis: the contraction bound falls exponentially for weak
 #: correlations (below 10^-90 at T = 1000) and would flatten every other curve; the CSV has all values
 FIG6_FLOOR = 1e-7
@@ -41,6 +42,22 @@ def _positive(x, y):
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     keep = y > 0
     return x[keep], y[keep]
+
+
+def _gaps(x, y):
+    """``x`` and ``y`` with every y <= 0 as NaN: a log-axis line breaks there instead of joining its
+    neighbours across a zero (which :func:`_zero_marks` marks)."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    return x, np.where(y > 0, y, np.nan)
+
+
+def _zero_marks(zeros) -> None:
+    """A ▼ on the lower edge of its panel, in the curve's colour, at every x whose value is 0."""
+    for ax, xs, colour in zeros:
+        lo, hi = ax.get_ylim()
+        ax.set_ylim(lo, hi)   # the marks sit on the edge; they do not widen the axis
+        ax.scatter(xs, np.full(xs.size, lo), marker="v", s=45, color=colour, edgecolors="black", linewidths=0.6,
+                   zorder=12, clip_on=False)
 
 
 def _style_handles():
@@ -54,6 +71,18 @@ def _style_handles():
     return handles
 
 
+def _rho_colours(rhos) -> dict:
+    """One colour per rho, the same in every panel: the sorted rhos spread along :data:`_RHO_MAP`
+    (a larger rho is lighter, so the order reads without hue)."""
+    import matplotlib
+
+    name, lo, hi = _RHO_MAP
+    cmap = matplotlib.colormaps[name]
+    values = sorted(set(rhos))
+    return {rho: matplotlib.colors.to_hex(cmap(lo + (hi - lo) * k / max(len(values) - 1, 1)))
+            for k, rho in enumerate(values)}
+
+
 def plot_fig6(frame, png_path, pdf_path) -> None:
     """Two panels (equal, decaying): D_alpha against T for every rho (:data:`.experiments.FIG6_COLUMNS`)."""
     import matplotlib.pyplot as plt
@@ -62,13 +91,14 @@ def plot_fig6(frame, png_path, pdf_path) -> None:
     from pufferfish.plotting import log_axis, save_figure, setup_style
 
     setup_style()
+    colour_of = _rho_colours(frame.rho)
     families = [f for f in ("equal", "decaying") if (frame.correlation == f).any()]
     fig, axes = plt.subplots(1, len(families), figsize=(6.2 * len(families), 5.6), squeeze=False)
     for ax, family in zip(axes[0], families):
         sub = frame[frame.correlation == family]
         colour_handles = []
-        for i, (rho, curve) in enumerate(sub.groupby("rho", sort=True)):
-            colour = _RHO_COLOURS[i % len(_RHO_COLOURS)]
+        for rho, curve in sub.groupby("rho", sort=True):
+            colour = colour_of[rho]
             curve = curve.sort_values("steps")
             for name, dash in _LINES.items():
                 ax.plot(*_positive(curve.steps, curve[name]), color=colour, linestyle=dash,
@@ -196,6 +226,7 @@ def plot_sigma(frame, png_path, pdf_path) -> None:
     setup_style()
     etas = sorted(frame.eta.unique())
     fig, axes = plt.subplots(2, len(etas), figsize=(6.0 * len(etas), 8.6), squeeze=False)
+    zeros = []
     for row, (panel, x, xlabel) in enumerate((("all_secrets", "epsilon", "target ε"),
                                               ("per_secret", "secret_index", "secret record k (file order)"))):
         for ax, eta in zip(axes[row], etas):
@@ -205,11 +236,15 @@ def plot_sigma(frame, png_path, pdf_path) -> None:
                 curve = sub[sub.accountant == name].sort_values(x)
                 if name == "exact":
                     style = dict(TIGHT_STYLE)
-                    style.update(label="exact smallest σ (audit)")
+                    # a marker on every point: a secret between two zeros has no line to show it
+                    style.update(label="exact smallest σ (audit)", marker="o", markersize=4)
                 else:
                     style = series_style(i)
                     style.update(label=LABELS[name])
-                ax.plot(*_positive(curve[x], curve.sigma), **style)
+                ax.plot(*_gaps(curve[x], curve.sigma), **style)
+                zero = curve[curve.sigma.to_numpy(dtype=float) == 0]
+                if len(zero):
+                    zeros.append((ax, zero[x].to_numpy(dtype=float), style.get("color", "#000000")))
                 bad = curve[~curve.meets_target.astype(bool)]
                 ax.plot(*_positive(bad[x], bad.sigma), linestyle="none", marker="x", color="#D55E00",
                         markersize=10, markeredgewidth=2.2, zorder=20)
@@ -220,9 +255,13 @@ def plot_sigma(frame, png_path, pdf_path) -> None:
                 ax.set_title(f"η = {eta:g}, δ = {sub.delta.iloc[0]:g}: σ protecting every listed secret")
             else:
                 ax.set_title(f"η = {eta:g}: each secret's own σ at ε = {sub.epsilon.iloc[0]:g} "
-                             f"(σ = 0 not drawn)")
+                             f"(σ = 0: ▼ on the axis)")
+    _zero_marks(zeros)
     # one key for every panel, below them, where it hides no point
     handles, _ = axes[0][0].get_legend_handles_labels()
+    if zeros:
+        handles.append(Line2D([], [], linestyle="none", marker="v", color="#777777", markeredgecolor="black",
+                              markersize=7, label="σ = 0: no noise needed (line broken there)"))
     handles.append(Line2D([], [], linestyle="none", marker="x", color="#D55E00", markersize=9,
                           markeredgewidth=2.2, label="rejected by the exact audit (δ above target)"))
     fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, fontsize=8, frameon=False)

@@ -13,11 +13,11 @@ import pandas as pd
 
 from pufferfish.files import read_table
 
-__all__ = ["attribute_caption", "coupling_violation_lines", "rising_lines", "read_coupling_violations",
+__all__ = ["attribute_caption", "noise_list", "coupling_violation_lines", "rising_lines", "read_coupling_violations",
            "diffusion_caption"]
 
 
-def _noise_list(flagged: str) -> str:
+def noise_list(flagged: str) -> str:
     """The noises of a figure CSV's ``closed_form_flagged`` (``"laplace gaussian"``) as words:
     ``"Laplace and Gaussian"``.
 
@@ -51,7 +51,7 @@ def attribute_caption(figure_csv) -> list[str]:
                      else f"the closed form {row['gaussian_w_inf']:.4g} is at least W∞ = {row['empirical_w_inf']:g}")
         if flagged:
             verdict = (f"the data's own conditionals need more noise than the closed form gives: its scales FAIL "
-                       f"the exact audit on them ({_noise_list(flagged)} noise); {distances}")
+                       f"the exact audit on them ({noise_list(flagged)} noise); {distances}")
         else:
             verdict = (f"{distances}, and the closed-form scales pass the exact audit on the data's conditionals"
                        + (" (W∞ is sufficient, not necessary)" if row["empirical_w_inf"] > row["gaussian_w_inf"]
