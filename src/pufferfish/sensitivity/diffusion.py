@@ -1,52 +1,27 @@
-"""Privacy of the initial point of a diffusion: the GWM sensitivity by synchronous coupling.
+r"""Privacy of the initial point of a diffusion: the GWM sensitivity by synchronous coupling.
 
-Paper 002 (Pierquin et al., ICML 2024), Proposition 6.3 and its proof in Appendix F.4;
-the formulas are garbled in our text and restated here.
+Paper 002 (Pierquin et al., ICML 2024), Proposition 6.3 and its proof in Appendix F.4
+(restated, with the derivations, in docs/math/closed-forms.md, "Diffusions"). The secret is
+the initial point :math:`x_0 \in \Theta` (diameter :math:`D`) of the Langevin diffusion
+:math:`dX_t = -V'(X_t)\,dt + \sqrt{2}\,dB_t` with :math:`V` :math:`\lambda`-strongly convex;
+the release is an :math:`L`-Lipschitz query of :math:`(X_{t_1}, \dots, X_{t_m})`. Paths driven
+by the same Brownian motion contract, so the GWM sensitivity is at most
 
-Setting. The secret is the initial point X_0 = x_0 of the Langevin diffusion
+.. math::
 
-    dX_t = -V'(X_t) dt + sqrt(2) dB_t,   V lambda-strongly convex (V'' >= lambda),
+   L\, D\, \bigl\|\bigl(e^{-\lambda t_1}, \dots, e^{-\lambda t_m}\bigr)\bigr\|
 
-anywhere in a set Theta of diameter D. The release is f(X_t1, ..., X_tm) for an
-L-Lipschitz query f (with respect to a norm ||.|| on R^m and on its range).
+(:func:`diffusion_sensitivity`), in the norm the noise needs: :math:`\ell_1` for Laplace,
+:math:`\ell_2` for Gaussian (:data:`NOISE_NORMS`). Ornstein-Uhlenbeck
+(:math:`V = \lambda x^2 / 2`) attains it (:func:`ou_law`, :func:`ou_w_inf`).
 
-Synchronous coupling (Appendix F.4). Drive the paths from x_0 and x_0' by the *same*
-Brownian motion. The difference Z = X - X' has no noise: dZ/dt = -(V'(X) - V'(X')), so
-d(Z^2)/dt = -2 Z (V'(X) - V'(X')) <= -2 lambda Z^2 by strong convexity, and Gronwall's
-lemma gives |X_t - X'_t| <= e^(-lambda t) |x_0 - x_0'| <= D e^(-lambda t) on every path.
-Hence, coordinate by coordinate and for any l_p norm (monotone in the absolute values of
-the coordinates), ||f(X) - f(X')|| <= L D ||(e^(-lambda t_1), ..., e^(-lambda t_m))||, a
-coupling of the two laws of the release whose every pair is that close: the GWM
-sensitivity W_inf is at most
-
-    L D ||(e^(-lambda t_1), ..., e^(-lambda t_m))||    (:func:`diffusion_sensitivity`).
-
-Which norm. The GWM argument needs, for each coupled pair, the divergence of the noise
-shifted by the pair's difference to be a function of one norm of that difference:
-independent Laplace noise on each of the m coordinates has log density ratio at most
-||shift||_1 / b, so Laplace needs l_1; isotropic Gaussian noise has D_alpha =
-alpha ||shift||_2^2 / (2 sigma^2) and a hockey-stick divergence that depends on ||shift||_2
-only, so Gaussian needs l_2 (:data:`NOISE_NORMS`). For one release time (m = 1) every norm
-gives L D e^(-lambda t). The project's Cauchy calibration (DAGWM, W_2 at alpha = 2) is
-one-dimensional: use it with m = 1.
-
-Ornstein-Uhlenbeck (V = lambda x^2 / 2) is exact: X_t | x_0 ~ N(e^(-lambda t) x_0,
-(1 - e^(-2 lambda t)) / lambda) (:func:`ou_law`), two Gaussians with the same variance, so
-W_inf between the laws from x_0 and x_0' is e^(-lambda t) |x_0 - x_0'| (translates; W_inf
->= |difference of the means|): the bound is attained (:func:`ou_w_inf`).
-
-Discrete check (:func:`coupled_distances`). Euler-Maruyama with the same Gaussian
-increments for both paths: X <- X - h V'(X) + sqrt(2 h) xi. The difference evolves by the
-map z -> z - h (V'(x) - V'(x')) = (1 - h V''(c)) z for some c between x and x' (mean value
-theorem), so with lambda <= V'' <= beta it contracts by max |1 - h V''| =
-max(|1 - h lambda|, |1 - h beta|) = 1 - h lambda whenever h <= 2 / (lambda + beta) (then
-h beta - 1 <= 1 - h lambda). Since 1 - h lambda <= e^(-h lambda), after n steps of size h
-(t = n h) the discrete |X_t - X'_t| <= (1 - h lambda)^n D <= D e^(-lambda t): the scheme
-honours the bound pathwise, so a coupled distance above it is an error in the code, not
-a discretisation effect. For V = lambda x^2/2 + log cosh x, V'' = lambda + sech^2 x lies
-in [lambda, lambda + 1]: beta = lambda + 1 and h <= 2 / (2 lambda + 1); for OU beta =
-lambda and h <= 1 / lambda. :func:`euler_step` picks the largest h <= min(``max_step``,
-2 / (lambda + beta)) that divides t into whole steps.
+The discrete check (:func:`coupled_paths`, :func:`coupled_distances`): Euler-Maruyama paths
+from :math:`x_0` and :math:`x_0 + D` with the same Gaussian increments, the same paths at every
+release time. With :math:`\lambda \le V'' \le \beta` and a step :math:`h \le 2 / (\lambda + \beta)`
+(:func:`euler_step`) each step multiplies the difference by at most
+:math:`1 - h\lambda \le e^{-h\lambda}`, so the scheme keeps the bound on every path and a
+coupled distance above it is an error in the code. Potentials (:data:`POTENTIALS`): quadratic
+(:math:`\beta = \lambda`) and :math:`\lambda x^2/2 + \log\cosh x` (:math:`\beta = \lambda + 1`).
 """
 
 from __future__ import annotations
