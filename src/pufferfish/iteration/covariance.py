@@ -53,7 +53,29 @@ def _label(name) -> str:
 
 
 def as_vector(values, *, name: str, nonnegative: bool = False, min_size: int = 1) -> np.ndarray:
-    """``values`` as a 1-D float array of finite numbers (one line naming ``name`` otherwise)."""
+    """``values`` as a 1-D float array of finite numbers.
+
+    Parameters
+    ----------
+    values : array_like
+        The numbers.
+    name : str
+        The argument's name, for the message.
+    nonnegative : bool, optional
+        Refuse negative values (default False).
+    min_size : int, optional
+        The fewest values accepted (default 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        A 1-D float array.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        One line naming ``name``: not 1-D numbers, a value not finite (or negative), too few values.
+    """
     _label(name)
     min_size = integer(min_size, name="min_size", lo=0)
     if values is None or isinstance(values, (str, bytes, dict, set)):
@@ -327,7 +349,25 @@ def conditional_variance(total, cross, own, *, first_index: int = 1):
 
 
 def check_covariance(value, *, name: str = "covariance") -> Covariance:
-    """``value`` if it is a :class:`Covariance`, else an ArgumentTypeError naming ``name`` and the type (one line)."""
+    """``value`` if it is a :class:`Covariance`.
+
+    Parameters
+    ----------
+    value : object
+        The argument.
+    name : str, optional
+        Its name, for the message (default ``"covariance"``).
+
+    Returns
+    -------
+    Covariance
+        ``value`` itself.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``value`` is not a :class:`Covariance` (one line naming ``name`` and the type).
+    """
     _label(name)
     if not isinstance(value, Covariance):
         raise ArgumentTypeError(f"{name}: must be a Covariance (DenseCovariance, StationaryCovariance, "
@@ -664,13 +704,31 @@ def decaying_correlation(size: int, rho: float, variance: float = 1.0) -> Decayi
 
 
 def biased_autocovariance(values) -> np.ndarray:
-    """gamma(h) = (1/n) sum_{t=1}^{n-h} (x_t - xbar)(x_{t+h} - xbar), h = 0..n-1, by FFT.
+    r"""The biased sample autocovariance, by FFT.
 
-    Dividing by n (not n - h) makes the Toeplitz matrix positive semi-definite: with the
-    centred series y zero-padded, gamma(h) = (1/n) sum_t y_t y_{t+h} is the autocorrelation
-    of a finite sequence, whose Fourier transform |Y(f)|^2 / n is non-negative (Bochner).
-    gamma(0) is the population variance of the column (ddof = 0). A constant series
-    (gamma(0) = 0) is refused: no record is informative about another.
+    .. math::
+
+       \gamma(h) = \frac1n \sum_{t=1}^{n-h} (x_t - \bar x)(x_{t+h} - \bar x), \qquad h = 0, \dots, n - 1.
+
+    Dividing by :math:`n` (not :math:`n - h`) makes the Toeplitz matrix positive semi-definite: it is
+    the autocorrelation of a finite sequence, whose Fourier transform :math:`|Y(f)|^2 / n` is
+    non-negative (Bochner). :math:`\gamma(0)` is the population variance (ddof = 0).
+
+    Parameters
+    ----------
+    values : array_like
+        :math:`x_1, \dots, x_n`, finite, at least one.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`\gamma(0), \dots, \gamma(n - 1)`.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        Not finite numbers, none, or a constant series (:math:`\gamma(0) = 0`: no record is
+        informative about another).
     """
     x = as_vector(values, name="values", min_size=1)
     y = x - x.mean()

@@ -152,10 +152,27 @@ def _solve(s: np.ndarray, c: float, *, want_allocation: bool, scale: float | Non
 
 
 def minimal_cost(shifts, *, contraction: float = 1.0) -> float:
-    """min sum_t a_t^2 over the allocations of Theorem 5.2 with contraction c (module docstring).
+    r""":math:`\min \sum_t a_t^2` over the allocations of paper 002's Theorem 5.2 with contraction :math:`c`, in :math:`O(T)`.
 
-    ``shifts`` s_1..s_T >= 0 (finite, non-empty); ``contraction`` c in [0, 1] (1: the paper's
-    contractive steps). O(T).
+    The sum of :math:`\text{rise}^2 / \text{run}` over the greatest convex minorant's segments (module
+    docstring; docs/math/iteration.md).
+
+    Parameters
+    ----------
+    shifts : array_like
+        :math:`s_1, \dots, s_T \ge 0`, finite, non-empty.
+    contraction : float, optional
+        :math:`c \in [0, 1]` (default 1: the paper's contractive steps).
+
+    Returns
+    -------
+    float
+        The least cost :math:`\sum_t a_t^2 \ge 0`.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        A shift negative or not finite, no shift, ``contraction`` outside [0, 1].
     """
     s, c = _check(shifts, contraction)
     return _solve(s, c, want_allocation=False)[0]
@@ -193,7 +210,26 @@ def minimal_costs(shifts, *, contractions) -> tuple[float, ...]:
 
 
 def optimal_allocation(shifts, *, contraction: float = 1.0) -> Allocation:
-    """The allocation a_1..a_T attaining :func:`minimal_cost`, and the minorant's vertices."""
+    r"""The allocation :math:`a_1, \dots, a_T` attaining :func:`minimal_cost`, and the minorant's vertices.
+
+    Parameters
+    ----------
+    shifts : array_like
+        :math:`s_1, \dots, s_T \ge 0`, finite, non-empty.
+    contraction : float, optional
+        :math:`c \in [0, 1]` (default 1: the paper's contractive steps).
+
+    Returns
+    -------
+    Allocation
+        :math:`a_u = Q_u \gamma_u` (:math:`Q_u = c^{T-u}`, :math:`\gamma_u` the minorant's slope), its cost
+        and the vertices.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        A shift negative or not finite, no shift, ``contraction`` outside [0, 1].
+    """
     s, c = _check(shifts, contraction)
     cost, a, vertices = _solve(s, c, want_allocation=True)
     a.setflags(write=False)
@@ -202,9 +238,28 @@ def optimal_allocation(shifts, *, contraction: float = 1.0) -> Allocation:
 
 
 def carried_shift(shifts, allocation, *, contraction: float = 1.0) -> np.ndarray:
-    """z_1..z_T of the recursion z_t = c z_{t-1} + s_t - a_t, z_0 = 0 (a linear filter, O(T)).
+    r"""The carried shifts :math:`z_1, \dots, z_T` of :math:`z_t = c z_{t-1} + s_t - a_t`, :math:`z_0 = 0` (a linear filter, :math:`O(T)`).
 
-    An allocation is feasible for Theorem 5.2 when every z_t >= 0 and z_T = 0.
+    An allocation is feasible for paper 002's Theorem 5.2 when every :math:`z_t \ge 0` and :math:`z_T = 0`.
+
+    Parameters
+    ----------
+    shifts : array_like
+        :math:`s_1, \dots, s_T \ge 0`, finite, non-empty.
+    allocation : array_like
+        :math:`a_1, \dots, a_T`, finite, as many as the shifts.
+    contraction : float, optional
+        :math:`c \in [0, 1]` (default 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`z_1, \dots, z_T`.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        A value not finite or out of range, or lengths that differ.
     """
     from scipy.signal import lfilter
 

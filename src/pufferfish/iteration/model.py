@@ -38,11 +38,34 @@ class ModelAccount:
 
 def account_quadratic_model(covariance: Covariance, *, secret_index: int, eta: float, diameter: float,
                             sigma: float = 1.0) -> ModelAccount:
-    """The four accountants' costs and the exact audit for secret x_k (1-based ``secret_index``).
+    r"""The four accountants' costs and the exact audit for the secret :math:`x_k`.
 
-    O(T) time and memory: the shifts and the minorants over the secret's column, the exact
+    :math:`O(T)` time and memory: the shifts and the minorants over the secret's column, the exact
     audit from the covariance's step sums (closed forms for a stationary or an equal-correlation
-    prior, :mod:`.geometric`).
+    prior, :mod:`pufferfish.iteration.geometric`).
+
+    Parameters
+    ----------
+    covariance : pufferfish.iteration.covariance.Covariance
+        The prior's covariance of the :math:`T` records.
+    secret_index : int
+        The secret's 1-based position :math:`k`, :math:`1 \le k \le T`.
+    eta : float
+        The step size :math:`\eta \in (0, 1]` of the quadratic loss (contraction :math:`1 - \eta`).
+    diameter : float
+        :math:`D \ge 0`.
+    sigma : float, optional
+        The noise :math:`\sigma \ge 0` (default 1).
+
+    Returns
+    -------
+    ModelAccount
+        The costs of :data:`~pufferfish.iteration.accountants.ACCOUNTANTS` and the exact divergence.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        ``covariance`` not a Covariance, or a value out of range.
     """
     audit = exact_audit(covariance, secret_index=secret_index, eta=eta, sigma=sigma, diameter=diameter)
     s = step_shifts(covariance, secret_index=secret_index, eta=eta, diameter=diameter, lipschitz=1.0)

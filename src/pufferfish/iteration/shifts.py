@@ -51,11 +51,38 @@ def _gradient_bound(value) -> float:
 
 def shifts_from_column(column, *, secret_index: int, eta: float, diameter: float, lipschitz: float = 1.0,
                        gradient_bound: float = math.inf) -> np.ndarray:
-    """s_t = eta min(K D |Sigma_tk| / Sigma_kk, 2 L), t = 1..T, from the secret's column Sigma_{.k}.
+    r"""The per-step shifts from the secret's column :math:`\Sigma_{\cdot k}` of the prior's covariance.
 
-    ``column`` is Sigma_{.k} (length T, Sigma_kk = column[k - 1] > 0), ``secret_index`` the
-    1-based k, ``lipschitz`` K, ``diameter`` D, ``gradient_bound`` L (default: none, +inf).
-    See the module docstring for the coupling that makes these valid shifts.
+    .. math::
+
+       s_t = \eta \min\bigl(K D\, |\Sigma_{tk}| / \Sigma_{kk},\ 2L\bigr), \qquad t = 1, \dots, T
+
+    (the module docstring gives the coupling that makes these valid shifts).
+
+    Parameters
+    ----------
+    column : array_like
+        :math:`\Sigma_{\cdot k}`, length :math:`T`, finite, with :math:`\Sigma_{kk} > 0`.
+    secret_index : int
+        The secret's 1-based position :math:`k`, :math:`1 \le k \le T`.
+    eta : float
+        The step size :math:`\eta > 0`.
+    diameter : float
+        :math:`D \ge 0`, the diameter of the records' domain.
+    lipschitz : float, optional
+        :math:`K \ge 0`, the gradient's Lipschitz constant in the record (default 1).
+    gradient_bound : float, optional
+        :math:`L > 0`, a bound on the gradient's norm (default :math:`+\infty`: none).
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`s_1, \dots, s_T \ge 0`.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        A value not finite or out of range, ``secret_index`` past the column, :math:`\Sigma_{kk} \le 0`.
     """
     col = as_vector(column, name="column")
     k = integer(secret_index, name="secret_index", lo=1, hi=col.size)
@@ -85,7 +112,33 @@ def _shifts(col: np.ndarray, k: int, eta: float, diameter: float, lipschitz: flo
 
 def step_shifts(covariance: Covariance, *, secret_index: int, eta: float, diameter: float, lipschitz: float = 1.0,
                 gradient_bound: float = math.inf) -> np.ndarray:
-    """The shifts s_1..s_T of :func:`shifts_from_column` for a :class:`~pufferfish.iteration.covariance.Covariance`."""
+    r"""The shifts :math:`s_1, \dots, s_T` of :func:`shifts_from_column` for a :class:`~pufferfish.iteration.covariance.Covariance`.
+
+    Parameters
+    ----------
+    covariance : pufferfish.iteration.covariance.Covariance
+        The prior's covariance (its column :math:`k` is read, :math:`O(T)`).
+    secret_index : int
+        The secret's 1-based position :math:`k`, :math:`1 \le k \le T`.
+    eta : float
+        The step size :math:`\eta > 0`.
+    diameter : float
+        :math:`D \ge 0`, the diameter of the records' domain.
+    lipschitz : float, optional
+        :math:`K \ge 0`, the gradient's Lipschitz constant in the record (default 1).
+    gradient_bound : float, optional
+        :math:`L > 0`, a bound on the gradient's norm (default :math:`+\infty`: none).
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`s_1, \dots, s_T \ge 0`.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        ``covariance`` not a Covariance, or a value out of range (as :func:`shifts_from_column`).
+    """
     check_covariance(covariance)
     k = integer(secret_index, name="secret_index", lo=1)                 # and <= T: the covariance's column checks it
     parameters = _parameters(eta, diameter, lipschitz, gradient_bound)
