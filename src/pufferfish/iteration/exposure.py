@@ -53,6 +53,12 @@ def series_audits(covariance: StationaryCovariance, diameter: float, settings: S
     -------
     dict
         One audit of every record per eta.
+
+    Raises
+    ------
+    InvalidArgumentError
+        As :func:`pufferfish.iteration.every_secret.all_secrets_audit` (job-level: the
+        arguments come from the schema-validated config and the series).
     """
     return {eta: all_secrets_audit(covariance, eta=eta, sigma=settings.sigma, diameter=diameter)
             for eta in settings.etas}
@@ -94,6 +100,12 @@ def exposure_table(audits: dict, settings: SeriesSettings, *, records: int) -> p
     -------
     pandas.DataFrame
         One row per eta.
+
+    Raises
+    ------
+    KeyError
+        An eta of ``settings`` without an audit in ``audits`` (job-level: :func:`series_audits` builds
+        one per eta).
     """
     import pandas as pd
 
@@ -121,6 +133,12 @@ def exposure_curve(audits: dict, bounds: pd.DataFrame, settings: SeriesSettings)
     -------
     pandas.DataFrame
         T rows per eta.
+
+    Raises
+    ------
+    KeyError
+        An eta of ``settings`` without an audit in ``audits`` (job-level: :func:`series_audits` builds
+        one per eta).
     """
     import pandas as pd
 
@@ -156,6 +174,11 @@ def run_exposure(covariance: StationaryCovariance, diameter: float, bounds: pd.D
     -------
     pandas.DataFrame
         The exposure table (:func:`exposure_table`).
+
+    Raises
+    ------
+    InvalidArgumentError
+        As :func:`series_audits`; an output path that cannot be written raises ``OSError``.
     """
     from pufferfish.files import write_csv
     from pufferfish.iteration.plots import plot_exposure
