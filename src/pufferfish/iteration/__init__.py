@@ -4,19 +4,19 @@ Paper 002 ("Renyi Pufferfish Privacy", Pierquin, Bellet, Tommasi, Boussard, ICML
 Section 5 (Theorem 5.2), Section 6.4 and Appendix F.5 (Proposition F.2, Figure 6), with an
 exact audit of the quadratic-loss linear-Gaussian model beside every bound:
 
-* :mod:`.geometric` -- the step weights q_t = (1 - eta)^(T-t) and their sums in closed form;
-* :mod:`.covariance` -- the adversary's Gaussian prior (dense, stationary/Toeplitz, equal and
+* :mod:`pufferfish.iteration.geometric` -- the step weights q_t = (1 - eta)^(T-t) and their sums in closed form;
+* :mod:`pufferfish.iteration.covariance` -- the adversary's Gaussian prior (dense, stationary/Toeplitz, equal and
   decaying correlation families, the biased sample autocovariance) and its step sums;
-* :mod:`.shifts` -- per-step shifts s_t = eta min(K D |Sigma_tk| / Sigma_kk, 2 L);
-* :mod:`.minorant` -- the best allocation of Theorem 5.2: a greatest convex minorant, O(T);
-* :mod:`.accountants` -- ``paper_bound``, ``contraction_bound`` (recommended),
+* :mod:`pufferfish.iteration.shifts` -- per-step shifts s_t = eta min(K D |Sigma_tk| / Sigma_kk, 2 L);
+* :mod:`pufferfish.iteration.minorant` -- the best allocation of Theorem 5.2: a greatest convex minorant, O(T);
+* :mod:`pufferfish.iteration.accountants` -- ``paper_bound``, ``contraction_bound`` (recommended),
   ``dp_assumption`` (records treated as independent), ``composition``; RDP -> (epsilon, delta);
-* :mod:`.exact` -- the exact Gaussian law of w_T under both secrets: D_alpha and the hockey stick;
-* :mod:`.every_secret` -- the exact audit of every record as the secret at once (the most exposed);
-* :mod:`.model` -- every accountant and the exact audit for one secret of the quadratic model;
-* :mod:`.calibrate` -- the smallest sigma each accountant certifies, audited exactly;
-* :mod:`.settings`, :mod:`.experiments`, :mod:`.plots` -- the Fig. 6 analogue and a real series
-  (:mod:`.captions`: the reader of their calibration tables for a caption).
+* :mod:`pufferfish.iteration.exact` -- the exact Gaussian law of w_T under both secrets: D_alpha and the hockey stick;
+* :mod:`pufferfish.iteration.every_secret` -- the exact audit of every record as the secret at once (the most exposed);
+* :mod:`pufferfish.iteration.model` -- every accountant and the exact audit for one secret of the quadratic model;
+* :mod:`pufferfish.iteration.calibrate` -- the smallest sigma each accountant certifies, audited exactly;
+* :mod:`pufferfish.iteration.settings`, :mod:`pufferfish.iteration.experiments`, :mod:`pufferfish.iteration.plots` -- the Fig. 6 analogue and a real series
+  (:mod:`pufferfish.iteration.captions`: the reader of their calibration tables for a caption).
 
 See docs/math/iteration.md for when each accountant applies.
 """

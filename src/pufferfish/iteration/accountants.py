@@ -107,7 +107,7 @@ def accountant_costs(shifts, *, contraction: float, secret_index: int) -> dict:
     Parameters
     ----------
     shifts : array_like
-        s_1..s_T >= 0, finite, non-empty (:mod:`.shifts`).
+        s_1..s_T >= 0, finite, non-empty (:mod:`pufferfish.iteration.shifts`).
     contraction : float
         c in [0, 1] of ``contraction_bound``.
     secret_index : int

@@ -1,10 +1,10 @@
 r"""The smallest :math:`\sigma` each accountant certifies, and the exact audit's verdict on it.
 
-Every accountant bounds :math:`D_\alpha` by :math:`\alpha X / (2\sigma^2)` (:mod:`.accountants`), so its
+Every accountant bounds :math:`D_\alpha` by :math:`\alpha X / (2\sigma^2)` (:mod:`pufferfish.iteration.accountants`), so its
 smallest :math:`\sigma` is in closed form: :math:`\sqrt{\alpha X / (2\epsilon)}` for a Renyi target
 (:func:`sigma_for_renyi`), and for :math:`(\epsilon, \delta)` through the RDP conversion the smallest over
 the orders of each order's closed form (:func:`sigma_for_epsilon_delta`). The exact audit
-(:mod:`.exact`) then judges each :math:`\sigma`: :func:`audit_sigma` returns its
+(:mod:`pufferfish.iteration.exact`) then judges each :math:`\sigma`: :func:`audit_sigma` returns its
 :class:`~pufferfish.audit.verdict.Verdict`, the project's one verdict of a scale, against the
 :class:`~pufferfish.audit.target.Target` built by :func:`~pufferfish.audit.target.target_for`;
 :func:`exact_sigma` is the exact audit's own smallest :math:`\sigma`; :func:`calibrate_account` does all
@@ -91,7 +91,7 @@ def _renyi_sigma(cost: float, alpha: float, epsilon: float) -> float:
 def sigma_for_epsilon_delta(cost: float, *, epsilon: float, delta: float, orders=ORDERS) -> float:
     r"""The smallest :math:`\sigma` whose bound :math:`\alpha X / (2\sigma^2)` converts to :math:`(\epsilon, \delta)`.
 
-    At one order :math:`\alpha > 1.01` the conversion (:func:`.accountants.rdp_epsilon`) accepts
+    At one order :math:`\alpha > 1.01` the conversion (:func:`pufferfish.iteration.accountants.rdp_epsilon`) accepts
     :math:`\sigma \ge \sqrt{\alpha X / (2 r_\alpha)}`,
     :math:`r_\alpha = \epsilon - \log(1 - 1/\alpha) + \log(\delta\alpha) / (\alpha - 1) > 0`; the KL branch needs
     :math:`\alpha X / (2\sigma^2) < -\log(1 - \delta^2)` at the smallest order. The smallest over the orders,
@@ -106,7 +106,7 @@ def sigma_for_epsilon_delta(cost: float, *, epsilon: float, delta: float, orders
     delta : float
         In (0, 1).
     orders : array_like, optional
-        The Renyi orders (>= 1) of the conversion (default :data:`.accountants.ORDERS`).
+        The Renyi orders (>= 1) of the conversion (default :data:`pufferfish.iteration.accountants.ORDERS`).
 
     Returns
     -------
@@ -153,7 +153,7 @@ def exact_sigma(audit: ExactAudit, *, epsilon: float, delta: float | None = None
     Parameters
     ----------
     audit : ExactAudit
-        The exact audit of one secret (:func:`.exact.exact_audit`).
+        The exact audit of one secret (:func:`pufferfish.iteration.exact.exact_audit`).
     epsilon : float
         > 0.
     delta : float, optional
@@ -169,7 +169,7 @@ def exact_sigma(audit: ExactAudit, *, epsilon: float, delta: float | None = None
     Raises
     ------
     ArgumentTypeError
-        ``audit`` is not an :class:`~.exact.ExactAudit`.
+        ``audit`` is not an :class:`~pufferfish.iteration.exact.ExactAudit`.
     InvalidArgumentError
         A value out of range, or neither ``delta`` nor ``alpha``.
     """
@@ -202,7 +202,7 @@ def audit_sigma(audit: ExactAudit, sigma: float, *, epsilon: float, delta: float
     Raises
     ------
     ArgumentTypeError
-        ``audit`` is not an :class:`~.exact.ExactAudit`.
+        ``audit`` is not an :class:`~pufferfish.iteration.exact.ExactAudit`.
     InvalidArgumentError
         A value out of range.
     """
@@ -247,7 +247,7 @@ def calibrate_account(account: ModelAccount, *, epsilon: float, delta: float, al
     Parameters
     ----------
     account : ModelAccount
-        The costs and the exact audit of one secret (:func:`.model.account_quadratic_model`).
+        The costs and the exact audit of one secret (:func:`pufferfish.iteration.model.account_quadratic_model`).
     epsilon : float
         > 0.
     delta : float
@@ -260,12 +260,12 @@ def calibrate_account(account: ModelAccount, *, epsilon: float, delta: float, al
     Returns
     -------
     tuple of AccountantCalibration
-        One per accountant of :data:`.accountants.ACCOUNTANTS`, in that order, then ``"exact"``.
+        One per accountant of :data:`pufferfish.iteration.accountants.ACCOUNTANTS`, in that order, then ``"exact"``.
 
     Raises
     ------
     ArgumentTypeError
-        ``account`` is not a :class:`~.model.ModelAccount`.
+        ``account`` is not a :class:`~pufferfish.iteration.model.ModelAccount`.
     InvalidArgumentError
         A value out of range.
     """

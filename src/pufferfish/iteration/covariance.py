@@ -10,7 +10,7 @@ operations, so a stationary prior of a million records never builds its T x T ma
 * :class:`DenseCovariance` -- a matrix given in full (checked symmetric, positive semi-definite);
 * :class:`StationaryCovariance` -- Sigma_tu = gamma(|t - u|), a Toeplitz matrix given by its
   autocovariance gamma(0..T-1); q^T Sigma q by one FFT convolution (O(T log T)) for any q, and
-  for the step weights q_t = (1 - eta)^(T-t) by their lag sums (O(T), :mod:`.geometric`);
+  for the step weights q_t = (1 - eta)^(T-t) by their lag sums (O(T), :mod:`pufferfish.iteration.geometric`);
 * :class:`EqualCorrelation` -- Sigma_tt = v, Sigma_tu = rho v (t != u), 0 <= rho <= 1
   (paper 002, Fig. 6, "all elements equally correlated"); closed forms, O(T);
 * :func:`decaying_correlation` -- Sigma_tu = v rho^|t-u| (Fig. 6, "dependencies decreasing
@@ -155,7 +155,7 @@ class Covariance:
         return None
 
     def step_variance(self, eta: float) -> float:
-        """Var(q^T x) = q^T Sigma q for the step weights q_t = (1 - eta)^(T-t) (:func:`.geometric.step_weights`).
+        """Var(q^T x) = q^T Sigma q for the step weights q_t = (1 - eta)^(T-t) (:func:`pufferfish.iteration.geometric.step_weights`).
 
         Parameters
         ----------
@@ -225,7 +225,7 @@ class Covariance:
 
     def conditional_moments(self, eta: float, secret_index: int) -> tuple[float, float]:
         r"""(Cov(q^T x, x_k), Var(q^T x | x_k)) for the step weights q_t = (1 - eta)^(T-t): what the exact
-        audit reads of the prior (:func:`.exact.exact_audit`).
+        audit reads of the prior (:func:`pufferfish.iteration.exact.exact_audit`).
 
         Generically :math:`q^\top \Sigma_{\cdot k}` and the difference of
         :func:`conditional_variance`, whose rounding error is a few u times
@@ -476,8 +476,8 @@ class StationaryCovariance(Covariance):
 
     def step_variance(self, eta: float) -> float:
         """q^T Sigma q = gamma(0) A_0 + 2 sum_{h>=1} gamma(h) A_h with the closed-form lag sums
-        A_h of the step weights (:func:`.geometric.lag_sums`): one dot product, O(T); the lags
-        beyond :func:`.geometric.significant_lags` (A_h < 5e-300 A_0) are left out."""
+        A_h of the step weights (:func:`pufferfish.iteration.geometric.lag_sums`): one dot product, O(T); the lags
+        beyond :func:`pufferfish.iteration.geometric.significant_lags` (A_h < 5e-300 A_0) are left out."""
         count = significant_lags(self.size, eta)
         a = lag_sums(self.size, eta, count=count)
         g = self.autocovariance
@@ -485,7 +485,7 @@ class StationaryCovariance(Covariance):
 
     def step_covariance(self, eta: float, secret_index: int) -> float:
         """q^T Sigma_{.k} = sum_t c^(T-t) gamma(|t - k|) over the steps whose weight c^(T-t) is
-        significant (:func:`.geometric.significant_lags`): O(min(T, 690 / |log c|))."""
+        significant (:func:`pufferfish.iteration.geometric.significant_lags`): O(min(T, 690 / |log c|))."""
         k = self._index(secret_index)
         count = significant_lags(self.size, eta)
         q = contraction_powers(eta, count)[::-1]                 # q_t for t = T-count+1..T
@@ -494,7 +494,7 @@ class StationaryCovariance(Covariance):
     def step_covariances(self, eta: float) -> np.ndarray:
         """q^T Sigma_{.k} for every k = 1..T in O(T): with c = 1 - eta,
         q^T Sigma_{.k} = F_{T-k} + c^(T-k) P_{k-1}, F_m = sum_{j<=m} c^(m-j) gamma(j) (the steps
-        t >= k, :func:`.geometric.discounted_cumsum`) and P_m = sum_{j=1}^{m} c^j gamma(j) (the
+        t >= k, :func:`pufferfish.iteration.geometric.discounted_cumsum`) and P_m = sum_{j=1}^{m} c^j gamma(j) (the
         steps t < k; terms with c^j < 2.3e-300 left out)."""
         g, size = self.autocovariance, self.size
         out = discounted_cumsum(g, eta)[::-1]                    # F_{T-k}, k = 1..T (a reversed view)
@@ -662,7 +662,7 @@ class DecayingCorrelation(StationaryCovariance):
 
     def _innovations(self, eta: float) -> tuple[int, np.ndarray, np.ndarray]:
         """(first, P, B): the first record whose step weight is significant (q_t >= e^-690,
-        :func:`.geometric.significant_lags`; the earlier ones are left out, as in the step sums), and
+        :func:`pufferfish.iteration.geometric.significant_lags`; the earlier ones are left out, as in the step sums), and
         P_j = sum_{first <= t <= j} q_t rho^(j-t), B_j = sum_{t >= j} q_t rho^(t-j) for j = first..T."""
         count = significant_lags(self.size, eta)
         q = contraction_powers(eta, count)[::-1]                    # q_first..q_T

@@ -1,12 +1,12 @@
 r"""The exact audit of every record as the secret, at once: which record is most exposed.
 
-The exact audit of the quadratic-loss model (:mod:`.exact`) needs, for the secret x_k,
+The exact audit of the quadratic-loss model (:mod:`pufferfish.iteration.exact`) needs, for the secret x_k,
 Sigma_kk, Cov(q^T x, x_k) = q^T Sigma_{.k} and Var(q^T x) = q^T Sigma q (q_t = (1 - eta)^(T-t)).
 The last is one number for every k; the second, for every k, is the product of the covariance
 with q, which :meth:`.Covariance.step_covariances` computes at once: O(T) for a stationary prior
 (a convolution of the autocovariance with the geometric weights, computed by its recurrence,
-:func:`.geometric.discounted_cumsum`), O(1) per record for equal correlations, q^T Sigma for a
-dense matrix. Then, per record, exactly as :func:`.exact.exact_audit`:
+:func:`pufferfish.iteration.geometric.discounted_cumsum`), O(1) per record for equal correlations, q^T Sigma for a
+dense matrix. Then, per record, exactly as :func:`pufferfish.iteration.exact.exact_audit`:
 
     Delta_k = eta D |q^T Sigma_{.k}| / Sigma_kk,
     V_k = sigma^2 sum_t q_t^2 + eta^2 (q^T Sigma q - (q^T Sigma_{.k})^2 / Sigma_kk),
@@ -99,8 +99,8 @@ class AllSecretsAudit:
     """w_T under x_k = a and x_k = b (|a - b| = D) for every record k: N(m, V_k) and N(m + Delta_k, V_k).
 
     ``mean_gap`` holds |Delta_1|..|Delta_T|, ``data_variance`` eta^2 Var(q^T x | x_k); V_k =
-    sigma^2 ``gain`` + ``data_variance``. The record k's entry equals :func:`.exact.exact_audit`'s
-    numbers for k up to rounding (:meth:`audit` returns it as an :class:`~.exact.ExactAudit`).
+    sigma^2 ``gain`` + ``data_variance``. The record k's entry equals :func:`pufferfish.iteration.exact.exact_audit`'s
+    numbers for k up to rounding (:meth:`audit` returns it as an :class:`~pufferfish.iteration.exact.ExactAudit`).
     """
 
     eta: float
@@ -179,7 +179,7 @@ class AllSecretsAudit:
         """The smallest sigma each record needs for (epsilon, delta) (``delta`` given) or D_alpha <= epsilon.
 
         Renyi: sigma_k^2 = (alpha Delta_k^2 / (2 epsilon) - data_k) / gain, as
-        :func:`.calibrate.exact_sigma`. (epsilon, delta): the hockey stick depends on mu only, so
+        :func:`pufferfish.iteration.calibrate.exact_sigma`. (epsilon, delta): the hockey stick depends on mu only, so
         one root mu* (:func:`pufferfish.mechanisms.gaussian.analytic_gaussian_sigma` at Delta = 1)
         serves every record: V_k = (Delta_k / mu*)^2; each sigma is then checked by the exact
         delta and nudged up by relative steps of :data:`NUDGE` until it meets the target.
@@ -212,7 +212,7 @@ class AllSecretsAudit:
 
 
 def all_secrets_audit(covariance: Covariance, *, eta: float, sigma: float, diameter: float) -> AllSecretsAudit:
-    """The exact audit of :func:`.exact.exact_audit` for every record k = 1..T as the secret, at once.
+    """The exact audit of :func:`pufferfish.iteration.exact.exact_audit` for every record k = 1..T as the secret, at once.
 
     One :meth:`~.Covariance.step_covariances` (O(T) for a stationary or an equal-correlation
     prior), one :meth:`~.Covariance.step_variance`, then O(1) per record (module docstring).
@@ -220,7 +220,7 @@ def all_secrets_audit(covariance: Covariance, *, eta: float, sigma: float, diame
     Parameters
     ----------
     covariance : Covariance
-        The adversary's prior (:mod:`.covariance`).
+        The adversary's prior (:mod:`pufferfish.iteration.covariance`).
     eta : float
         The step size, in (0, 1].
     sigma : float

@@ -12,11 +12,11 @@ With :math:`\ell(w, x) = (w - x)^2 / 2` and no projection each step is a noisy r
 
 Hence :math:`D_\alpha = \alpha \Delta^2 / (2V)` exactly and the exact :math:`(\epsilon, \delta)` curve is the
 Gaussian hockey stick at :math:`\mu = |\Delta| / \sqrt{V}` (Balle and Wang 2018, Thm 8;
-:func:`pufferfish.mechanisms.gaussian.balle_wang_delta`). Every accountant of :mod:`.accountants` but
+:func:`pufferfish.mechanisms.gaussian.balle_wang_delta`). Every accountant of :mod:`pufferfish.iteration.accountants` but
 ``dp_assumption`` is at least these values. The prior enters through
-:meth:`.Covariance.conditional_moments` (closed forms of the step weights, :mod:`.geometric`; the
+:meth:`.Covariance.conditional_moments` (closed forms of the step weights, :mod:`pufferfish.iteration.geometric`; the
 conditional variance without cancellation where the prior's structure allows it). Every record at
-once: :mod:`.every_secret`. Derivation and accuracy: docs/math/iteration.md, "The exact audit".
+once: :mod:`pufferfish.iteration.every_secret`. Derivation and accuracy: docs/math/iteration.md, "The exact audit".
 """
 
 from __future__ import annotations
@@ -177,7 +177,7 @@ def exact_audit(covariance: Covariance, *, secret_index: int, eta: float, sigma:
     Parameters
     ----------
     covariance : Covariance
-        The adversary's prior on the records (:mod:`.covariance`).
+        The adversary's prior on the records (:mod:`pufferfish.iteration.covariance`).
     secret_index : int
         k, 1-based, 1 <= k <= T.
     eta : float
@@ -195,7 +195,7 @@ def exact_audit(covariance: Covariance, *, secret_index: int, eta: float, sigma:
     Raises
     ------
     ArgumentTypeError
-        ``covariance`` is not a :class:`~.covariance.Covariance`.
+        ``covariance`` is not a :class:`~pufferfish.iteration.covariance.Covariance`.
     InvalidArgumentError
         A value out of range, a prior that is not positive semi-definite, or :math:`V = 0`.
     """

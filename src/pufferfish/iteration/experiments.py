@@ -1,6 +1,6 @@
 """The iteration experiments: the Fig. 6 analogue, a real series, the calibration, the audit tables.
 
-All use noisy gradient descent with the quadratic loss (:mod:`.exact`: K = 1, c = 1 - eta) so
+All use noisy gradient descent with the quadratic loss (:mod:`pufferfish.iteration.exact`: K = 1, c = 1 - eta) so
 that every bound sits beside the exact divergence of the same run.
 
 * :func:`fig6_table` -- paper 002, Fig. 6 (Appendix F.5.4): D_alpha against the number of
@@ -22,7 +22,7 @@ that every bound sits beside the exact divergence of the same run.
   target (``paper_bound``, ``contraction_bound``, ``composition``, ``exact``), False for the
   ``dp_assumption`` baseline (:data:`UNCLAIMED`), shown on purpose to fail under correlation.
 * :func:`run_fig6`, :func:`run_series` -- write the CSVs and the figures (the series also every
-  record's exact audit: :mod:`.exposure`);
+  record's exact audit: :mod:`pufferfish.iteration.exposure`);
   :func:`~pufferfish.iteration.captions.rejection_summary` -- the exact audit's verdicts of a calibration
   table, for a caption.
 """
@@ -83,7 +83,25 @@ def _fig6_accounts(settings: Fig6Settings):
 
 
 def fig6_table(settings: Fig6Settings, *, accounts=None) -> pd.DataFrame:
-    """D_alpha of every accountant and the exact value, per family, rho and T (:data:`FIG6_COLUMNS`)."""
+    """D_alpha of every accountant and the exact value, per family, rho and T (:data:`FIG6_COLUMNS`).
+
+    Parameters
+    ----------
+    settings : pufferfish.iteration.settings.Fig6Settings
+        The typed config section ``iteration.fig6``.
+    accounts : list, optional
+        The accounts already computed (by the run function), else computed here.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows of :data:`FIG6_COLUMNS`.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        Settings of the wrong type, or a size this machine cannot honour (job-level: the config was validated).
+    """
     import pandas as pd
 
     rows = []
@@ -104,6 +122,27 @@ def fig6_audit(settings: Fig6Settings, *, rtol: float = 1e-9, experiment: str = 
     ``scale / scale_min`` < 1 marks a claim the exact audit refutes (the audit-table schema
     :data:`~pufferfish.audit.verdict.AUDIT_COLUMNS`). A bound below float64's range (0) is audited
     as the smallest positive float.
+
+    Parameters
+    ----------
+    settings : pufferfish.iteration.settings.Fig6Settings
+        The typed config section ``iteration.fig6``.
+    rtol : float, optional
+        The audit's relative tolerance (default 1e-9).
+    experiment : str, optional
+        The ``experiment`` of the rows.
+    accounts : list, optional
+        The accounts already computed (by the run function), else computed here.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rows of :data:`~pufferfish.audit.verdict.AUDIT_COLUMNS`.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        Settings of the wrong type, or a size this machine cannot honour (job-level: the config was validated).
     """
     rows = []
     for family, rho, steps, account in accounts or _fig6_accounts(settings):
@@ -123,6 +162,23 @@ def read_series(path: str | os.PathLike, settings: SeriesSettings) -> np.ndarray
 
     A missing column or a non-numeric / missing value is a :class:`~pufferfish.errors.DataError`
     naming the column (the series has no gaps: every record is a step).
+
+    Parameters
+    ----------
+    path : path-like
+        The series' CSV.
+    settings : pufferfish.iteration.settings.SeriesSettings
+        The typed settings of one series.
+
+    Returns
+    -------
+    numpy.ndarray
+        The column's values as floats.
+
+    Raises
+    ------
+    DataError
+        One line naming the column: missing, a value missing or not numeric, or a sort column missing.
     """
     import pandas as pd
 
@@ -144,7 +200,23 @@ def read_series(path: str | os.PathLike, settings: SeriesSettings) -> np.ndarray
 
 
 def series_prior(values) -> tuple[StationaryCovariance, float]:
-    """The stationary Gaussian prior of a series (biased sample autocovariance) and D = max - min."""
+    """The stationary Gaussian prior of a series (biased sample autocovariance) and D = max - min.
+
+    Parameters
+    ----------
+    values : array_like
+        The series, finite, not constant.
+
+    Returns
+    -------
+    (pufferfish.iteration.covariance.StationaryCovariance, float)
+        The prior and :math:`D = \max - \min`.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        As :func:`pufferfish.iteration.covariance.biased_autocovariance`.
+    """
     gamma = biased_autocovariance(values)
     values = np.asarray(values, dtype=float)
     return StationaryCovariance(gamma), float(values.max() - values.min())
@@ -164,6 +236,25 @@ def series_table(values, settings: SeriesSettings, *, accounts=None) -> pd.DataF
 
     ``rho`` is the lag-1 autocorrelation gamma(1) / gamma(0) of the series (for reading; the
     prior uses every lag).
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        The series, in record order (:func:`read_series`).
+    settings : pufferfish.iteration.settings.SeriesSettings
+        The typed settings of one series.
+    accounts : list, optional
+        The accounts already computed (by the run function), else computed here.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows of :data:`SERIES_COLUMNS`.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        Settings of the wrong type, or a size this machine cannot honour (job-level: the config was validated).
     """
     import pandas as pd
 
@@ -181,7 +272,7 @@ def series_table(values, settings: SeriesSettings, *, accounts=None) -> pd.DataF
 
 
 def _calibrations(accounts, settings: SeriesSettings, *, rtol: float) -> list:
-    """Per (eta, secret k) and epsilon: (eta, k, the account, :func:`.calibrate.calibrate_account`'s calibrations)."""
+    """Per (eta, secret k) and epsilon: (eta, k, the account, :func:`pufferfish.iteration.calibrate.calibrate_account`'s calibrations)."""
     out = []
     for (eta, k), account in accounts.items():
         for epsilon in settings.epsilons:
@@ -196,6 +287,29 @@ def calibration_table(values, settings: SeriesSettings, *, rtol: float = 1e-9, a
     (:data:`CALIBRATION_COLUMNS`; ``exact`` rows: the exact audit's smallest sigma).
 
     ``accounts`` / ``calibrations``: already computed (by :func:`run_series`), else computed here.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        The series, in record order (:func:`read_series`).
+    settings : pufferfish.iteration.settings.SeriesSettings
+        The typed settings of one series.
+    rtol : float, optional
+        The audit's relative tolerance (default 1e-9).
+    accounts : list, optional
+        The accounts already computed (by the run function), else computed here.
+    calibrations : list, optional
+        The calibrations already computed (by :func:`run_series`), else computed here.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows of :data:`CALIBRATION_COLUMNS`.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        Settings of the wrong type, or a size this machine cannot honour (job-level: the config was validated).
     """
     import pandas as pd
 
@@ -216,6 +330,29 @@ def series_audit(values, settings: SeriesSettings, *, rtol: float = 1e-9, accoun
     ``delta_achieved`` is the exact delta at the target epsilon (``renyi_achieved`` the exact
     D_alpha), ``scale_min`` the exact audit's smallest sigma; an (epsilon, delta) row's
     ``epsilon_achieved`` is the exact epsilon at the target delta.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        The series, in record order (:func:`read_series`).
+    settings : pufferfish.iteration.settings.SeriesSettings
+        The typed settings of one series.
+    rtol : float, optional
+        The audit's relative tolerance (default 1e-9).
+    accounts : list, optional
+        The accounts already computed (by the run function), else computed here.
+    calibrations : list, optional
+        The calibrations already computed (by :func:`run_series`), else computed here.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rows of :data:`~pufferfish.audit.verdict.AUDIT_COLUMNS`.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        Settings of the wrong type, or a size this machine cannot honour (job-level: the config was validated).
     """
     if calibrations is None:
         calibrations = _calibrations((accounts or _series_accounts(values, settings))[2], settings, rtol=rtol)
@@ -243,6 +380,27 @@ def sigma_figure_table(sigmas: pd.DataFrame, accounts, settings: SeriesSettings,
     target. ``panel == "per_secret"``: the rows of :func:`calibration_table` at the largest
     epsilon of the grid. Columns ``panel, accountant, eta, secret_index, epsilon, delta,
     sigma, exact_delta, meets_target`` (``secret_index`` 0 for "all").
+
+    Parameters
+    ----------
+    sigmas : pandas.DataFrame
+        The calibration table (:func:`calibration_table`).
+    accounts : list
+        The series' accounts (their exact audits).
+    settings : pufferfish.iteration.settings.SeriesSettings
+        The typed settings of one series.
+    rtol : float, optional
+        The audit's relative tolerance (default 1e-9).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The figure's rows (columns above).
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        Settings of the wrong type, or a size this machine cannot honour (job-level: the config was validated).
     """
     import pandas as pd
 
@@ -262,7 +420,7 @@ def sigma_figure_table(sigmas: pd.DataFrame, accounts, settings: SeriesSettings,
 
 # ------------------------------------------------------------------------------ runs
 def _check_records(values, settings: SeriesSettings) -> None:
-    """A series longer than this machine can hold is refused before any computation (:mod:`.limits`)."""
+    """A series longer than this machine can hold is refused before any computation (:mod:`pufferfish.iteration.limits`)."""
     from pufferfish.errors import DataError
     from pufferfish.iteration.limits import limit_message, max_records
 
@@ -274,7 +432,27 @@ def _check_records(values, settings: SeriesSettings) -> None:
 
 def run_fig6(settings: Fig6Settings, *, theta_csv, audit_csv, figure_png, figure_pdf, figure_csv,
              rtol: float = 1e-9) -> pd.DataFrame:
-    """Write the Fig. 6 table (theta CSV and the figure's CSV), its audit table and the figure."""
+    """Write the Fig. 6 table (theta CSV and the figure's CSV), its audit table and the figure.
+
+    Parameters
+    ----------
+    settings : pufferfish.iteration.settings.Fig6Settings
+        The typed config section ``iteration.fig6``.
+    theta_csv, audit_csv, figure_png, figure_pdf, figure_csv : path-like
+        The output paths.
+    rtol : float, optional
+        The audit's relative tolerance (default 1e-9).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The Fig. 6 table (:func:`fig6_table`).
+
+    Raises
+    ------
+    OSError
+        An output path that cannot be written.
+    """
     from pufferfish.iteration.plots import plot_fig6
     from pufferfish.files import write_csv
 
@@ -291,7 +469,31 @@ def run_series(settings: SeriesSettings, *, data_csv, theta_csv, sigma_csv, audi
                figure_csv, sigma_png, sigma_pdf, sigma_figure_csv, exposure_csv=None, exposure_png=None,
                exposure_pdf=None, exposure_figure_csv=None, rtol: float = 1e-9) -> None:
     """Write a series' bounds table, its calibration table, its audit table and the two figures; with the
-    four ``exposure_*`` paths also every record's exact audit (:func:`.exposure.run_exposure`)."""
+    four ``exposure_*`` paths also every record's exact audit (:func:`pufferfish.iteration.exposure.run_exposure`).
+
+    Parameters
+    ----------
+    settings : pufferfish.iteration.settings.SeriesSettings
+        The typed settings of one series.
+    data_csv : path-like
+        The series' CSV (:func:`read_series`).
+    theta_csv, sigma_csv, audit_csv, figure_png, figure_pdf, figure_csv, sigma_png, sigma_pdf, sigma_figure_csv : path-like
+        The output paths.
+    exposure_csv, exposure_png, exposure_pdf, exposure_figure_csv : path-like, optional
+        The exposure outputs (all four, or none).
+    rtol : float, optional
+        The audit's relative tolerance (default 1e-9).
+
+    Returns
+    -------
+    None
+        The files are written.
+
+    Raises
+    ------
+    DataError
+        The series' data cannot be read (:func:`read_series`).
+    """
     from pufferfish.iteration.plots import plot_series, plot_sigma
     from pufferfish.files import write_csv
 

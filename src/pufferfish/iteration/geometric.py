@@ -1,7 +1,7 @@
 r"""The step weights q_t = c^(T-t) of the noisy running mean (c = 1 - eta) and their sums, in closed form.
 
 With the quadratic loss each step of noisy gradient descent contracts by c = 1 - eta, so the
-release w_T weighs record t by q_t = c^(T-t) (:mod:`.exact`). Everything the exact audit needs
+release w_T weighs record t by q_t = c^(T-t) (:mod:`pufferfish.iteration.exact`). Everything the exact audit needs
 from q is a geometric sum; this module computes them without a power per step and without
 cancellation for eta -> 0 (c -> 1) or eta -> 1 (c -> 0, c = 0 included). Derivations and the
 accuracy of each: docs/math/iteration.md, section "Closed forms of the step weights".

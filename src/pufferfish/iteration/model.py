@@ -1,8 +1,8 @@
 """All accountants and the exact audit for one secret of the quadratic-loss model, at once.
 
-Noisy gradient descent with l(w, x) = (w - x)^2 / 2 (:mod:`.exact`): K = 1, no gradient bound,
-contraction c = 1 - eta, shifts s_t = eta D |Sigma_tk| / Sigma_kk (:mod:`.shifts`). The costs
-X of the four accountants (:mod:`.accountants`) and the exact audit depend on the covariance,
+Noisy gradient descent with l(w, x) = (w - x)^2 / 2 (:mod:`pufferfish.iteration.exact`): K = 1, no gradient bound,
+contraction c = 1 - eta, shifts s_t = eta D |Sigma_tk| / Sigma_kk (:mod:`pufferfish.iteration.shifts`). The costs
+X of the four accountants (:mod:`pufferfish.iteration.accountants`) and the exact audit depend on the covariance,
 the secret and eta only; :meth:`ModelAccount.renyi` turns them into D_alpha values for any
 sigma and alpha without recomputing the minorants.
 """

@@ -84,7 +84,25 @@ def _rho_colours(rhos) -> dict:
 
 
 def plot_fig6(frame, png_path, pdf_path) -> None:
-    """Two panels (equal, decaying): D_alpha against T for every rho (:data:`.experiments.FIG6_COLUMNS`)."""
+    """Two panels (equal, decaying): D_alpha against T for every rho (:data:`pufferfish.iteration.experiments.FIG6_COLUMNS`).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The Fig. 6 table.
+    png_path, pdf_path : path-like
+        Where to save the figure (``pdf_path`` None: PNG only).
+
+    Returns
+    -------
+    None
+        The figure is saved.
+
+    Raises
+    ------
+    OSError
+        A path that cannot be written.
+    """
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
 
@@ -154,7 +172,25 @@ def _key_below(fig, axes, *, ncol: int) -> None:
 
 
 def plot_series(frame, png_path, pdf_path) -> None:
-    """D_alpha per secret position of a real series, one panel per eta (:data:`.experiments.SERIES_COLUMNS`)."""
+    """D_alpha per secret position of a real series, one panel per eta (:data:`pufferfish.iteration.experiments.SERIES_COLUMNS`).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A series table.
+    png_path, pdf_path : path-like
+        Where to save the figure (``pdf_path`` None: PNG only).
+
+    Returns
+    -------
+    None
+        The figure is saved.
+
+    Raises
+    ------
+    OSError
+        A path that cannot be written.
+    """
     import matplotlib.pyplot as plt
 
     from pufferfish.plotting import save_figure, setup_style
@@ -176,11 +212,30 @@ def plot_series(frame, png_path, pdf_path) -> None:
 
 
 def plot_exposure(curve, table, png_path, pdf_path) -> None:
-    """Exact D_alpha of every record against its position, one panel per eta (:func:`.exposure.exposure_curve`).
+    """Exact D_alpha of every record against its position, one panel per eta (:func:`pufferfish.iteration.exposure.exposure_curve`).
 
     A black line through all T records; at the listed secrets their exact value (hollow
     circles) and each accountant's bound (markers, the styles of :func:`plot_series`); a red
-    star on the most exposed record (:func:`.exposure.exposure_table`).
+    star on the most exposed record (:func:`pufferfish.iteration.exposure.exposure_table`).
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        The exposure curve.
+    table : pandas.DataFrame
+        The exposure table.
+    png_path, pdf_path : path-like
+        Where to save the figure (``pdf_path`` None: PNG only).
+
+    Returns
+    -------
+    None
+        The figure is saved.
+
+    Raises
+    ------
+    OSError
+        A path that cannot be written.
     """
     import matplotlib.pyplot as plt
 
@@ -211,12 +266,29 @@ def plot_exposure(curve, table, png_path, pdf_path) -> None:
 
 
 def plot_sigma(frame, png_path, pdf_path) -> None:
-    """sigma needed per accountant, rejected points marked (:func:`.experiments.sigma_figure_table`).
+    """sigma needed per accountant, rejected points marked (:func:`pufferfish.iteration.experiments.sigma_figure_table`).
 
     Top row (``panel == "all_secrets"``): against epsilon, the sigma that protects every listed
     secret. Bottom row (``panel == "per_secret"``): against the secret's position, each secret's
     own sigma at one epsilon. One column per eta. A red cross marks a sigma the exact audit
     rejects (exact delta above the target).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The sigma figure's table.
+    png_path, pdf_path : path-like
+        Where to save the figure (``pdf_path`` None: PNG only).
+
+    Returns
+    -------
+    None
+        The figure is saved.
+
+    Raises
+    ------
+    OSError
+        A path that cannot be written.
     """
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
