@@ -97,7 +97,25 @@ POTENTIALS = {
 
 
 def potential(name: str, *, rate) -> Potential:
-    """The potential ``name`` (:data:`POTENTIALS`) with strong-convexity constant ``rate`` = lambda > 0."""
+    r"""The potential ``name`` with strong-convexity constant :math:`\lambda` = ``rate``.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`POTENTIALS`.
+    rate : float
+        :math:`\lambda > 0`.
+
+    Returns
+    -------
+    Potential
+        Its gradient and curvature bounds :math:`\lambda \le V'' \le \beta`.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        An unknown name, :math:`\lambda \le 0` or not finite.
+    """
     _potential_name(name)
     lam = real(rate, name=_RATE, lo=0.0, lo_open=True)
     return Potential(name, lam, lam if name == "quadratic" else lam + 1.0)
@@ -115,7 +133,23 @@ def _times(times) -> np.ndarray:
 
 
 def noise_norm(noise: str) -> float:
-    """The l_p norm (p = 1 or 2) the calibration of ``noise`` needs for an m-time release (module docstring)."""
+    r"""The :math:`\ell_p` norm (:math:`p = 1` or 2) the calibration of ``noise`` needs for an :math:`m`-time release (module docstring).
+
+    Parameters
+    ----------
+    noise : str
+        One of :data:`NOISE_NORMS`.
+
+    Returns
+    -------
+    float
+        1.0 (Laplace) or 2.0 (Gaussian).
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        A noise without an :math:`m`-time statement, or not a string.
+    """
     if not isinstance(noise, str):
         raise ArgumentTypeError(f"noise = {noise!r:.60}: must be a string ({', '.join(NOISE_NORMS)})")
     if noise not in NOISE_NORMS:
@@ -125,14 +159,30 @@ def noise_norm(noise: str) -> float:
 
 
 def diffusion_sensitivity(*, lipschitz, diameter, rate, times, norm) -> float:
-    """L D ||(e^(-lambda t_1), ..., e^(-lambda t_m))||_norm (paper 002, Prop. 6.3).
+    r""":math:`L D \|(e^{-\lambda t_1}, \dots, e^{-\lambda t_m})\|_p` (paper 002, Prop. 6.3).
 
-    Args:
-        lipschitz: L >= 0, the query's Lipschitz constant in ``norm``.
-        diameter: D >= 0, the diameter of the set Theta of secret initial points.
-        rate: lambda > 0, the strong convexity of V.
-        times: the release times t_1..t_m >= 0.
-        norm: p in {1, 2, inf} (``noise_norm`` says which one a noise needs).
+    Parameters
+    ----------
+    lipschitz : float
+        :math:`L \ge 0`, the query's Lipschitz constant in the norm.
+    diameter : float
+        :math:`D \ge 0`, the diameter of the set :math:`\Theta` of secret initial points.
+    rate : float
+        :math:`\lambda > 0`, the strong convexity of :math:`V`.
+    times : sequence of float
+        The release times :math:`t_1, \dots, t_m \ge 0`.
+    norm : float
+        :math:`p \in \{1, 2, \infty\}` (:func:`noise_norm` says which one a noise needs).
+
+    Returns
+    -------
+    float
+        The bound on the GWM sensitivity.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        A value out of range, no time, a norm other than 1, 2 or inf.
     """
     lip = real(lipschitz, name="lipschitz", lo=0.0)
     diam = real(diameter, name="diameter", lo=0.0)
@@ -146,10 +196,29 @@ def diffusion_sensitivity(*, lipschitz, diameter, rate, times, norm) -> float:
 
 
 def ou_law(x0, *, rate, time) -> tuple[float, float]:
-    """(mean, variance) of the Ornstein-Uhlenbeck X_t from x_0: (e^(-lambda t) x_0, (1 - e^(-2 lambda t)) / lambda).
+    r"""The law of the Ornstein-Uhlenbeck :math:`X_t` from :math:`x_0`: :math:`N\bigl(e^{-\lambda t} x_0,\ (1 - e^{-2\lambda t}) / \lambda\bigr)`.
 
-    dX = -lambda X dt + sqrt(2) dB: the mean solves m' = -lambda m and the variance
-    v' = -2 lambda v + 2, v(0) = 0.
+    :math:`dX = -\lambda X\,dt + \sqrt{2}\,dB`: the mean solves :math:`m' = -\lambda m`, the variance
+    :math:`v' = -2\lambda v + 2`, :math:`v(0) = 0`.
+
+    Parameters
+    ----------
+    x0 : float
+        :math:`x_0`.
+    rate : float
+        :math:`\lambda > 0`.
+    time : float
+        :math:`t \ge 0`.
+
+    Returns
+    -------
+    (float, float)
+        The mean and the variance.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        A value not finite or out of range.
     """
     x = real(x0, name="x0")
     lam = real(rate, name=_RATE, lo=0.0, lo_open=True)
@@ -158,8 +227,30 @@ def ou_law(x0, *, rate, time) -> tuple[float, float]:
 
 
 def ou_w_inf(x0, x0_prime, *, rate, time) -> float:
-    """W_inf of the two OU laws at ``time`` from ``x0`` and ``x0_prime``: |difference of the means|
-    = e^(-lambda t) |x_0 - x_0'| (same variances: translates; module docstring)."""
+    r""":math:`W_\infty` of the two OU laws at ``time`` from ``x0`` and ``x0_prime``: :math:`e^{-\lambda t} |x_0 - x_0'|`.
+
+    The laws have the same variance, so they are translates and :math:`W_\infty` is the distance of
+    their means.
+
+    Parameters
+    ----------
+    x0, x0_prime : float
+        The two initial points.
+    rate : float
+        :math:`\lambda > 0`.
+    time : float
+        :math:`t \ge 0`.
+
+    Returns
+    -------
+    float
+        :math:`W_\infty \ge 0`.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        A value not finite or out of range.
+    """
     real(x0_prime, name="x0_prime")
     m1, v1 = ou_law(x0, rate=rate, time=time)
     m2, v2 = ou_law(x0_prime, rate=rate, time=time)
@@ -168,9 +259,31 @@ def ou_w_inf(x0, x0_prime, *, rate, time) -> float:
 
 
 def euler_step(pot: Potential, time, *, max_step) -> tuple[float, int]:
-    """(h, n): n whole Euler steps of size h = t / n with h <= min(``max_step``, 2 / (lambda + beta)),
-    n as small as that allows (module docstring: then the discrete difference contracts by
-    1 - h lambda per step). ``time`` = 0 gives (0, 0)."""
+    r"""The Euler step :math:`h = t / n` and the number :math:`n` of steps over ``time``.
+
+    :math:`n` is the smallest with :math:`h \le \min(m, 2 / (\lambda + \beta))`, :math:`m` = ``max_step``, where the
+    discrete difference contracts by :math:`1 - h\lambda` per step (module docstring); ``time`` = 0
+    gives (0, 0).
+
+    Parameters
+    ----------
+    pot : Potential
+        The potential (:func:`potential`).
+    time : float
+        :math:`t \ge 0`.
+    max_step : float
+        The cap of the step (> 0).
+
+    Returns
+    -------
+    (float, int)
+        :math:`h` and :math:`n`.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        ``pot`` not a Potential, a value not finite or out of range.
+    """
     if not isinstance(pot, Potential):
         raise ArgumentTypeError(f"pot = {pot!r:.60}: must be a Potential (pufferfish.sensitivity.potential)")
     t = real(time, name="time", lo=0.0)
