@@ -30,6 +30,11 @@ def noise_list(flagged: str) -> str:
     -------
     str
         Capitalised names joined by commas and a final "and" (empty for none).
+
+    Raises
+    ------
+    None
+        Any value is read as text.
     """
     names = [n.capitalize() for n in str(flagged).split()]
     return " and ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + " and " + names[-1]
@@ -39,7 +44,23 @@ def attribute_caption(figure_csv) -> list[str]:
     """One line per triple of a written attribute figure CSV
     (:data:`~pufferfish.sensitivity.experiments.FIGURE_COLUMNS`), for the figure's caption: the
     data's W_inf against the closed form, whether the closed-form scales fail the exact audit
-    (and for which noises), and how few records the rarest protected value has."""
+    (and for which noises), and how few records the rarest protected value has.
+
+    Parameters
+    ----------
+    figure_csv : path-like
+        The attribute figure's numbers, as written.
+
+    Returns
+    -------
+    list of str
+        One sentence per triple.
+
+    Raises
+    ------
+    OSError
+        The file cannot be read.
+    """
     lines = []
     for row in read_table(figure_csv).to_dict("records"):
         label = f"{row['dataset']}: {row['released']} | {row['protected']}"
@@ -62,7 +83,25 @@ def attribute_caption(figure_csv) -> list[str]:
 
 
 def coupling_violation_lines(check: pd.DataFrame, *, rtol: float = 0.0) -> list[str]:
-    """One WARNING line per row of a check table whose coupled distance exceeds bound * (1 + ``rtol``)."""
+    """One WARNING line per row of a check table whose coupled distance exceeds bound * (1 + ``rtol``).
+
+    Parameters
+    ----------
+    check : pandas.DataFrame
+        Rows of a diffusion check table (those to report).
+    rtol : float, optional
+        The tolerance the check used (default 0).
+
+    Returns
+    -------
+    list of str
+        One WARNING line per row.
+
+    Raises
+    ------
+    KeyError
+        A check column missing.
+    """
     lines = []
     for row in check.to_dict("records"):
         if row["coupled_max"] > row["bound"] * (1.0 + rtol):
@@ -75,7 +114,23 @@ def coupling_violation_lines(check: pd.DataFrame, *, rtol: float = 0.0) -> list[
 def rising_lines(check: pd.DataFrame) -> list[str]:
     """One WARNING line per row of a check table whose coupled maximum rises above the previous
     time's (column ``rises``): the same paths serve every time and each Euler step contracts
-    their differences, so it cannot (docs/math/closed-forms.md, "Diffusions")."""
+    their differences, so it cannot (docs/math/closed-forms.md, "Diffusions").
+
+    Parameters
+    ----------
+    check : pandas.DataFrame
+        A diffusion check table.
+
+    Returns
+    -------
+    list of str
+        One WARNING line per rising row (none without a ``rises`` column).
+
+    Raises
+    ------
+    KeyError
+        A check column missing.
+    """
     if "rises" not in check:
         return []
     flagged = check[check["rises"].astype(str).str.lower().isin(["true", "1"])]
@@ -91,7 +146,23 @@ def _flagged(check: pd.DataFrame) -> pd.Series:
 
 def read_coupling_violations(check_csv) -> list[str]:
     """:func:`coupling_violation_lines` of the rows of a written check table flagged ``violation``
-    (the job decided them with the audit's ``rtol``); nothing if the file does not exist."""
+    (the job decided them with the audit's ``rtol``); nothing if the file does not exist.
+
+    Parameters
+    ----------
+    check_csv : path-like
+        The diffusion check table, as written (absent: no line).
+
+    Returns
+    -------
+    list of str
+        The WARNING lines of its violations and rising rows.
+
+    Raises
+    ------
+    OSError
+        The file exists but cannot be read.
+    """
     if not Path(check_csv).exists():
         return []
     check = read_table(check_csv)
@@ -100,7 +171,23 @@ def read_coupling_violations(check_csv) -> list[str]:
 
 def diffusion_caption(check_csv) -> str:
     """The verdict of a written check table, for the figure's caption: the largest
-    coupled_max / bound and the rows above the bound."""
+    coupled_max / bound and the rows above the bound.
+
+    Parameters
+    ----------
+    check_csv : path-like
+        The diffusion check table, as written.
+
+    Returns
+    -------
+    str
+        The caption.
+
+    Raises
+    ------
+    OSError
+        The file cannot be read.
+    """
     check = read_table(check_csv)
     ratio = check["coupled_max"] / check["bound"]
     worst = check.loc[ratio.idxmax()]

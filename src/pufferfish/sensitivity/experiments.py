@@ -311,6 +311,11 @@ def audit_triple(result: TripleResult, settings: AttributePrivacySettings, *, rt
     -------
     list of dict
         Rows of :data:`~pufferfish.audit.verdict.AUDIT_COLUMNS`.
+
+    Raises
+    ------
+    InvalidArgumentError
+        None expected: the triple's conditionals and the settings were validated (job-level).
     """
     from pufferfish import registry
 
@@ -521,6 +526,11 @@ def diffusion_audit(settings: DiffusionSettings, *, rtol: float) -> pd.DataFrame
     -------
     pandas.DataFrame
         Rows of :data:`~pufferfish.audit.verdict.AUDIT_COLUMNS`.
+
+    Raises
+    ------
+    InvalidArgumentError
+        None expected: the settings were validated (job-level).
     """
     rows = []
     if "quadratic" in settings.potentials:

@@ -21,6 +21,25 @@ def plot_attribute_privacy(figure: pd.DataFrame, *, epsilons, png, pdf) -> None:
     A triple whose closed-form scale fails the exact audit on the data's conditionals for some
     noise is marked (✗ and the noises); one that passes says so. The tick label says where the DP
     sensitivity comes from and how many records the rarest protected value has.
+
+    Parameters
+    ----------
+    figure : pandas.DataFrame
+        The attribute figure's numbers (:data:`pufferfish.sensitivity.experiments.FIGURE_COLUMNS`).
+    epsilons : sequence of float
+        The audited epsilons (for the title).
+    png, pdf : path-like
+        Where to save the figure (``pdf`` None: PNG only).
+
+    Returns
+    -------
+    None
+        The figure is saved.
+
+    Raises
+    ------
+    OSError
+        A path that cannot be written.
     """
     import matplotlib.pyplot as plt
 
@@ -67,7 +86,27 @@ def plot_attribute_privacy(figure: pd.DataFrame, *, epsilons, png, pdf) -> None:
 
 def plot_diffusion(table: pd.DataFrame, *, violations: int, png, pdf) -> None:
     """One panel per lambda: the bound D e^(-λt), the exact OU W∞, and the largest coupled distance
-    per potential against t (log scale)."""
+    per potential against t (log scale).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The diffusion table (:data:`pufferfish.sensitivity.experiments.DIFFUSION_COLUMNS`).
+    violations : int
+        How many coupled distances are above the bound (for the title).
+    png, pdf : path-like
+        Where to save the figure.
+
+    Returns
+    -------
+    None
+        The figure is saved.
+
+    Raises
+    ------
+    OSError
+        A path that cannot be written.
+    """
     import matplotlib.pyplot as plt
 
     from pufferfish.plotting import log_axis, save_figure, series_style, setup_style

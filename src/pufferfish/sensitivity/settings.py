@@ -221,6 +221,11 @@ def check_references(config: Mapping) -> None:
     config : Mapping
         The whole configuration, validated by the schema (defaults filled in).
 
+    Returns
+    -------
+    None
+        The configuration is accepted when nothing is raised.
+
     Raises
     ------
     ConfigError
@@ -237,7 +242,23 @@ def check_references(config: Mapping) -> None:
 def data_requests(config: Mapping) -> list[DataRequest]:
     """What each attribute-privacy triple reads (paper 002, Prop. 6.2): its ``released`` column
     and its ``protected`` one, read as its job reads them
-    (:func:`pufferfish.sensitivity.experiments.triple_columns`)."""
+    (:func:`pufferfish.sensitivity.experiments.triple_columns`).
+
+    Parameters
+    ----------
+    config : Mapping
+        The whole configuration, validated by the schema.
+
+    Returns
+    -------
+    list of pufferfish.settings.DataRequest
+        One request per triple: its dataset and the two columns it reads.
+
+    Raises
+    ------
+    ConfigError
+        A triple that is not well formed (one line naming it).
+    """
     attribute = (config.get("sensitivity") or {}).get("attribute_privacy") or {}
     requests = []
     for k, spec in enumerate(attribute.get("triples", [])):
