@@ -1,20 +1,23 @@
-r"""The step weights q_t = c^(T-t) of the noisy running mean (c = 1 - eta) and their sums, in closed form.
+r"""The step weights :math:`q_t = c^{T-t}` of the noisy running mean (:math:`c = 1 - \eta`) and their sums, in closed form.
 
-With the quadratic loss each step of noisy gradient descent contracts by c = 1 - eta, so the
-release w_T weighs record t by q_t = c^(T-t) (:mod:`pufferfish.iteration.exact`). Everything the exact audit needs
-from q is a geometric sum; this module computes them without a power per step and without
-cancellation for eta -> 0 (c -> 1) or eta -> 1 (c -> 0, c = 0 included). Derivations and the
-accuracy of each: docs/math/iteration.md, section "Closed forms of the step weights".
+With the quadratic loss each step of noisy gradient descent contracts by :math:`c = 1 - \eta`, so
+the release :math:`w_T` weighs record :math:`t` by :math:`q_t = c^{T-t}` (:mod:`pufferfish.iteration.exact`).
+Everything the exact audit needs from :math:`q` is a geometric sum; this module computes them
+without a power per step and without cancellation for :math:`\eta \to 0` (:math:`c \to 1`) or
+:math:`\eta \to 1` (:math:`c \to 0`, :math:`c = 0` included). Derivations and the accuracy of each:
+docs/math/iteration.md, section "Closed forms of the step weights".
 
-* :func:`contraction_powers` -- c^h = exp(h log1p(-eta)), in blocks: exp(iB lc) exp(j lc), h = iB + j;
-  relative error at most (h |log c| + 3) u (u = 2^-52), below np.power(1 - eta, h)'s h u / 2;
-* :func:`step_weights` -- q_1..q_T; :func:`noise_gain` = sum q_t^2; :func:`weight_sum` = sum q_t;
-  :func:`geometric_sums` -- sum_{j<n} c^(p j) for many n at once (p = 1 or 2);
-* :func:`lag_sums` -- A_h = sum_t q_t q_{t+h} = c^h (1 - c^(2(T-h))) / (1 - c^2), so that
-  q^T Sigma q = gamma(0) A_0 + 2 sum_h gamma(h) A_h for a stationary prior (one dot product);
-* :func:`significant_lags` -- the lags with c^h >= e^-690 (beyond them A_h < 5e-300 A_0);
-* :func:`discounted_cumsum` -- F_m = sum_{j<=m} c^(m-j) x_j, the convolution of x with the
-  geometric kernel, O(T), by blocks of :data:`BLOCK` (one matrix product and a carry per block).
+* :func:`contraction_powers` -- :math:`c^h = \exp(h \operatorname{log1p}(-\eta))`, in blocks
+  :math:`h = iB + j`; relative error at most :math:`(h |\log c| + 3) u` (:math:`u = 2^{-52}`), below
+  ``np.power(1 - eta, h)``'s :math:`h u / 2`;
+* :func:`step_weights` -- :math:`q_1, \dots, q_T`; :func:`noise_gain` :math:`= \sum_t q_t^2`;
+  :func:`weight_sum` :math:`= \sum_t q_t`; :func:`geometric_sums` -- :math:`\sum_{j<n} c^{pj}` for many
+  :math:`n` at once (:math:`p = 1` or 2);
+* :func:`lag_sums` -- :math:`A_h = \sum_t q_t q_{t+h} = c^h (1 - c^{2(T-h)}) / (1 - c^2)`, so that
+  :math:`q^\top \Sigma q = \gamma(0) A_0 + 2 \sum_h \gamma(h) A_h` for a stationary prior;
+* :func:`significant_lags` -- the lags with :math:`c^h \ge e^{-690}` (beyond them :math:`A_h < 5 \cdot 10^{-300} A_0`);
+* :func:`discounted_cumsum` -- :math:`F_m = \sum_{j \le m} c^{m-j} x_j`, the convolution of :math:`x`
+  with the geometric kernel, :math:`O(T)`, by blocks of :data:`BLOCK`.
 """
 
 from __future__ import annotations
