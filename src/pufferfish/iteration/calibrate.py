@@ -148,7 +148,7 @@ def _epsilon_delta_sigma(cost: float, epsilon: float, delta: float, a: np.ndarra
 
 
 def exact_sigma(audit: ExactAudit, *, epsilon: float, delta: float | None = None, alpha: float | None = None) -> float:
-    r"""The smallest :math:`\sigma` the exact audit accepts (:meth:`.ExactAudit.smallest_sigma`).
+    r"""The smallest :math:`\sigma` the exact audit accepts (:meth:`pufferfish.iteration.exact.ExactAudit.smallest_sigma`).
 
     Parameters
     ----------

@@ -1,20 +1,25 @@
 r"""The exact audit of every record as the secret, at once: which record is most exposed.
 
-The exact audit of the quadratic-loss model (:mod:`pufferfish.iteration.exact`) needs, for the secret x_k,
-Sigma_kk, Cov(q^T x, x_k) = q^T Sigma_{.k} and Var(q^T x) = q^T Sigma q (q_t = (1 - eta)^(T-t)).
-The last is one number for every k; the second, for every k, is the product of the covariance
-with q, which :meth:`.Covariance.step_covariances` computes at once: O(T) for a stationary prior
-(a convolution of the autocovariance with the geometric weights, computed by its recurrence,
-:func:`pufferfish.iteration.geometric.discounted_cumsum`), O(1) per record for equal correlations, q^T Sigma for a
-dense matrix. Then, per record, exactly as :func:`pufferfish.iteration.exact.exact_audit`:
+The exact audit of the quadratic-loss model (:mod:`pufferfish.iteration.exact`) needs, for the
+secret :math:`x_k`, :math:`\Sigma_{kk}`, :math:`\operatorname{Cov}(q^\top x, x_k) = q^\top \Sigma_{\cdot k}` and
+:math:`\operatorname{Var}(q^\top x) = q^\top \Sigma q` (:math:`q_t = (1 - \eta)^{T-t}`). The last is one number
+for every :math:`k`; the second, for every :math:`k`, is the product of the covariance with :math:`q`,
+which :meth:`pufferfish.iteration.covariance.Covariance.step_covariances` computes at once:
+:math:`O(T)` for a stationary prior (:func:`pufferfish.iteration.geometric.discounted_cumsum`),
+:math:`O(1)` per record for equal correlations. Then, per record, exactly as
+:func:`pufferfish.iteration.exact.exact_audit`:
 
-    Delta_k = eta D |q^T Sigma_{.k}| / Sigma_kk,
-    V_k = sigma^2 sum_t q_t^2 + eta^2 (q^T Sigma q - (q^T Sigma_{.k})^2 / Sigma_kk),
-    D_alpha = alpha Delta_k^2 / (2 V_k),   delta_k(epsilon) = the Gaussian hockey stick at mu_k = Delta_k / sqrt(V_k).
+.. math::
 
-Every divergence is increasing in mu_k, so the most exposed record (largest D_alpha at every
-alpha, largest delta at every epsilon) is the one of largest mu_k: :meth:`AllSecretsAudit.most_exposed`.
-docs/math/iteration.md, "Every record at once".
+   \Delta_k = \eta D\, |q^\top \Sigma_{\cdot k}| / \Sigma_{kk}, \qquad
+   V_k = \sigma^2 \sum_t q_t^2 + \eta^2 \bigl(q^\top \Sigma q - (q^\top \Sigma_{\cdot k})^2 / \Sigma_{kk}\bigr),
+
+   D_\alpha = \alpha \Delta_k^2 / (2 V_k), \qquad
+   \delta_k(\epsilon) = \text{the Gaussian hockey stick at } \mu_k = \Delta_k / \sqrt{V_k}.
+
+Every divergence is increasing in :math:`\mu_k`, so the most exposed record (largest
+:math:`D_\alpha` at every :math:`\alpha`, largest :math:`\delta` at every :math:`\epsilon`) is the one of
+largest :math:`\mu_k`: :meth:`AllSecretsAudit.most_exposed`. docs/math/iteration.md, "Every record at once".
 """
 
 from __future__ import annotations
@@ -214,8 +219,8 @@ class AllSecretsAudit:
 def all_secrets_audit(covariance: Covariance, *, eta: float, sigma: float, diameter: float) -> AllSecretsAudit:
     """The exact audit of :func:`pufferfish.iteration.exact.exact_audit` for every record k = 1..T as the secret, at once.
 
-    One :meth:`~.Covariance.step_covariances` (O(T) for a stationary or an equal-correlation
-    prior), one :meth:`~.Covariance.step_variance`, then O(1) per record (module docstring).
+    One :meth:`~pufferfish.iteration.covariance.Covariance.step_covariances` (O(T) for a stationary or an equal-correlation
+    prior), one :meth:`~pufferfish.iteration.covariance.Covariance.step_variance`, then O(1) per record (module docstring).
 
     Parameters
     ----------
@@ -236,7 +241,7 @@ def all_secrets_audit(covariance: Covariance, *, eta: float, sigma: float, diame
     Raises
     ------
     ArgumentTypeError
-        ``covariance`` is not a :class:`~.Covariance`.
+        ``covariance`` is not a :class:`~pufferfish.iteration.covariance.Covariance`.
     InvalidArgumentError
         ``eta`` outside (0, 1], ``sigma`` or ``diameter`` negative or not finite, a prior that is
         not positive semi-definite, or sigma = 0 where some record's output is deterministic.

@@ -14,7 +14,7 @@ Hence :math:`D_\alpha = \alpha \Delta^2 / (2V)` exactly and the exact :math:`(\e
 Gaussian hockey stick at :math:`\mu = |\Delta| / \sqrt{V}` (Balle and Wang 2018, Thm 8;
 :func:`pufferfish.mechanisms.gaussian.balle_wang_delta`). Every accountant of :mod:`pufferfish.iteration.accountants` but
 ``dp_assumption`` is at least these values. The prior enters through
-:meth:`.Covariance.conditional_moments` (closed forms of the step weights, :mod:`pufferfish.iteration.geometric`; the
+:meth:`pufferfish.iteration.covariance.Covariance.conditional_moments` (closed forms of the step weights, :mod:`pufferfish.iteration.geometric`; the
 conditional variance without cancellation where the prior's structure allows it). Every record at
 once: :mod:`pufferfish.iteration.every_secret`. Derivation and accuracy: docs/math/iteration.md, "The exact audit".
 """
