@@ -1,10 +1,11 @@
-"""All accountants and the exact audit for one secret of the quadratic-loss model, at once.
+r"""All accountants and the exact audit for one secret of the quadratic-loss model, at once.
 
-Noisy gradient descent with l(w, x) = (w - x)^2 / 2 (:mod:`pufferfish.iteration.exact`): K = 1, no gradient bound,
-contraction c = 1 - eta, shifts s_t = eta D |Sigma_tk| / Sigma_kk (:mod:`pufferfish.iteration.shifts`). The costs
-X of the four accountants (:mod:`pufferfish.iteration.accountants`) and the exact audit depend on the covariance,
-the secret and eta only; :meth:`ModelAccount.renyi` turns them into D_alpha values for any
-sigma and alpha without recomputing the minorants.
+Noisy gradient descent with :math:`\ell(w, x) = (w - x)^2 / 2` (:mod:`pufferfish.iteration.exact`):
+:math:`K = 1`, no gradient bound, contraction :math:`c = 1 - \eta`, shifts
+:math:`s_t = \eta D |\Sigma_{tk}| / \Sigma_{kk}` (:mod:`pufferfish.iteration.shifts`). The costs :math:`X` of
+the four accountants (:mod:`pufferfish.iteration.accountants`) and the exact audit depend on the
+covariance, the secret and :math:`\eta` only; :meth:`ModelAccount.renyi` turns them into
+:math:`D_\alpha` values for any :math:`\sigma` and :math:`\alpha` without recomputing the minorants.
 """
 
 from __future__ import annotations

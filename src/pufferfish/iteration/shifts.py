@@ -1,27 +1,28 @@
-"""Per-step shifts of noisy gradient descent on correlated records (paper 002, Section 6.4, App. F.5).
+r"""Per-step shifts of noisy gradient descent on correlated records (paper 002, Section 6.4, App. F.5).
 
-The iteration: w_t = Proj_K(w_{t-1} - eta grad_w l(w_{t-1}, x_t)) + Z_t, Z_t ~ N(0, sigma^2 I),
-one pass over the records x_1..x_T (step t uses x_t), w_T released. The adversary's prior is
-x ~ N(mu, Sigma); the secret pair is x_k = a versus x_k = b, |a - b| <= D (the diameter of
-the records' domain).
+The iteration: :math:`w_t = \Pi_K\bigl(w_{t-1} - \eta \nabla_w \ell(w_{t-1}, x_t)\bigr) + Z_t`,
+:math:`Z_t \sim N(0, \sigma^2 I)`, one pass over the records :math:`x_1, \dots, x_T`, :math:`w_T` released.
+The adversary's prior is :math:`x \sim N(\mu, \Sigma)`; the secret pair is :math:`x_k = a` versus
+:math:`x_k = b`, :math:`|a - b| \le D`.
 
-Coupling (why s_t below is a valid shift). Conditioning a Gaussian on x_k = a gives
-E[x_t | x_k = a] = mu_t + (Sigma_tk / Sigma_kk)(a - mu_k) and a conditional covariance
-Sigma - Sigma_{.k} Sigma_{k.} / Sigma_kk that does not depend on a. So x | x_k = b has the law
-of x + (b - a) Sigma_{.k} / Sigma_kk with x ~ (x | x_k = a): the coupling
-x'_t = x_t + (b - a) Sigma_tk / Sigma_kk moves record t by at most D |Sigma_tk| / Sigma_kk,
-surely. The two gradient steps then differ, uniformly in w, by
+Coupling (why :math:`s_t` is a valid shift). Conditioning on :math:`x_k = a` moves the mean of
+:math:`x_t` by :math:`(\Sigma_{tk} / \Sigma_{kk})(a - \mu_k)` and leaves a covariance that does not depend
+on :math:`a`, so :math:`x'_t = x_t + (b - a) \Sigma_{tk} / \Sigma_{kk}` couples the two conditionals and
+moves record :math:`t` by at most :math:`D |\Sigma_{tk}| / \Sigma_{kk}`, surely. The two gradient steps
+then differ, uniformly in :math:`w`, by at most
 
-    |eta grad_w l(w, x_t) - eta grad_w l(w, x'_t)| <= eta min(K |x_t - x'_t|, 2 L)
-                                                   <= s_t := eta min(K D |Sigma_tk| / Sigma_kk, 2 L),
+.. math::
 
-K the Lipschitz constant of grad_w l in the record and L a bound on |grad_w l| (infinite if
-there is none). The projection is 1-Lipschitz, so it does not increase the difference.
-s_t = 0 where Sigma_tk = 0, and s_k = eta min(K D, 2 L) (the secret's own step).
+   s_t = \eta \min\bigl(K D\, |\Sigma_{tk}| / \Sigma_{kk},\ 2L\bigr),
 
-These shifts feed the accountants (:mod:`pufferfish.iteration.accountants`): Theorem 5.2
-bounds D_alpha(w_T | x_k = a || w_T | x_k = b) for each coupled pair of datasets, and joint
-quasi-convexity of D_alpha over the coupling carries the bound to the mixtures.
+:math:`K` the Lipschitz constant of :math:`\nabla_w \ell` in the record and :math:`L` a bound on
+:math:`|\nabla_w \ell|` (infinite if none); the projection is 1-Lipschitz. :math:`s_t = 0` where
+:math:`\Sigma_{tk} = 0`, and :math:`s_k = \eta \min(K D, 2L)`.
+
+These shifts feed the accountants (:mod:`pufferfish.iteration.accountants`): Theorem 5.2 bounds
+:math:`D_\alpha(w_T \mid x_k = a \,\|\, w_T \mid x_k = b)` for each coupled pair of datasets, and joint
+quasi-convexity of :math:`D_\alpha` over the coupling carries the bound to the mixtures
+(docs/math/iteration.md, "The setting").
 """
 
 from __future__ import annotations
