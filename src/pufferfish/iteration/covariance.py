@@ -1,28 +1,27 @@
-"""The adversary's prior on the records: a Gaussian N(mu, Sigma) over x_1..x_T (scalar records).
+r"""The adversary's prior on the records: a Gaussian :math:`N(\mu, \Sigma)` over :math:`x_1, \dots, x_T` (scalar records).
 
-Paper 002 (Pierquin, Bellet, Tommasi, Boussard, ICML 2024), Section 6.4 and Appendix F.5:
-the shifts of the iteration depend on the prior only through the secret's column
-Sigma_{.k} / Sigma_kk (:mod:`pufferfish.iteration.shifts`), and the exact audit of the
-quadratic-loss model through that column and one quadratic form q^T Sigma q
-(:mod:`pufferfish.iteration.exact`). A covariance here is anything with those two
-operations, so a stationary prior of a million records never builds its T x T matrix:
+Paper 002 (Pierquin, Bellet, Tommasi, Boussard, ICML 2024), Section 6.4 and Appendix F.5: the
+shifts of the iteration depend on the prior only through the secret's column
+:math:`\Sigma_{\cdot k} / \Sigma_{kk}` (:mod:`pufferfish.iteration.shifts`), and the exact audit of the
+quadratic-loss model through that column and one quadratic form :math:`q^\top \Sigma q`
+(:mod:`pufferfish.iteration.exact`). A covariance here is anything with those two operations, so a
+stationary prior of a million records never builds its :math:`T \times T` matrix:
 
 * :class:`DenseCovariance` -- a matrix given in full (checked symmetric, positive semi-definite);
-* :class:`StationaryCovariance` -- Sigma_tu = gamma(|t - u|), a Toeplitz matrix given by its
-  autocovariance gamma(0..T-1); q^T Sigma q by one FFT convolution (O(T log T)) for any q, and
-  for the step weights q_t = (1 - eta)^(T-t) by their lag sums (O(T), :mod:`pufferfish.iteration.geometric`);
-* :class:`EqualCorrelation` -- Sigma_tt = v, Sigma_tu = rho v (t != u), 0 <= rho <= 1
-  (paper 002, Fig. 6, "all elements equally correlated"); closed forms, O(T);
-* :func:`decaying_correlation` -- Sigma_tu = v rho^|t-u| (Fig. 6, "dependencies decreasing
+* :class:`StationaryCovariance` -- :math:`\Sigma_{tu} = \gamma(|t - u|)`, a Toeplitz matrix given by its
+  autocovariance; :math:`q^\top \Sigma q` by one FFT convolution for any :math:`q`, and for the step
+  weights :math:`q_t = (1 - \eta)^{T-t}` by their lag sums (:math:`O(T)`, :mod:`pufferfish.iteration.geometric`);
+* :class:`EqualCorrelation` -- :math:`\Sigma_{tt} = v`, :math:`\Sigma_{tu} = \rho v` (:math:`t \ne u`,
+  :math:`0 \le \rho \le 1`; paper 002, Fig. 6, "all elements equally correlated"); closed forms, :math:`O(T)`;
+* :func:`decaying_correlation` -- :math:`\Sigma_{tu} = v \rho^{|t-u|}` (Fig. 6, "dependencies decreasing
   over time"), a :class:`StationaryCovariance`;
-* :func:`biased_autocovariance` -- gamma(h) = (1/n) sum_t (x_t - xbar)(x_{t+h} - xbar), the
-  estimator that divides by n, whose Toeplitz matrix is positive semi-definite (it is
-  (1/n) X^T X for the n + h x h matrix X of shifted copies of the centred series), by FFT.
+* :func:`biased_autocovariance` -- the estimator that divides by :math:`n`, whose Toeplitz matrix is
+  positive semi-definite, by FFT.
 
-The step weights' sums (:meth:`Covariance.step_variance` = Var(q^T x), :meth:`Covariance.step_covariance`
-= Cov(q^T x, x_k), and the latter for every k at once) are what the exact audit reads
-(docs/math/iteration.md, "Closed forms of the step weights"). Indices of records are 1-based,
-as the paper's k.
+The step weights' sums (:meth:`Covariance.step_variance` :math:`= \operatorname{Var}(q^\top x)`,
+:meth:`Covariance.step_covariance` :math:`= \operatorname{Cov}(q^\top x, x_k)`, and the latter for every
+:math:`k` at once) are what the exact audit reads (docs/math/iteration.md, "Closed forms of the
+step weights"). Indices of records are 1-based, as the paper's :math:`k`.
 """
 
 from __future__ import annotations
