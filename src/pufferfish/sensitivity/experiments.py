@@ -1,16 +1,17 @@
-"""The two experiments of the closed-form sensitivities: attribute privacy on UCI data, diffusions.
+r"""The two experiments of the closed-form sensitivities: attribute privacy on UCI data, diffusions.
 
 * :func:`run_attribute_privacy` -- for each configured (dataset, released, protected) triple:
   the DP sensitivity (the range of the released column's declared domain, else its observed
   range), Prop. 6.2's closed form with the Gaussian fitted to the two columns, and the exact
-  W_inf / W_2 between the data's own conditionals Pr(released | protected = v) over every pair
-  of observed protected values (:data:`ATTRIBUTE_COLUMNS`); every scale (GWM Laplace, analytic
-  GWM Gaussian, DAGWM Cauchy; from the closed form and from the data's distances) audited
-  exactly on every pair (:func:`audit_triple`); the figure.
-* :func:`run_diffusion` -- Prop. 6.3's bound D e^(-lambda t) against the exact OU W_inf and the
-  largest synchronously coupled distance over seeded Euler-Maruyama paths, the same paths at
-  every time (:data:`DIFFUSION_COLUMNS`, the check :data:`CHECK_COLUMNS`), the exact audit of the
-  OU scales calibrated from the bound (:func:`diffusion_audit`) and the figure.
+  :math:`W_\infty` / :math:`W_2` between the data's own conditionals
+  :math:`\Pr(\text{released} \mid \text{protected} = v)` over every pair of observed protected values
+  (:data:`ATTRIBUTE_COLUMNS`); every scale (GWM Laplace, analytic GWM Gaussian, DAGWM Cauchy; from
+  the closed form and from the data's distances) audited exactly on every pair
+  (:func:`audit_triple`); the figure.
+* :func:`run_diffusion` -- Prop. 6.3's bound :math:`D e^{-\lambda t}` against the exact OU
+  :math:`W_\infty` and the largest synchronously coupled distance over seeded Euler-Maruyama paths,
+  the same paths at every time (:data:`DIFFUSION_COLUMNS`, the check :data:`CHECK_COLUMNS`), the
+  exact audit of the OU scales calibrated from the bound (:func:`diffusion_audit`) and the figure.
 
 Audit rows go through :mod:`pufferfish.audit.verdict` (the one schema
 :data:`~pufferfish.audit.verdict.AUDIT_COLUMNS`). The closed form is a baseline on these data
