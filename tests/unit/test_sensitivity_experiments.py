@@ -335,3 +335,19 @@ def test_diffusion_audit_of_the_ou_scales():
                                              0.0), m0 - 20 * sd_min, m1 + 20 * sd_min, points=[m1], limit=400,
                                epsabs=1e-14)
     assert hs_min == pytest.approx(1e-5, rel=1e-5)
+
+
+@pytest.mark.parametrize("flagged, words", [("", ""), ("gaussian", "Gaussian"), ("laplace gaussian", "Laplace and Gaussian"),
+                                            ("laplace gaussian cauchy", "Laplace, Gaussian and Cauchy")])
+def test_noise_list_writes_the_flagged_noises_as_words(flagged, words):
+    from pufferfish.sensitivity.captions import noise_list
+
+    assert noise_list(flagged) == words
+
+
+def test_noise_list_refuses_a_value_that_is_not_text():
+    from pufferfish.errors import ArgumentTypeError
+    from pufferfish.sensitivity.captions import noise_list
+
+    with pytest.raises(ArgumentTypeError, match="flagged = nan"):
+        noise_list(math.nan)

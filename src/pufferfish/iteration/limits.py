@@ -63,8 +63,9 @@ def memory_budget() -> int:
 
     Raises
     ------
-    None
-        Reads the machine's limits only (a limit it cannot read is left out).
+    OSError, ValueError
+        The platform does not report its physical memory (:func:`os.sysconf`); a cgroup or
+        ``ulimit`` limit it cannot read is left out instead.
     """
     limits = [os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")]
     cgroup = _cgroup_limit()

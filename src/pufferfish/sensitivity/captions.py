@@ -33,10 +33,14 @@ def noise_list(flagged: str) -> str:
 
     Raises
     ------
-    None
-        Any value is read as text.
+    ArgumentTypeError
+        ``flagged`` is not a string.
     """
-    names = [n.capitalize() for n in str(flagged).split()]
+    if not isinstance(flagged, str):
+        from pufferfish.errors import ArgumentTypeError
+
+        raise ArgumentTypeError(f"flagged = {flagged!r:.60}: must be a string of noise names")
+    names = [n.capitalize() for n in flagged.split()]
     return " and ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
