@@ -14,7 +14,6 @@ Three measurements, wall clock, best of ``--repeats`` (imports excluded, printed
 3. The bank run: ``age`` of bank-marketing (45,211 records, file order), secrets at the first,
    last and every 5000th record, eta in {0.01, 0.05}: the bounds table and the calibration
    table (10 epsilons at delta = 1e-5, every accountant audited exactly), no figures. Target: <= 10 s.
-
 4. Issue 33, each as a ratio against one ``x.sum()`` over a float64 series of the same length,
    measured in the same process (best of 50): one secret at T = 10^7 (decaying correlation 0.9,
    eta 0.01; the shifts, all four accountants and the exact audit; target <= 150), and every
@@ -27,9 +26,8 @@ Three measurements, wall clock, best of ``--repeats`` (imports excluded, printed
 ``--memory`` the peak bytes per step and per record (tracemalloc) behind
 :mod:`pufferfish.iteration.limits`.
 
-Usage: ``python benchmarks/iteration.py [--steps 1e6] [--direct-steps 3000] [--repeats 3]
-[--big-steps 1e7] [--profile] [--memory] [--data data/raw/bank_marketing.csv]`` (from the
-repository, ``src/`` on ``PYTHONPATH``).
+Usage (``src/`` on ``PYTHONPATH``): ``python benchmarks/iteration.py [--steps 1e6] [--direct-steps 3000]
+[--repeats 3] [--big-steps 1e7] [--profile] [--memory] [--data data/raw/bank_marketing.csv]``.
 """
 from __future__ import annotations
 

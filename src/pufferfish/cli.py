@@ -525,8 +525,8 @@ def iteration(values, args) -> tuple:
                                                                          epsilon=epsilon)
                 check = audit_sigma(account.audit, sigma, epsilon=epsilon, alpha=args.alpha, rtol=RTOL)
                 rows.append({"accountant": name, "eta": eta, "secret_index": k, "epsilon": epsilon,
-                             "alpha": args.alpha, "sigma": check.sigma, "exact_renyi": check.exact,
-                             "meets_target": bool(check.meets_target)})
+                             "alpha": args.alpha, "sigma": check.scale, "exact_renyi": check.value,
+                             "meets_target": bool(check.meets)})
         frames.append(pd.DataFrame(rows, columns=RENYI_COLUMNS))
     rows = pd.concat(frames, ignore_index=True)
     target = (f"D_{args.alpha:g} <= epsilon" if args.alpha is not None else f"(epsilon, delta = {args.delta:g})")

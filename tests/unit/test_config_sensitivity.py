@@ -30,9 +30,11 @@ def test_shipped_section_is_typed(shipped):
     # the triples: student_mat G3 | studytime, failures, G1; heart_cleveland age | num, cp;
     # adult_train hours-per-week | education-num
     assert sens.attribute_privacy.triples == (
-        AttributeTriple("student_mat", "G3", "studytime"), AttributeTriple("student_mat", "G3", "failures"),
-        AttributeTriple("student_mat", "G3", "G1"), AttributeTriple("heart_cleveland", "age", "num"),
-        AttributeTriple("heart_cleveland", "age", "cp"),
+        AttributeTriple("student_mat", "G3", "studytime", domain=(0, 20)),
+        AttributeTriple("student_mat", "G3", "failures", domain=(0, 20)),
+        AttributeTriple("student_mat", "G3", "G1", domain=(0, 20)),
+        AttributeTriple("heart_cleveland", "age", "num", domain=(0, 100)),
+        AttributeTriple("heart_cleveland", "age", "cp", domain=(0, 100)),
         AttributeTriple("adult_train", "hours-per-week", "education-num"))
     # every column of a triple is declared in its dataset's `columns` (the download checks them)
     for t in sens.attribute_privacy.triples:

@@ -397,8 +397,8 @@ def test_exact_sigma_meets_the_target_and_no_less():
         sigma = exact_sigma(audit, epsilon=eps, delta=1e-5)
         assert sigma > 0
         assert audit.at(sigma).delta(epsilon=eps) == pytest.approx(1e-5, rel=1e-8)
-        assert audit_sigma(audit, sigma, epsilon=eps, delta=1e-5).meets_target
-        assert not audit_sigma(audit, sigma * 0.999, epsilon=eps, delta=1e-5).meets_target
+        assert audit_sigma(audit, sigma, epsilon=eps, delta=1e-5).meets
+        assert not audit_sigma(audit, sigma * 0.999, epsilon=eps, delta=1e-5).meets
     for eps in (1e-3, 1e-2):
         sigma_r = exact_sigma(audit, epsilon=eps, alpha=2.0)
         assert audit.at(sigma_r).renyi(alpha=2.0) == pytest.approx(eps, rel=1e-12)
@@ -411,7 +411,7 @@ def test_calibrated_valid_accountants_pass_and_dp_assumption_fails_the_exact_aud
     for name in ACCOUNTANTS:
         sigma = sigma_for_epsilon_delta(account.costs[name], epsilon=0.5, delta=1e-5)
         verdict = audit_sigma(account.audit, sigma, epsilon=0.5, delta=1e-5)
-        assert verdict.meets_target == (name != "dp_assumption"), name
+        assert verdict.meets == (name != "dp_assumption"), name
 
 
 # ------------------------------------------------------------------------------ the whole input range
@@ -511,7 +511,8 @@ def test_fig6_table_audit_and_reproduction_items(tmp_path):
     import pandas as pd
     import yaml
 
-    from pufferfish.iteration.experiments import AUDIT_COLUMNS, FIG6_COLUMNS, fig6_audit, fig6_table
+    from pufferfish.audit.verdict import AUDIT_COLUMNS
+    from pufferfish.iteration.experiments import FIG6_COLUMNS, fig6_audit, fig6_table
     from pufferfish.iteration.settings import Fig6Settings
     from pufferfish.pipeline.report import audit_summary, reproduction_table
 

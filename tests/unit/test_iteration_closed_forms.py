@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from pufferfish.errors import ArgumentTypeError, InvalidArgumentError
 from pufferfish.iteration import (DenseCovariance, EqualCorrelation, StationaryCovariance,
                                   accountant_cost, accountant_costs, all_secrets_audit, biased_autocovariance,
-                                  contraction_powers, decaying_correlation, discounted_cumsum, exact_audit,
+                                  contraction_powers, decaying_correlation, discounted_cumsum, exact_audit, geometric_sums,
                                   exact_sigma, lag_sums, minimal_cost, noise_gain, significant_lags, step_weights,
                                   weight_sum)
 from pufferfish.iteration.every_secret import hockey_stick
@@ -233,6 +233,97 @@ def test_equal_correlation_every_record_by_hand():
     np.testing.assert_allclose(every.data_variance, 0.0, atol=1e-15)
     gain = (1 - 0.81 ** 30) / (1 - 0.81)
     np.testing.assert_allclose(every.renyi(alpha=3.0), 3.0 * gap ** 2 / (2 * 4.0 * gain), rtol=1e-13)
+
+
+# ------------------------------------------------------------------------------ rho -> 1: the conditional variance
+def conditional_reference(entry, size, eta):
+    """(q^T Sigma q, [Var(q^T x | x_k) for every k]) at 40 digits, Sigma_tu = entry(t, u) (mpmath), O(T^2)."""
+    mpmath.mp.dps = 40
+    c = 1 - mpmath.mpf(eta)
+    q = [c ** (size - t) for t in range(1, size + 1)]
+    q_sigma = [mpmath.fsum(q[t] * entry(t, u) for t in range(size)) for u in range(size)]
+    total = mpmath.fsum(q_sigma[u] * q[u] for u in range(size))
+    return total, [total - q_sigma[k] ** 2 / entry(k, k) for k in range(size)]
+
+
+def family_entry(family, rho, size):
+    """Sigma_tu of the family, exactly: rho itself (equal) or rho^|t-u| (decaying) in mpmath."""
+    mpmath.mp.dps = 40
+    r = mpmath.mpf(rho)
+    if family == "equal":
+        return lambda t, u: mpmath.mpf(1) if t == u else r
+    powers = [r ** h for h in range(size)]
+    return lambda t, u: powers[abs(t - u)]
+
+
+@pytest.mark.parametrize("family", ["equal", "decaying"])
+@pytest.mark.parametrize("rho, eta", [(1 - 1e-10, 0.1), (1 - 1e-10, 0.999), (1 - 1e-10, 1e-9), (1 - 1e-6, 1.0),
+                                      (0.99, 0.1), (0.3, 0.999), (0.0, 0.1)])
+def test_conditional_variance_keeps_its_digits_as_rho_tends_to_1(family, rho, eta):
+    """T = 20, sigma = 1e-4 (the data's own variance then weighs in V): the data variance of every record
+    to a relative 1e-14 against 40 digits, and D_2 of the audit to 1e-14; the difference
+    q^T Sigma q - (q^T Sigma_k)^2 / Sigma_kk lost up to 6 digits of the first at rho = 1 - 1e-10."""
+    size, sigma = 20, 1e-4
+    cov = EqualCorrelation(size, rho) if family == "equal" else decaying_correlation(size, rho)
+    _, reference = conditional_reference(family_entry(family, rho, size), size, eta)
+    every = all_secrets_audit(cov, eta=eta, sigma=sigma, diameter=1.0)
+    for k in range(1, size + 1):
+        ref = eta * eta * reference[k - 1]
+        one = exact_audit(cov, secret_index=k, eta=eta, sigma=sigma, diameter=1.0)
+        for got in (one.data_variance, every.data_variance[k - 1]):
+            assert abs(got - ref) <= 1e-14 * ref + 1e-300, (k, got, ref)
+        gap = one.mean_gap
+        exact = mpmath.mpf(2) * mpmath.mpf(gap) ** 2 / (2 * (mpmath.mpf(sigma) ** 2 * mpmath.mpf(one.gain) + ref))
+        assert abs(one.renyi(alpha=2.0) - exact) <= 1e-14 * exact
+
+
+def test_decaying_conditional_variance_past_the_significant_weights():
+    """T = 120, eta = 0.9999: only the last 75 weights are significant (c^h < e^-690 before): the records
+    before them get their future's sum in closed form, rho^m B_first; every record to 1e-14."""
+    for rho in (0.999, 0.5, 1 - 1e-9):
+        size, eta = 120, 0.9999
+        cov = decaying_correlation(size, rho)
+        first = size - significant_lags(size, eta) + 1
+        assert first == 46
+        _, reference = conditional_reference(family_entry("decaying", rho, size), size, eta)
+        every = cov.every_conditional_moments(eta)[1]
+        for k in (1, 20, first - 2, first - 1, first, first + 1, 100, size - 1, size):
+            ref = reference[k - 1]
+            assert abs(every[k - 1] - ref) <= 1e-14 * ref
+            assert abs(cov.conditional_moments(eta, k)[1] - ref) <= 1e-14 * ref
+
+
+@pytest.mark.parametrize("rho, eta", [(1 - 1e-10, 0.1), (1 - 1e-6, 0.999), (0.9, 1e-8)])
+def test_generic_conditional_variance_within_its_stated_accuracy(rho, eta):
+    """A dense and a stationary prior without structure (the difference of conditional_variance): the absolute
+    error stays within the stated 16 u q^T Sigma q (docs/math/iteration.md), so relative to V within
+    16 u eta^2 q^T Sigma q / V."""
+    from pufferfish.iteration.covariance import Covariance
+
+    size = 40
+    matrix = decaying_correlation(size, rho).autocovariance[np.abs(np.subtract.outer(np.arange(size), np.arange(size)))]
+    total, reference = conditional_reference(lambda t, u: mpmath.mpf(matrix[t, u]), size, eta)
+    for cov in (DenseCovariance(matrix), StationaryCovariance(matrix[0])):
+        every = Covariance.every_conditional_moments(cov, eta)[1]
+        for k in range(1, size + 1):
+            for got in (cov.conditional_moments(eta, k)[1], every[k - 1]):
+                assert abs(got - reference[k - 1]) <= 16 * U * total
+
+
+@pytest.mark.parametrize("eta", [1e-12, 1e-100, 1e-280, 1e-289, 3e-291])
+@pytest.mark.parametrize("size", [1, 7, 10 ** 6, 10 ** 15])
+def test_noise_gain_for_tiny_eta(eta, size):
+    """The expm1 route of noise_gain (and weight_sum, geometric_sums) against mpmath at 50 digits:
+    sum_t c^(2(T-t)) = (1 - c^(2T)) / (1 - c^2) with 1 - c^2 = eta (2 - eta) exactly; below eta ~ 1e-290
+    c^2 is 1 to double precision and the sum is T."""
+    mpmath.mp.dps = 50
+    e = mpmath.mpf(eta)
+    gain = -mpmath.expm1(2 * size * mpmath.log1p(-e)) / (e * (2 - e))
+    linear = -mpmath.expm1(size * mpmath.log1p(-e)) / e
+    assert abs(noise_gain(size, eta) - gain) <= 4 * U * gain
+    assert abs(weight_sum(size, eta) - linear) <= 4 * U * linear
+    sums = geometric_sums([0, size], eta, power=2)
+    assert sums[0] == 0.0 and abs(sums[1] - gain) <= 4 * U * gain
 
 
 @pytest.mark.parametrize("call, name, error", [

@@ -157,6 +157,7 @@ def _section6():
     """Valid inputs of paper 002's Section 6 subpackages (iteration, sensitivity)."""
     from pufferfish.iteration.covariance import EqualCorrelation
     from pufferfish.iteration.exact import exact_audit
+    from pufferfish.iteration.model import account_quadratic_model
     from pufferfish.sensitivity.attribute import GaussianRecord
     from pufferfish.sensitivity.diffusion import potential
     from pufferfish.sensitivity.weak_dependence import JointLatticePrior, RecordSecret
@@ -167,7 +168,7 @@ def _section6():
     prior = JointLatticePrior(((0, 1), (0, 1)), probs)
     return dict(cov=cov, shifts=[0.5, 1.0, 0.25], audit=exact_audit(cov, secret_index=2, eta=0.5, sigma=1.0,
                                                                      diameter=1.0),
-                sigma=sigma, record=GaussianRecord([0.0, 1.0], sigma), probs=probs, prior=prior,
+                account=account_quadratic_model(cov, secret_index=2, eta=0.5, diameter=1.0), sigma=sigma, record=GaussianRecord([0.0, 1.0], sigma), probs=probs, prior=prior,
                 potential=potential("logcosh", rate=1.0),
                 secrets=[(RecordSecret(0, 0), RecordSecret(0, 1)), (RecordSecret(1, 0), RecordSecret(1, 1))])
 
@@ -342,6 +343,11 @@ CALLS = {
     "pufferfish.iteration.covariance.EqualCorrelation": kw(size=(3, "count"), rho=(0.5, "unit"), variance=(2.0, "pos")),
     "pufferfish.iteration.covariance.decaying_correlation": kw(size=(3, "count"), rho=(0.5, "delta0"),
                                                                variance=(2.0, "pos")),
+    "pufferfish.iteration.covariance.DecayingCorrelation": kw(size=(3, "count"), rho=(0.5, "delta0"),
+                                                              variance=(2.0, "pos")),
+    "pufferfish.iteration.geometric.geometric_sums": Call({"counts": [0, 3], "eta": 0.5, "power": 2},
+                                                          {"counts": "nonneg_reals", "eta": "step", "power": "count"},
+                                                          extra_bad={"counts": [[1.5], 3], "power": [3]}),
     "pufferfish.iteration.covariance.biased_autocovariance": Call({"values": [1.0, 3.0, 2.0]}, {"values": "reals"},
                                                                   extra_bad={"values": [[1.0, 1.0]]}),
     "pufferfish.iteration.shifts.shifts_from_column": Call(
@@ -436,6 +442,9 @@ CALLS = {
     "pufferfish.iteration.calibrate.audit_sigma": kw(audit=(S6["audit"], "object"), sigma=(1.0, "nonneg"),
                                                      epsilon=(1.0, "pos"), delta=(1e-5, "open_unit_opt"),
                                                      alpha=(2.0, "alpha_opt"), rtol=(1e-9, "nonneg")),
+    "pufferfish.iteration.calibrate.calibrate_account": kw(account=(S6["account"], "object"), epsilon=(1.0, "pos"),
+                                                           delta=(1e-5, "open_unit"), alpha=(2.0, "alpha"),
+                                                           rtol=(1e-9, "nonneg")),
     "pufferfish.iteration.model.account_quadratic_model": kw(covariance=(S6["cov"], "covariance"),
                                                              secret_index=(2, "count"), eta=(0.5, "step"),
                                                              diameter=(1.0, "nonneg"), sigma=(1.0, "nonneg")),
@@ -474,6 +483,11 @@ CALLS = {
         {"pot": S6["potential"], "start": 0.0, "diameter": 1.0, "time": 0.5, "paths": 4, "max_step": 0.1, "seed": 1},
         {"pot": "object", "start": "real", "diameter": "nonneg", "time": "nonneg", "paths": "count",
          "max_step": "pos", "seed": "size"}),
+    "pufferfish.sensitivity.diffusion.coupled_paths": Call(
+        {"pot": S6["potential"], "start": 0.0, "diameter": 1.0, "times": [0.5, 1.0], "paths": 4, "max_step": 0.1,
+         "seed": 1},
+        {"pot": "object", "start": "real", "diameter": "nonneg", "times": "nonneg_reals", "paths": "count",
+         "max_step": "pos", "seed": "size"}, extra_bad={"times": [[1.0, 1.0]]}),
     "pufferfish.sensitivity.scales.scales_from_sensitivity": Call(
         {"method": "gwm_gaussian_analytic", "w_inf": 1.0, "w_2": 1.0, "epsilons": [0.5, 1.0], "delta": 0.1,
          "alpha": 2.0},
@@ -601,10 +615,11 @@ EXEMPT = {
                      "pufferfish.comparison.compare.PairComparison", "pufferfish.comparison.binding.Binding",
                      "pufferfish.comparison.binding.NamedPair"],
                     _RESULT),
-    **dict.fromkeys(["pufferfish.iteration.calibrate.Calibration", "pufferfish.iteration.minorant.Allocation",
+    **dict.fromkeys(["pufferfish.iteration.calibrate.AccountantCalibration", "pufferfish.iteration.minorant.Allocation",
                      "pufferfish.iteration.model.ModelAccount", "pufferfish.sensitivity.attribute.TwoColumnFit",
                      "pufferfish.sensitivity.composition.RenyiGuarantee",
-                     "pufferfish.sensitivity.weak_dependence.WeakDependenceBound"], _RESULT),
+                     "pufferfish.sensitivity.weak_dependence.WeakDependenceBound",
+                     "pufferfish.sensitivity.diffusion.CoupledPaths"], _RESULT),
     "pufferfish.iteration.covariance.Covariance": "an interface (column, quadratic); its subclasses are walked",
     "pufferfish.sensitivity.scales.ScaleMethod": "a descriptor of the constant GWM_METHODS (which registry method "
                                                  "reads which distance), not built from user input",

@@ -1,21 +1,24 @@
 """Weak dependence (Prop. 6.1), parallel composition (Prop. E.1) and the scales fed to the GWM methods.
 
-Weak dependence: a worked two-record example (the monotone couplings written out), the
-independent case (the bound is exact), and the triangle inequality on random joints.
-Parallel composition: the Renyi divergence of the joint output computed directly on the
-product of the parts' output laws. Scales: the registry's own methods on two point masses
-at distance w give the same scale as a closed-form w.
+Every reference is computed here by a second method: weak dependence on a worked two-record
+example (the monotone couplings written out), the independent case (the bound is exact), and
+random joints whose laws and W_inf are enumerated in exact fractions; parallel composition
+against by-hand Renyi divergences, checked on the joint output laws in 40-digit arithmetic; the
+scales against their defining equations (b = w / eps; Balle and Wang's hockey stick with scipy;
+the Cauchy D_2 by quadrature), from 1e-6 to 1e6.
 """
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
+from fractions import Fraction
+from itertools import accumulate
 
+import mpmath
 import numpy as np
 import pytest
 
 from pufferfish.errors import ArgumentTypeError, InvalidArgumentError, InvalidDistributionError, NotApplicableError
-from pufferfish.registry import calibrate
-from pufferfish.lattice.system import Reports, SecretPair
 from pufferfish.sensitivity.composition import RenyiGuarantee, parallel_composition
 from pufferfish.sensitivity.scales import GWM_METHODS, scales_from_sensitivity
 from pufferfish.sensitivity.weak_dependence import (JointLatticePrior, RecordSecret, product_of_marginals, query_given,
@@ -51,15 +54,52 @@ def test_independent_records_make_the_bound_exact():
         assert list(bar.marginal(k)) == list(joint.marginal(k))   # exact fractions
 
 
+def _law(values, probs, record, value, weights):
+    """The law of F = sum_k w_k x_k given x_record = value, by enumerating the joint in exact fractions
+    (test reference)."""
+    law: dict[int, Fraction] = {}
+    for index in np.ndindex(probs.shape):
+        x = [values[k][i] for k, i in enumerate(index)]
+        if x[record] == value and probs[index] > 0:
+            f = sum(w * xk for w, xk in zip(weights, x))
+            law[f] = law.get(f, Fraction(0)) + probs[index]
+    total = sum(law.values())
+    return {f: p / total for f, p in law.items()}
+
+
+def _w_inf(p, q):
+    """W_inf of two finite laws on the integers (exact fractions): the largest gap of their quantile
+    functions, at the midpoint of every stretch between the merged cumulative masses (test reference)."""
+    xs, ys = sorted(p), sorted(q)
+    cp, cq = list(accumulate(p[x] for x in xs)), list(accumulate(q[y] for y in ys))
+    cuts = [Fraction(0), *sorted(set(cp[:-1]) | set(cq[:-1])), Fraction(1)]
+    return max(abs(xs[bisect_left(cp, (a + b) / 2)] - ys[bisect_left(cq, (a + b) / 2)])
+               for a, b in zip(cuts, cuts[1:]) if a < b)
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_bound_holds_on_random_joints(seed):
+    # exact and Delta recomputed here by enumeration of the joint and W_inf from quantile functions;
+    # the bound (Prop. 6.1) holds above the exact sensitivity
     rng = np.random.default_rng(seed)
     values = ((0, 1, 2), (0, 2), (1, 4, 5))
     probs = rng.dirichlet(np.ones(18)).reshape(3, 2, 3)
     prior = JointLatticePrior(values, probs)
+    exact_probs = np.vectorize(Fraction, otypes=[object])(probs)
+    bar = np.multiply.outer(np.multiply.outer(exact_probs.sum((1, 2)), exact_probs.sum((0, 2))),
+                            exact_probs.sum((0, 1)))
+    probs = exact_probs
     pairs = [(RecordSecret(0, 0), RecordSecret(0, 2)), (RecordSecret(2, 1), RecordSecret(2, 5))]
     for weights in (None, [1, -2, 3]):
+        w = [1, 1, 1] if weights is None else weights
         got = weak_dependence_bound(prior, pairs, weights=weights)
+        exact = max(_w_inf(_law(values, probs, a.record, a.value, w), _law(values, probs, b.record, b.value, w))
+                    for a, b in pairs)
+        independent = max(_w_inf(_law(values, bar, a.record, a.value, w), _law(values, bar, b.record, b.value, w))
+                          for a, b in pairs)
+        dependence = max(_w_inf(_law(values, probs, s.record, s.value, w), _law(values, bar, s.record, s.value, w))
+                         for pair in pairs for s in pair)
+        assert (got.exact, got.independent, got.dependence) == (exact, independent, dependence)
         assert got.exact <= got.bound == got.independent + 2 * got.dependence
 
 
@@ -99,31 +139,50 @@ def test_parallel_composition_table(epsilons, alpha, expected):
 
 
 def _renyi(p, q, alpha):
-    return math.log(np.sum(p ** alpha * q ** (1 - alpha))) / (alpha - 1)
+    """D_alpha(P || Q) of two finite laws, in 40-digit arithmetic (mpmath: a second method)."""
+    with mpmath.workdps(40):
+        total = mpmath.fsum(mpmath.mpf(a) ** alpha * mpmath.mpf(b) ** (1 - alpha) for a, b in zip(p, q))
+        return mpmath.log(total) / (alpha - 1)
 
 
-def test_parallel_composition_against_the_joint_renyi_divergence():
-    # part 1: randomized response on a bit, P1 = (3/4, 1/4), Q1 = (1/4, 3/4) (secret of part 1);
-    # part 2: a 3-output mechanism on an independent part, P2 = (.5, .3, .2) vs Q2 = (.2, .3, .5).
-    # A secret of part k leaves the other part's output law R unchanged (it is independent):
-    # the joint output laws are P_k x R and Q_k x R, and D_alpha of the product is D_alpha(P_k || Q_k).
-    parts = [(np.array([0.75, 0.25]), np.array([0.25, 0.75])),
-             (np.array([0.5, 0.3, 0.2]), np.array([0.2, 0.3, 0.5]))]
-    for alpha in (1.5, 2.0, 7.0):
-        eps = [max(_renyi(p, q, alpha), _renyi(q, p, alpha)) for p, q in parts]
-        guarantee = parallel_composition(eps, alpha=alpha)
-        for k, (p, q) in enumerate(parts):
-            other = parts[1 - k][0]                    # any law of the other part, the same under both secrets
-            joint_p, joint_q = np.multiply.outer(p, other).ravel(), np.multiply.outer(q, other).ravel()
-            loss = max(_renyi(joint_p, joint_q, alpha), _renyi(joint_q, joint_p, alpha))
-            assert loss == pytest.approx(eps[k], rel=1e-12)
-            assert loss <= guarantee.epsilon * (1 + 1e-12)
-        assert guarantee.epsilon == pytest.approx(max(eps))
-        # a secret that moved both parts would pay the sum (sequential), more than the max
-        both = max(_renyi(np.multiply.outer(parts[0][0], parts[1][0]).ravel(),
-                          np.multiply.outer(parts[0][1], parts[1][1]).ravel(), alpha), 0)
-        assert both == pytest.approx(_renyi(*parts[0], alpha) + _renyi(*parts[1], alpha), rel=1e-12)
-        assert both > guarantee.epsilon
+#: D_alpha of the two parts below, by hand: sum_x p^alpha q^(1-alpha), both orders (each pair is a
+#: mirror image, so both orders agree). Randomized response (3/4, 1/4) vs (1/4, 3/4): alpha = 2:
+#: (9/16)/(1/4) + (1/16)/(3/4) = 7/3; alpha = 3: (27/64)/(1/16) + (1/64)/(9/16) = 27/4 + 1/36 = 61/9.
+#: (.5, .3, .2) vs (.2, .3, .5): alpha = 2: .25/.2 + .09/.3 + .04/.5 = 1.63; alpha = 3:
+#: .125/.04 + .027/.09 + .008/.25 = 3.457.
+with mpmath.workdps(40):
+    PARTS = [((mpmath.mpf(3) / 4, mpmath.mpf(1) / 4), (mpmath.mpf(1) / 4, mpmath.mpf(3) / 4)),
+             ((mpmath.mpf("0.5"), mpmath.mpf("0.3"), mpmath.mpf("0.2")),
+              (mpmath.mpf("0.2"), mpmath.mpf("0.3"), mpmath.mpf("0.5")))]
+    BY_HAND = {2: (mpmath.log(mpmath.mpf(7) / 3), mpmath.log(mpmath.mpf("1.63"))),
+               3: (mpmath.log(mpmath.mpf(61) / 9) / 2, mpmath.log(mpmath.mpf("3.457")) / 2)}
+
+
+@pytest.mark.parametrize("alpha", [2, 3])
+def test_parallel_composition_against_the_joint_renyi_divergence(alpha):
+    # A secret of part k leaves the other part's output law R unchanged (it is independent): the
+    # joint output laws are P_k x R and Q_k x R, whose D_alpha (40 digits, from the joint) is part k's
+    # by-hand value; the composed guarantee is the larger of the two, log(7/3) at alpha 2 and
+    # log(61/9) / 2 at alpha 3
+    eps = [float(e) for e in BY_HAND[alpha]]
+    guarantee = parallel_composition(eps, alpha=alpha)
+    assert guarantee == RenyiGuarantee(float(alpha), float(BY_HAND[alpha][0]))
+    with mpmath.workdps(40):
+        _check_parts(alpha, guarantee)
+
+
+def _check_parts(alpha, guarantee):
+    for k, (p, q) in enumerate(PARTS):
+        other = PARTS[1 - k][0]                        # any law of the other part, the same under both secrets
+        joint_p = [a * c for a in p for c in other]
+        joint_q = [b * c for b in q for c in other]
+        for loss in (_renyi(joint_p, joint_q, alpha), _renyi(joint_q, joint_p, alpha)):
+            assert abs(loss - BY_HAND[alpha][k]) < mpmath.mpf(10) ** -30
+            assert float(loss) <= guarantee.epsilon * (1 + 1e-15)
+    # a secret that moved both parts would pay the sum (sequential composition), more than the max
+    both = _renyi([a * c for a in PARTS[0][0] for c in PARTS[1][0]], [b * c for b in PARTS[0][1] for c in PARTS[1][1]],
+                  alpha)
+    assert abs(both - sum(BY_HAND[alpha])) < mpmath.mpf(10) ** -30 and both > guarantee.epsilon
 
 
 @pytest.mark.parametrize("epsilons, alpha, err", [
@@ -138,17 +197,47 @@ def test_parallel_composition_validation(epsilons, alpha, err):
 
 
 # ------------------------------------------------------------------------------ scales fed to the GWM methods
-@pytest.mark.parametrize("w", [1, 7, 250])
-def test_scales_equal_the_registry_methods_on_priors_at_that_distance(w):
-    # two point masses at distance w: W_inf = W_2 = w; the registry's methods on that pair give
-    # the scales a closed-form sensitivity w must get
-    pair = SecretPair.of(Reports(0), Reports(w), [])
-    epsilons = [0.1, 1.0, 5.0]
-    for method in GWM_METHODS:
-        params = {"gwm_laplace": {}, "gwm_gaussian_analytic": {"delta": 1e-5}, "dagwm_cauchy": {"alpha": 2}}[method.name]
-        expected = calibrate(method.name, pair, epsilons=epsilons, **params)
-        got = scales_from_sensitivity(method.name, w_inf=w, w_2=w, epsilons=epsilons, delta=1e-5, alpha=2)
-        assert got == pytest.approx(expected, rel=1e-14)
+W = [1e-6, 1.0, 7.0, 250.0, 1e6]
+EPSILONS = [0.01, 1.0, 5.0]
+
+
+@pytest.mark.parametrize("w", W)
+def test_laplace_scale_is_the_sensitivity_over_epsilon(w):
+    # GWM, Cor. 3.1: b = W_inf / eps, whatever W_2
+    got = scales_from_sensitivity("gwm_laplace", w_inf=w, w_2=3 * w, epsilons=EPSILONS)
+    assert got == pytest.approx([w / e for e in EPSILONS], rel=1e-15)
+
+
+@pytest.mark.parametrize("w", W)
+def test_analytic_gaussian_scale_attains_delta_by_balle_and_wang(w):
+    # Balle and Wang's exact hockey stick of a shift w at sigma, computed here with scipy:
+    # Phi(w / (2 sigma) - eps sigma / w) - e^eps Phi(-w / (2 sigma) - eps sigma / w); the returned sigma
+    # attains delta (it is the smallest such sigma: 0.1 % less gives more than delta)
+    from scipy.stats import norm
+
+    def hockey(sigma, eps):
+        a, c = w / (2 * sigma), eps * sigma / w
+        return norm.cdf(a - c) - math.exp(eps) * norm.cdf(-a - c)
+
+    got = scales_from_sensitivity("gwm_gaussian_analytic", w_inf=w, w_2=w / 3, epsilons=EPSILONS, delta=1e-5)
+    for sigma, eps in zip(got, EPSILONS):
+        assert hockey(sigma, eps) == pytest.approx(1e-5, rel=1e-6)
+        assert hockey(sigma * (1 - 1e-3), eps) > 1e-5
+
+
+@pytest.mark.parametrize("w", W)
+def test_cauchy_scale_attains_epsilon_by_quadrature(w):
+    # DAGWM, Cor. 4.1, alpha = 2: D_2 of Cauchy(0, gamma) against Cauchy(W_2, gamma), computed here by
+    # quadrature of p^2 / q (a function of W_2 / gamma only: integrated at gamma = 1), equals eps
+    from scipy import integrate
+
+    got = scales_from_sensitivity("dagwm_cauchy", w_inf=3 * w, w_2=w, epsilons=EPSILONS, alpha=2)
+    for gamma, eps in zip(got, EPSILONS):
+        s = w / gamma
+        ratio = lambda x: (x - s) ** 2 / math.pi / (x * x + 1) ** 2 + 1 / math.pi / (x * x + 1) ** 2  # noqa: E731
+        value = sum(integrate.quad(ratio, lo, hi, epsabs=0, epsrel=1e-13, limit=200)[0]
+                    for lo, hi in ((-math.inf, s / 2), (s / 2, math.inf)))
+        assert math.log(value) == pytest.approx(eps, rel=1e-9)
 
 
 def test_scales_validation():

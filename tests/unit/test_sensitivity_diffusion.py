@@ -13,7 +13,7 @@ import pytest
 from scipy import integrate, stats
 
 from pufferfish.errors import ArgumentTypeError, InvalidArgumentError
-from pufferfish.sensitivity.diffusion import (NOISE_NORMS, coupled_distances, diffusion_sensitivity, euler_step,
+from pufferfish.sensitivity.diffusion import (NOISE_NORMS, coupled_distances, coupled_paths, diffusion_sensitivity, euler_step,
                                               noise_norm, ou_law, ou_w_inf, potential)
 
 
@@ -116,6 +116,42 @@ def test_a_step_above_the_cap_breaks_the_bound():
         assert abs(z[0]) > math.exp(-pot.rate * h) * (y - x)[0]
         step, _ = euler_step(pot, 5 * h, max_step=10 * h)   # the scheme never takes such a step
         assert step <= 2.0 / (pot.rate + pot.curvature_max)
+
+
+def test_one_run_over_several_times_is_the_discrete_recursion_stretch_by_stretch():
+    # OU: the difference is deterministic, and over the stretches [0, 0.3], [0.3, 1], [1, 2.5] each of
+    # n_k steps of h_k it is multiplied by (1 - h_k lambda)^n_k (h_k, n_k from euler_step on the
+    # stretch's length), whatever the noise; the times may come in any order
+    rate, diam = 0.8, 2.0
+    pot = potential("quadratic", rate=rate)
+    run = coupled_paths(pot, start=-1.0, diameter=diam, times=[1.0, 0.3, 2.5], paths=20, max_step=0.07, seed=4)
+    assert list(run.times) == [0.3, 1.0, 2.5]
+    expected, count, last = diam, 0, 0.0
+    for i, t in enumerate([0.3, 1.0, 2.5]):
+        h, n = euler_step(pot, t - last, max_step=0.07)
+        expected, count, last = expected * (1 - h * rate) ** n, count + n, t
+        assert run.steps[i] == h and run.counts[i] == count
+        assert run.distances[i] == pytest.approx(np.full(20, expected), rel=1e-10)
+        assert expected <= diam * math.exp(-rate * t)
+
+
+def test_the_same_paths_never_move_apart_from_one_time_to_the_next():
+    # log cosh: every step multiplies each path's difference by a factor in (0, 1 - h lambda], so on
+    # the same paths each distance falls with t; the first time's distances are those of a run to
+    # that time alone (the same seed draws the same increments first)
+    pot = potential("logcosh", rate=0.3)
+    times = [0.5, 1.0, 2.0, 4.0]
+    run = coupled_paths(pot, start=-1.0, diameter=2.0, times=times, paths=300, max_step=0.05, seed=9)
+    assert np.all(np.diff(run.distances, axis=0) < 0)
+    assert np.all(run.distances <= 2.0 * np.exp(-0.3 * np.array(times))[:, None])
+    alone = coupled_distances(pot, start=-1.0, diameter=2.0, time=0.5, paths=300, max_step=0.05, seed=9)
+    assert np.array_equal(run.distances[0], alone)
+
+
+def test_a_repeated_release_time_is_refused():
+    with pytest.raises(InvalidArgumentError, match="times.*repeated"):
+        coupled_paths(potential("quadratic", rate=1.0), start=0.0, diameter=1.0, times=[1.0, 0.5, 1.0], paths=2,
+                      max_step=0.1, seed=1)
 
 
 def test_coupled_paths_are_seeded():

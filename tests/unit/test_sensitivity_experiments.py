@@ -12,7 +12,8 @@ import pandas as pd
 import pytest
 
 from pufferfish.errors import ConfigError, DataError
-from pufferfish.sensitivity.experiments import (ATTRIBUTE_COLUMNS, AUDIT_COLUMNS, CHECK_COLUMNS, DIFFUSION_COLUMNS,
+from pufferfish.audit.verdict import AUDIT_COLUMNS
+from pufferfish.sensitivity.experiments import (ATTRIBUTE_COLUMNS, CHECK_COLUMNS, DIFFUSION_COLUMNS,
                                                 attribute_triple, diffusion_rows, run_attribute_privacy,
                                                 run_diffusion)
 from pufferfish.sensitivity.captions import coupling_violation_lines
@@ -122,7 +123,7 @@ def test_a_closed_form_that_fails_the_exact_audit_is_flagged(tmp_path):
 
     assert attribute_caption(out["fig.csv"]) == [
         "toy: r | j (4 records, 2 protected values, the rarest with 2 records): the data's own conditionals need "
-        "more noise than the closed form gives: its scales FAIL the exact audit on them (laplace gaussian cauchy "
+        "more noise than the closed form gives: its scales FAIL the exact audit on them (Laplace, Gaussian and Cauchy "
         "noise); W∞ = 5 is above the closed form 0."]
 
 
@@ -167,6 +168,10 @@ def test_diffusion_rows_and_check(tmp_path):
     bad.loc[0, "coupled_max"] = bad.loc[0, "bound"] * 1.01
     lines = coupling_violation_lines(bad, rtol=1e-9)
     assert len(lines) == 1 and "exceeds the bound" in lines[0]
+    # the same paths at every time of a (potential, lambda): the maximum falls with t, nothing rises
+    assert not check.rises.any()
+    for _, group in table.groupby(["potential", "lambda"]):
+        assert np.all(np.diff(group.sort_values("time").coupled_max.to_numpy()) < 0)
     # seeded by value: the same (potential, lambda, time) row is the same in a config with other lambdas
     other, _ = diffusion_rows(DiffusionSettings.from_config({**DIFFUSION, "lambdas": [2.0]}, seed=20240507))
     key = ["potential", "lambda", "time"]
@@ -187,7 +192,16 @@ def test_diffusion_rows_and_check(tmp_path):
     written = pd.read_csv(tmp_path / "c.csv")
     ratio = (written.coupled_max / written.bound).max()
     assert diffusion_caption(tmp_path / "c.csv").startswith(f"Largest coupled distance over the bound: {ratio:.6g} (")
-    assert diffusion_caption(tmp_path / "c.csv").endswith(f"Rows above the bound: 0 of {len(written)}.")
+    caption = diffusion_caption(tmp_path / "c.csv")
+    assert f"Rows above the bound: 0 of {len(written)}. " in caption and caption.endswith("never rises with t "
+                                                                                        "(each step contracts it).")
+    # a row whose maximum rose above the previous time's on the same paths is named
+    rose = written.copy()
+    rose.loc[1, "rises"] = True
+    rose.to_csv(tmp_path / "r.csv", index=False)
+    lines = read_coupling_violations(tmp_path / "r.csv")
+    assert len(lines) == 1 and "rises above the previous time's" in lines[0]
+    assert "rises with t at 1 row(s)" in diffusion_caption(tmp_path / "r.csv")
     written.loc[3, ["coupled_max", "violation"]] = [written.loc[3, "bound"] * 1.5, True]
     written.to_csv(tmp_path / "c.csv", index=False)
     lines = read_coupling_violations(tmp_path / "c.csv")
@@ -238,6 +252,56 @@ def test_observed_range_understates_the_dp_sensitivity_of_the_domain():
     assert achieved.value == pytest.approx(100 / 48, rel=1e-12) and achieved.value > 1.0
 
 
+def test_a_declared_domain_sets_the_dp_sensitivity_to_its_range():
+    # heart_cleveland's age: 29..77 observed (range 48), domain [0, 100] as Table 1 declares it. The
+    # DP sensitivity is the domain's range, 100: a record may hold any age of the domain, and the
+    # Laplace scale 100 / eps gives exactly eps on the two extreme records (the exact audit of the
+    # point masses at 0 and 100: |0 - 100| / b = eps), where the observed range's 48 / eps gives
+    # eps * 100 / 48 (previous test)
+    from pufferfish.audit import Target, lattice_auditor
+    from pufferfish.lattice.pmf import LatticePMF
+
+    frame = pd.DataFrame({"r": [29, 40, 77, 50], "j": [0, 0, 1, 1]})
+    res = attribute_triple(frame, AttributeTriple("toy", "r", "j", domain=(0, 100)))
+    assert res.dp_sensitivity == 100.0 and res.dp_source == "domain [0, 100]"
+    for eps in (0.01, 1.0, 8.0):
+        got = lattice_auditor("laplace", "epsilon", LatticePMF.point(0), LatticePMF.point(100)).achieved(
+            res.dp_sensitivity / eps, Target(eps))
+        assert got.value == pytest.approx(eps, rel=1e-12)
+    # the conditionals and their distances do not depend on the declared domain
+    plain = attribute_triple(frame, AttributeTriple("toy", "r", "j"))
+    assert (res.empirical_w_inf, res.empirical_w_2, res.gaussian_w_inf) == (
+        plain.empirical_w_inf, plain.empirical_w_2, plain.gaussian_w_inf)
+    assert plain.dp_source == "observed range"
+    with pytest.raises(DataError, match=r"outside its declared domain \[30, 100\]"):
+        attribute_triple(frame, AttributeTriple("toy", "r", "j", domain=(30, 100)))
+
+
+@pytest.mark.parametrize("domain, message", [([0], "two integers"), ("0-100", "two integers"), ([5, 5], "increasing"),
+                                             ([0.5, 3], "domain"), ([0, True], "domain")])
+def test_a_bad_domain_is_one_config_line(domain, message):
+    spec = {**ATTRIBUTE, "triples": [{"dataset": "toy", "released": "r", "protected": "j", "domain": domain}]}
+    with pytest.raises(ConfigError, match=message):
+        AttributePrivacySettings.from_config(spec)
+
+
+def test_the_config_triples_declare_the_domains_of_table_1():
+    # a triple releasing an attribute Table 1 also releases declares the domain wasserstein.settings
+    # gives it (heart's age: [0, 100], so DP sensitivity 100, not the observed 77 - 29 = 48)
+    from pathlib import Path
+
+    import yaml
+
+    config = yaml.safe_load((Path(__file__).parents[2] / "config.yaml").read_text())
+    table1 = {(s["dataset"], s["attribute"]): s.get("domain") for s in config["wasserstein"]["settings"].values()}
+    checked = 0
+    for spec in config["sensitivity"]["attribute_privacy"]["triples"]:
+        if table1.get((spec["dataset"], spec["released"])) is not None:
+            assert spec.get("domain") == table1[(spec["dataset"], spec["released"])], spec
+            checked += 1
+    assert checked >= 2 and table1[("heart_cleveland", "age")] == [0, 100]
+
+
 def test_diffusion_audit_of_the_ou_scales():
     # OU from -1 and 1 (D = 2): N(m, v) and N(m + d, v), d = 2 e^(-lambda t). Laplace b = d / eps
     # reaches eps in the tails (fact (d) of audit.laplace_mixture) and no more; the analytic
@@ -271,3 +335,19 @@ def test_diffusion_audit_of_the_ou_scales():
                                              0.0), m0 - 20 * sd_min, m1 + 20 * sd_min, points=[m1], limit=400,
                                epsabs=1e-14)
     assert hs_min == pytest.approx(1e-5, rel=1e-5)
+
+
+@pytest.mark.parametrize("flagged, words", [("", ""), ("gaussian", "Gaussian"), ("laplace gaussian", "Laplace and Gaussian"),
+                                            ("laplace gaussian cauchy", "Laplace, Gaussian and Cauchy")])
+def test_noise_list_writes_the_flagged_noises_as_words(flagged, words):
+    from pufferfish.sensitivity.captions import noise_list
+
+    assert noise_list(flagged) == words
+
+
+def test_noise_list_refuses_a_value_that_is_not_text():
+    from pufferfish.errors import ArgumentTypeError
+    from pufferfish.sensitivity.captions import noise_list
+
+    with pytest.raises(ArgumentTypeError, match="flagged = nan"):
+        noise_list(math.nan)

@@ -1,41 +1,22 @@
-"""Named accountants for noisy gradient descent on correlated records, and RDP -> (epsilon, delta).
+r"""Named accountants for noisy gradient descent on correlated records, and RDP to :math:`(\epsilon, \delta)`.
 
-Every accountant bounds D_alpha(w_T | x_k = a || w_T | x_k = b) (both orders: the shifts are
-symmetric in a, b) by alpha X / (2 sigma^2) with a cost X that does not depend on alpha or
-sigma (:func:`accountant_cost`):
+Every accountant bounds :math:`D_\alpha(w_T \mid x_k = a \,\|\, w_T \mid x_k = b)` (both orders)
+by :math:`\alpha X / (2\sigma^2)` with a cost :math:`X` that depends on the shifts only
+(:func:`accountant_cost`); docs/math/iteration.md, "The four accountants", says what each is
+and when it applies:
 
-=====================  ===================================================================
-name                   X (sum of squared allocations)
-=====================  ===================================================================
-``paper_bound``        paper 002, Theorem 5.2, contractive steps (c = 1), best allocation:
-                       rise^2 / run over the convex minorant of (t, S_t) (:mod:`.minorant`)
-``contraction_bound``  ours: the same theorem with c-Lipschitz steps (c = 1 - eta m, or
-                       |1 - eta| for the quadratic loss), best allocation; <= paper_bound.
-                       The accountant we recommend when the loss is strongly convex.
-``dp_assumption``      the records treated as independent (what a DP-SGD accountant reports):
-                       only the secret's own shift s_k, c = 1: s_k^2 / (T - k + 1)
-                       (Feldman et al. 2018, Thm 23 with s_k = 2 eta L). NOT a valid bound
-                       when the records are correlated: the exact audit rejects it.
-``composition``        every shift paid at its step, a_t = s_t: sum_t s_t^2 (the RDP
-                       composition of T Gaussian mechanisms of sensitivities s_t).
-=====================  ===================================================================
+* ``paper_bound`` -- paper 002, Theorem 5.2 with :math:`c = 1`, best allocation
+  (:mod:`pufferfish.iteration.minorant`);
+* ``contraction_bound`` -- ours: the same theorem with :math:`c`-Lipschitz steps, never above it;
+* ``dp_assumption`` -- the records treated as independent, :math:`s_k^2 / (T - k + 1)`: NOT a
+  bound under correlation (the exact audit rejects it);
+* ``composition`` -- every shift paid at its step, :math:`\sum_t s_t^2`.
 
-Why ``dp_assumption`` is the minimum for independent records: with only s_k > 0 the points
-(t, S_t) are 0 up to k - 1 and s_k from k on, so the minorant is 0 up to t = k - 1 and then
-the chord to (T, s_k): one segment of rise s_k and run T - k + 1. Why ``composition`` is a
-valid bound: a_t = s_t keeps z_t = 0 (feasible for every c), so it is >= both optimal bounds.
-
-Conversion to (epsilon, delta) (:func:`rdp_epsilon`, :func:`rdp_delta`): for two
-distributions with D_alpha <= r, delta <= exp((alpha - 1)(r - epsilon + log(1 - 1/alpha)) -
-log alpha) (Canonne, Kamath, Steinke 2020, Prop. 12; Asoodeh et al. 2020), and
-delta <= sqrt(1 - exp(-r)) from the KL divergence (Pinsker-type bound of Bretagnolle-Huber,
-with D_1 <= D_alpha), minimised over the orders given. This is the conversion dp-accounting
-uses (its ``compute_epsilon`` / ``compute_delta``, orders <= 1.01 excluded from the first
-bound for its numerical instability), the oracle of the tests; dp-accounting is not a
-runtime dependency. The bounds above hold at every order alpha > 1, so their conversion
-(:func:`epsilon_of_cost`, :func:`delta_of_cost`) minimises over :data:`ORDERS`, a geometric
-grid of 2,001 orders from 1 + 10^-2 to 1 + 10^6 (the grid's minimum is a valid epsilon; a
-finer grid can only lower it).
+The conversion to :math:`(\epsilon, \delta)` (:func:`rdp_epsilon`, :func:`rdp_delta`) is the one
+dp-accounting uses (Canonne, Kamath, Steinke 2020, Prop. 12, and the KL bound), the tests'
+oracle; :func:`epsilon_of_cost` and :func:`delta_of_cost` minimise it over :data:`ORDERS`, 2,001
+orders from :math:`1 + 10^{-2}` to :math:`1 + 10^6` (the grid's minimum is a valid
+:math:`\epsilon`; a finer grid can only lower it).
 """
 
 from __future__ import annotations
@@ -68,10 +49,29 @@ def _alpha(alpha) -> float:
 
 
 def accountant_cost(name: str, shifts, *, contraction: float = 1.0, secret_index: int | None = None) -> float:
-    """X of accountant ``name`` (the bound is alpha X / (2 sigma^2)); see the module table.
+    r"""The cost :math:`X` of accountant ``name``: the bound is :math:`\alpha X / (2\sigma^2)` (module table).
 
-    ``contraction`` is used by ``contraction_bound`` only, ``secret_index`` (1-based k) by
-    ``dp_assumption`` only (required there); both are checked whenever given.
+    Parameters
+    ----------
+    name : str
+        One of :data:`ACCOUNTANTS`.
+    shifts : array_like
+        :math:`s_1, \dots, s_T \ge 0`, finite, non-empty (:mod:`pufferfish.iteration.shifts`).
+    contraction : float
+        :math:`c \in [0, 1]`, used by ``contraction_bound`` only (checked whenever given).
+    secret_index : int, optional
+        The secret's 1-based position :math:`k`, :math:`1 \le k \le T`; required by ``dp_assumption``.
+
+    Returns
+    -------
+    float
+        :math:`X \ge 0`.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        An unknown name, a shift negative or not finite, ``contraction`` outside [0, 1],
+        ``secret_index`` outside [1, T] or missing for ``dp_assumption``.
     """
     name = choice(name, ACCOUNTANTS, name="name (accountant)")
     s = as_vector(shifts, name="shifts", nonnegative=True)
@@ -107,7 +107,7 @@ def accountant_costs(shifts, *, contraction: float, secret_index: int) -> dict:
     Parameters
     ----------
     shifts : array_like
-        s_1..s_T >= 0, finite, non-empty (:mod:`.shifts`).
+        s_1..s_T >= 0, finite, non-empty (:mod:`pufferfish.iteration.shifts`).
     contraction : float
         c in [0, 1] of ``contraction_bound``.
     secret_index : int
@@ -127,16 +127,41 @@ def accountant_costs(shifts, *, contraction: float, secret_index: int) -> dict:
     """
     s = as_vector(shifts, name="shifts", nonnegative=True)
     contraction = real(contraction, name="contraction", lo=0.0, hi=1.0)
-    k = integer(secret_index, name="secret_index", lo=1, hi=s.size)
+    k = integer(secret_index, name="secret_index", lo=1)
+    if k > s.size:
+        raise InvalidArgumentError(f"secret_index = {secret_index!r}: past the last of the {s.size} shifts")
     paper, contracted = minimal_costs(s, contractions=(1.0, contraction))
     return {"paper_bound": paper, "contraction_bound": contracted, "dp_assumption": _cost("dp_assumption", s, 1.0, k),
             "composition": _cost("composition", s, 1.0, k)}
 
 
 def renyi_bound(cost: float, *, sigma: float, alpha: float) -> float:
-    """alpha X / (2 sigma^2), refused (sigma named) when it exceeds the float64 range."""
-    cost = real(cost, name="cost", lo=0.0)
-    sigma, alpha = _sigma(sigma), _alpha(alpha)
+    r""":math:`\alpha X / (2\sigma^2)`, the Renyi bound of a cost :math:`X` (:func:`accountant_cost`).
+
+    Parameters
+    ----------
+    cost : float
+        :math:`X \ge 0`.
+    sigma : float
+        The noise's standard deviation :math:`\sigma > 0`.
+    alpha : float
+        The Renyi order :math:`\alpha > 1`.
+
+    Returns
+    -------
+    float
+        The bound on :math:`D_\alpha`, both orders.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        A value out of range (``sigma`` named when the bound overflows float64).
+    """
+    return _renyi_bound(real(cost, name="cost", lo=0.0), _sigma(sigma), _alpha(alpha))
+
+
+def _renyi_bound(cost: float, sigma: float, alpha: float) -> float:
+    """:func:`renyi_bound` of validated arguments."""
     try:
         value = alpha * 0.5 * (math.sqrt(cost) / sigma) ** 2 if cost > 0 else 0.0
     except OverflowError:
@@ -148,22 +173,106 @@ def renyi_bound(cost: float, *, sigma: float, alpha: float) -> float:
 
 
 def paper_bound(shifts, *, sigma: float, alpha: float) -> float:
-    """Paper 002, Theorem 5.2 (c = 1) with the best allocation: alpha / (2 sigma^2) min sum a_t^2."""
+    r"""Paper 002, Theorem 5.2 (:math:`c = 1`) with the best allocation: :math:`\frac{\alpha}{2\sigma^2} \min \sum_t a_t^2`.
+
+    Parameters
+    ----------
+    shifts : array_like
+        :math:`s_1, \dots, s_T \ge 0`, finite, non-empty (:mod:`pufferfish.iteration.shifts`).
+    sigma : float
+        The noise's standard deviation :math:`\sigma > 0`.
+    alpha : float
+        The Renyi order :math:`\alpha > 1`.
+
+    Returns
+    -------
+    float
+        The bound on :math:`D_\alpha`, both orders.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        A value out of range (``sigma`` named when the bound overflows float64).
+    """
     return renyi_bound(accountant_cost("paper_bound", shifts), sigma=sigma, alpha=alpha)
 
 
 def contraction_bound(shifts, *, contraction: float, sigma: float, alpha: float) -> float:
-    """Theorem 5.2 with c-Lipschitz steps (z_t = c z_{t-1} + s_t - a_t), best allocation (ours)."""
+    r"""Paper 002, Theorem 5.2 with :math:`c`-Lipschitz steps (:math:`z_t = c z_{t-1} + s_t - a_t`), best allocation (ours).
+
+    Parameters
+    ----------
+    shifts : array_like
+        :math:`s_1, \dots, s_T \ge 0`, finite, non-empty (:mod:`pufferfish.iteration.shifts`).
+    contraction : float
+        :math:`c \in [0, 1]`.
+    sigma : float
+        The noise's standard deviation :math:`\sigma > 0`.
+    alpha : float
+        The Renyi order :math:`\alpha > 1`.
+
+    Returns
+    -------
+    float
+        The bound on :math:`D_\alpha`, both orders.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        A value out of range (``sigma`` named when the bound overflows float64).
+    """
     return renyi_bound(accountant_cost("contraction_bound", shifts, contraction=contraction), sigma=sigma, alpha=alpha)
 
 
 def dp_assumption(shifts, *, secret_index: int, sigma: float, alpha: float) -> float:
-    """alpha s_k^2 / (2 sigma^2 (T - k + 1)): the records treated as independent (not valid under correlation)."""
+    r""":math:`\alpha s_k^2 / (2\sigma^2 (T - k + 1))`: the records treated as independent (not valid under correlation).
+
+    Parameters
+    ----------
+    shifts : array_like
+        :math:`s_1, \dots, s_T \ge 0`, finite, non-empty (:mod:`pufferfish.iteration.shifts`).
+    secret_index : int
+        The secret's 1-based position :math:`k`, :math:`1 \le k \le T`.
+    sigma : float
+        The noise's standard deviation :math:`\sigma > 0`.
+    alpha : float
+        The Renyi order :math:`\alpha > 1`.
+
+    Returns
+    -------
+    float
+        The value the independent-records accountant reports (not a bound under correlation).
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        A value out of range (``sigma`` named when the bound overflows float64).
+    """
     return renyi_bound(accountant_cost("dp_assumption", shifts, secret_index=secret_index), sigma=sigma, alpha=alpha)
 
 
 def composition(shifts, *, sigma: float, alpha: float) -> float:
-    """sum_t alpha s_t^2 / (2 sigma^2): RDP composition of T Gaussian mechanisms of sensitivities s_t."""
+    r""":math:`\sum_t \alpha s_t^2 / (2\sigma^2)`: the RDP composition of :math:`T` Gaussian mechanisms of sensitivities :math:`s_t`.
+
+    Parameters
+    ----------
+    shifts : array_like
+        :math:`s_1, \dots, s_T \ge 0`, finite, non-empty (:mod:`pufferfish.iteration.shifts`).
+    sigma : float
+        The noise's standard deviation :math:`\sigma > 0`.
+    alpha : float
+        The Renyi order :math:`\alpha > 1`.
+
+    Returns
+    -------
+    float
+        The bound on :math:`D_\alpha`, both orders.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        A value out of range (``sigma`` named when the bound overflows float64).
+    """
     return renyi_bound(accountant_cost("composition", shifts), sigma=sigma, alpha=alpha)
 
 
@@ -173,20 +282,44 @@ def _orders_values(orders, values) -> tuple[np.ndarray, np.ndarray]:
     r = as_vector(values, name="divergences", nonnegative=True)
     if a.size != r.size:
         raise InvalidArgumentError(f"divergences: has {r.size} entries, orders has {a.size}")
-    if (a < 1).any():
-        i = int(np.flatnonzero(a < 1)[0])
-        raise InvalidArgumentError(f"orders[{i}] = {a[i]!r}: a Renyi order must be >= 1")
-    return a, r
+    return _orders(a), r
 
 
 def rdp_epsilon(orders, divergences, *, delta: float) -> tuple[float, float]:
-    """(epsilon, order): the smallest epsilon of (epsilon, delta) implied by D_alpha <= r at the given orders.
+    r"""The smallest :math:`\epsilon` of :math:`(\epsilon, \delta)` implied by :math:`D_\alpha \le r_\alpha` at the given orders.
 
-    epsilon_alpha = r + log(1 - 1/alpha) - log(delta alpha) / (alpha - 1) for alpha > 1.01, and
-    0 where the KL bound alone gives delta (delta^2 > 1 - exp(-r)); the minimum, clipped at 0.
+    .. math::
+
+       \epsilon_\alpha = r_\alpha + \log(1 - 1/\alpha) - \frac{\log(\delta\alpha)}{\alpha - 1}
+
+    for :math:`\alpha > 1.01` (Canonne, Kamath, Steinke 2020, Prop. 12), and 0 where the KL bound
+    alone gives :math:`\delta` (:math:`\delta^2 > 1 - e^{-r}`); the minimum, clipped at 0.
+
+    Parameters
+    ----------
+    orders : array_like
+        Renyi orders :math:`\alpha \ge 1`.
+    divergences : array_like
+        :math:`r_\alpha \ge 0`, one per order: :math:`D_\alpha \le r_\alpha`.
+    delta : float
+        :math:`\delta \in (0, 1)`.
+
+    Returns
+    -------
+    (float, float)
+        :math:`\epsilon` and the order that attains it.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        Orders below 1, divergences negative or of another length, ``delta`` outside (0, 1).
     """
     a, r = _orders_values(orders, divergences)
-    delta = real(delta, name="delta", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    return _rdp_epsilon(a, r, real(delta, name="delta", lo=0.0, hi=1.0, lo_open=True, hi_open=True))
+
+
+def _rdp_epsilon(a: np.ndarray, r: np.ndarray, delta: float) -> tuple[float, float]:
+    """:func:`rdp_epsilon` of validated arguments."""
     with np.errstate(divide="ignore", invalid="ignore"):
         eps = np.where(a > 1.01, r + np.log1p(-1.0 / a) - np.log(delta * a) / (a - 1.0), np.inf)
     eps = np.where(delta * delta + np.expm1(-r) > 0, 0.0, eps)
@@ -195,13 +328,40 @@ def rdp_epsilon(orders, divergences, *, delta: float) -> tuple[float, float]:
 
 
 def rdp_delta(orders, divergences, *, epsilon: float) -> tuple[float, float]:
-    """(delta, order): the smallest delta of (epsilon, delta) implied by D_alpha <= r at the given orders.
+    r"""The smallest :math:`\delta` of :math:`(\epsilon, \delta)` implied by :math:`D_\alpha \le r_\alpha` at the given orders.
 
-    log delta_alpha = min(0.5 log(1 - exp(-r)), (alpha - 1)(r - epsilon + log(1 - 1/alpha)) - log alpha)
-    (the second for alpha > 1.01 only); the minimum, capped at 1.
+    .. math::
+
+       \log \delta_\alpha = \min\Bigl(\tfrac12 \log(1 - e^{-r_\alpha}),\
+       (\alpha - 1)\bigl(r_\alpha - \epsilon + \log(1 - 1/\alpha)\bigr) - \log\alpha\Bigr)
+
+    (the second for :math:`\alpha > 1.01` only); the minimum, capped at 1.
+
+    Parameters
+    ----------
+    orders : array_like
+        Renyi orders :math:`\alpha \ge 1`.
+    divergences : array_like
+        :math:`r_\alpha \ge 0`, one per order: :math:`D_\alpha \le r_\alpha`.
+    epsilon : float
+        :math:`\epsilon \ge 0`.
+
+    Returns
+    -------
+    (float, float)
+        :math:`\delta` and the order that attains it.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        Orders below 1, divergences negative or of another length, a negative ``epsilon``.
     """
     a, r = _orders_values(orders, divergences)
-    epsilon = real(epsilon, name="epsilon", lo=0.0)
+    return _rdp_delta(a, r, real(epsilon, name="epsilon", lo=0.0))
+
+
+def _rdp_delta(a: np.ndarray, r: np.ndarray, epsilon: float) -> tuple[float, float]:
+    """:func:`rdp_delta` of validated arguments."""
     with np.errstate(divide="ignore", invalid="ignore"):
         kl = np.where(r > 0, 0.5 * np.log(-np.expm1(-r)), -np.inf)
         ckd = np.where(a > 1.01, (a - 1.0) * (r - epsilon + np.log1p(-1.0 / a)) - np.log(a), np.inf)
@@ -211,16 +371,76 @@ def rdp_delta(orders, divergences, *, epsilon: float) -> tuple[float, float]:
 
 
 def epsilon_of_cost(cost: float, *, sigma: float, delta: float, orders=ORDERS) -> float:
-    """epsilon of (epsilon, delta) for a bound D_alpha <= alpha X / (2 sigma^2) at every order."""
+    r""":math:`\epsilon` of :math:`(\epsilon, \delta)` for a bound :math:`D_\alpha \le \alpha X / (2\sigma^2)` at every order (:func:`rdp_epsilon`).
+
+    Parameters
+    ----------
+    cost : float
+        :math:`X \ge 0` (:func:`accountant_cost`).
+    sigma : float
+        :math:`\sigma > 0`.
+    delta : float
+        :math:`\delta \in (0, 1)`.
+    orders : array_like, optional
+        The orders minimised over (:data:`ORDERS` by default), each :math:`\ge 1`.
+
+    Returns
+    -------
+    float
+        :math:`\epsilon \ge 0`.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        A value out of range, or a bound that overflows float64 (``sigma`` named).
+    """
     cost, sigma = real(cost, name="cost", lo=0.0), _sigma(sigma)
-    rho = renyi_bound(cost, sigma=sigma, alpha=2.0) / 2.0
+    delta = real(delta, name="delta", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    return _epsilon_of_cost(cost, sigma, delta, _orders(orders))
+
+
+def _orders(orders) -> np.ndarray:
+    """Renyi orders >= 1 as an array (:data:`ORDERS` itself is not checked again)."""
+    if orders is ORDERS:
+        return ORDERS
     a = as_vector(orders, name="orders")
-    return rdp_epsilon(a, a * rho, delta=delta)[0]
+    if (a < 1).any():
+        i = int(np.flatnonzero(a < 1)[0])
+        raise InvalidArgumentError(f"orders[{i}] = {a[i]!r}: a Renyi order must be >= 1")
+    return a
+
+
+def _epsilon_of_cost(cost: float, sigma: float, delta: float, a: np.ndarray) -> float:
+    """:func:`epsilon_of_cost` of validated arguments."""
+    rho = _renyi_bound(cost, sigma, 2.0) / 2.0
+    return _rdp_epsilon(a, a * rho, delta)[0]
 
 
 def delta_of_cost(cost: float, *, sigma: float, epsilon: float, orders=ORDERS) -> float:
-    """delta of (epsilon, delta) for a bound D_alpha <= alpha X / (2 sigma^2) at every order."""
+    r""":math:`\delta` of :math:`(\epsilon, \delta)` for a bound :math:`D_\alpha \le \alpha X / (2\sigma^2)` at every order (:func:`rdp_delta`).
+
+    Parameters
+    ----------
+    cost : float
+        :math:`X \ge 0` (:func:`accountant_cost`).
+    sigma : float
+        :math:`\sigma > 0`.
+    epsilon : float
+        :math:`\epsilon \ge 0`.
+    orders : array_like, optional
+        The orders minimised over (:data:`ORDERS` by default), each :math:`\ge 1`.
+
+    Returns
+    -------
+    float
+        :math:`\delta \in [0, 1]`.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        A value out of range, or a bound that overflows float64 (``sigma`` named).
+    """
     cost, sigma = real(cost, name="cost", lo=0.0), _sigma(sigma)
-    rho = renyi_bound(cost, sigma=sigma, alpha=2.0) / 2.0
-    a = as_vector(orders, name="orders")
-    return rdp_delta(a, a * rho, epsilon=epsilon)[0]
+    epsilon = real(epsilon, name="epsilon", lo=0.0)
+    a = _orders(orders)
+    return _rdp_delta(a, a * (_renyi_bound(cost, sigma, 2.0) / 2.0), epsilon)[0]

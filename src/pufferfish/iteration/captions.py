@@ -16,6 +16,21 @@ def rejection_summary(sigma_csv) -> str:
 
     For the caption of the sigma figure; the workflow calls it when it loads, so it reads the file
     with the :mod:`csv` module (no pandas).
+
+    Parameters
+    ----------
+    sigma_csv : path-like
+        A calibration table as written.
+
+    Returns
+    -------
+    str
+        The line (empty when the file holds no row).
+
+    Raises
+    ------
+    OSError
+        The file cannot be read.
     """
     import csv
 
@@ -37,6 +52,21 @@ def exposure_summary(exposure_csv) -> str:
     0.689, record 45,211); sigma for (1, 1e-05) protecting every record: 3.34 (listed secrets: 3.31).``
 
     For the caption of the exposure figure; read with the :mod:`csv` module (no pandas).
+
+    Parameters
+    ----------
+    exposure_csv : path-like
+        An exposure table as written.
+
+    Returns
+    -------
+    str
+        The sentences.
+
+    Raises
+    ------
+    OSError
+        The file cannot be read.
     """
     import csv
 

@@ -1,28 +1,27 @@
-"""The adversary's prior on the records: a Gaussian N(mu, Sigma) over x_1..x_T (scalar records).
+r"""The adversary's prior on the records: a Gaussian :math:`N(\mu, \Sigma)` over :math:`x_1, \dots, x_T` (scalar records).
 
-Paper 002 (Pierquin, Bellet, Tommasi, Boussard, ICML 2024), Section 6.4 and Appendix F.5:
-the shifts of the iteration depend on the prior only through the secret's column
-Sigma_{.k} / Sigma_kk (:mod:`pufferfish.iteration.shifts`), and the exact audit of the
-quadratic-loss model through that column and one quadratic form q^T Sigma q
-(:mod:`pufferfish.iteration.exact`). A covariance here is anything with those two
-operations, so a stationary prior of a million records never builds its T x T matrix:
+Paper 002 (Pierquin, Bellet, Tommasi, Boussard, ICML 2024), Section 6.4 and Appendix F.5: the
+shifts of the iteration depend on the prior only through the secret's column
+:math:`\Sigma_{\cdot k} / \Sigma_{kk}` (:mod:`pufferfish.iteration.shifts`), and the exact audit of the
+quadratic-loss model through that column and one quadratic form :math:`q^\top \Sigma q`
+(:mod:`pufferfish.iteration.exact`). A covariance here is anything with those two operations, so a
+stationary prior of a million records never builds its :math:`T \times T` matrix:
 
 * :class:`DenseCovariance` -- a matrix given in full (checked symmetric, positive semi-definite);
-* :class:`StationaryCovariance` -- Sigma_tu = gamma(|t - u|), a Toeplitz matrix given by its
-  autocovariance gamma(0..T-1); q^T Sigma q by one FFT convolution (O(T log T)) for any q, and
-  for the step weights q_t = (1 - eta)^(T-t) by their lag sums (O(T), :mod:`pufferfish.iteration.geometric`);
-* :class:`EqualCorrelation` -- Sigma_tt = v, Sigma_tu = rho v (t != u), 0 <= rho <= 1
-  (paper 002, Fig. 6, "all elements equally correlated"); closed forms, O(T);
-* :func:`decaying_correlation` -- Sigma_tu = v rho^|t-u| (Fig. 6, "dependencies decreasing
+* :class:`StationaryCovariance` -- :math:`\Sigma_{tu} = \gamma(|t - u|)`, a Toeplitz matrix given by its
+  autocovariance; :math:`q^\top \Sigma q` by one FFT convolution for any :math:`q`, and for the step
+  weights :math:`q_t = (1 - \eta)^{T-t}` by their lag sums (:math:`O(T)`, :mod:`pufferfish.iteration.geometric`);
+* :class:`EqualCorrelation` -- :math:`\Sigma_{tt} = v`, :math:`\Sigma_{tu} = \rho v` (:math:`t \ne u`,
+  :math:`0 \le \rho \le 1`; paper 002, Fig. 6, "all elements equally correlated"); closed forms, :math:`O(T)`;
+* :func:`decaying_correlation` -- :math:`\Sigma_{tu} = v \rho^{|t-u|}` (Fig. 6, "dependencies decreasing
   over time"), a :class:`StationaryCovariance`;
-* :func:`biased_autocovariance` -- gamma(h) = (1/n) sum_t (x_t - xbar)(x_{t+h} - xbar), the
-  estimator that divides by n, whose Toeplitz matrix is positive semi-definite (it is
-  (1/n) X^T X for the n + h x h matrix X of shifted copies of the centred series), by FFT.
+* :func:`biased_autocovariance` -- the estimator that divides by :math:`n`, whose Toeplitz matrix is
+  positive semi-definite, by FFT.
 
-The step weights' sums (:meth:`Covariance.step_variance` = Var(q^T x), :meth:`Covariance.step_covariance`
-= Cov(q^T x, x_k), and the latter for every k at once) are what the exact audit reads
-(docs/math/iteration.md, "Closed forms of the step weights"). Indices of records are 1-based,
-as the paper's k.
+The step weights' sums (:meth:`Covariance.step_variance` :math:`= \operatorname{Var}(q^\top x)`,
+:meth:`Covariance.step_covariance` :math:`= \operatorname{Cov}(q^\top x, x_k)`, and the latter for every
+:math:`k` at once) are what the exact audit reads (docs/math/iteration.md, "Closed forms of the
+step weights"). Indices of records are 1-based, as the paper's :math:`k`.
 """
 
 from __future__ import annotations
@@ -34,10 +33,11 @@ import numpy as np
 
 from pufferfish.checks import integer, real
 from pufferfish.errors import ArgumentTypeError, InvalidArgumentError
-from pufferfish.iteration.geometric import (contraction_powers, discounted_cumsum, lag_sums, noise_gain,
-                                            significant_lags, step_weights, weight_sum)
+from pufferfish.iteration.geometric import (contraction_powers, discounted_cumsum, geometric_sums, lag_sums,
+                                            noise_gain, significant_lags, step_weights, weight_sum)
 
-__all__ = ["Covariance", "DenseCovariance", "StationaryCovariance", "EqualCorrelation", "decaying_correlation",
+__all__ = ["Covariance", "DenseCovariance", "StationaryCovariance", "EqualCorrelation", "DecayingCorrelation",
+           "decaying_correlation",
            "biased_autocovariance", "as_vector", "check_covariance", "conditional_variance"]
 
 #: relative size below which a negative conditional variance is rounding (clipped to 0), not an invalid prior
@@ -52,7 +52,29 @@ def _label(name) -> str:
 
 
 def as_vector(values, *, name: str, nonnegative: bool = False, min_size: int = 1) -> np.ndarray:
-    """``values`` as a 1-D float array of finite numbers (one line naming ``name`` otherwise)."""
+    """``values`` as a 1-D float array of finite numbers.
+
+    Parameters
+    ----------
+    values : array_like
+        The numbers.
+    name : str
+        The argument's name, for the message.
+    nonnegative : bool, optional
+        Refuse negative values (default False).
+    min_size : int, optional
+        The fewest values accepted (default 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        A 1-D float array.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        One line naming ``name``: not 1-D numbers, a value not finite (or negative), too few values.
+    """
     _label(name)
     min_size = integer(min_size, name="min_size", lo=0)
     if values is None or isinstance(values, (str, bytes, dict, set)):
@@ -132,7 +154,7 @@ class Covariance:
         return None
 
     def step_variance(self, eta: float) -> float:
-        """Var(q^T x) = q^T Sigma q for the step weights q_t = (1 - eta)^(T-t) (:func:`.geometric.step_weights`).
+        """Var(q^T x) = q^T Sigma q for the step weights q_t = (1 - eta)^(T-t) (:func:`pufferfish.iteration.geometric.step_weights`).
 
         Parameters
         ----------
@@ -199,6 +221,62 @@ class Covariance:
         if q.size != self.size:
             raise InvalidArgumentError(f"q: has {q.size} entries, the covariance is {self.size} x {self.size}")
         return q
+
+    def conditional_moments(self, eta: float, secret_index: int) -> tuple[float, float]:
+        r"""(Cov(q^T x, x_k), Var(q^T x | x_k)) for the step weights q_t = (1 - eta)^(T-t): what the exact
+        audit reads of the prior (:func:`pufferfish.iteration.exact.exact_audit`).
+
+        Generically :math:`q^\top \Sigma_{\cdot k}` and the difference of
+        :func:`conditional_variance`, whose rounding error is a few u times
+        :math:`q^\top \Sigma q`, not times the conditional variance itself: where the records are
+        almost determined by x_k (rho -> 1) the conditional variance is small and loses digits
+        (docs/math/iteration.md, "Accuracy of the conditional variance"). :class:`EqualCorrelation`
+        and :class:`DecayingCorrelation` compute it without a difference.
+
+        Parameters
+        ----------
+        eta : float
+            The step size, in (0, 1].
+        secret_index : int
+            k, 1-based, 1 <= k <= T.
+
+        Returns
+        -------
+        (float, float)
+            :math:`q^\top \Sigma_{\cdot k}` and the conditional variance (>= 0).
+
+        Raises
+        ------
+        InvalidArgumentError
+            ``eta`` outside (0, 1], ``secret_index`` outside [1, T], or a prior that is not positive
+            semi-definite.
+        """
+        k = self._index(secret_index)
+        cross = self.step_covariance(eta, k)
+        return cross, conditional_variance(self.step_variance(eta), cross, self.record_variance(k), first_index=k)
+
+    def every_conditional_moments(self, eta: float) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`conditional_moments` for every record k = 1..T at once (two arrays of T values).
+
+        Parameters
+        ----------
+        eta : float
+            The step size, in (0, 1].
+
+        Returns
+        -------
+        (numpy.ndarray, numpy.ndarray)
+            :meth:`step_covariances` and the conditional variances, the k-th entry for record k.
+
+        Raises
+        ------
+        InvalidArgumentError
+            ``eta`` outside (0, 1], or a prior that is not positive semi-definite.
+        """
+        cross = self.step_covariances(eta)
+        own = self.constant_variance()
+        return cross, conditional_variance(self.step_variance(eta), cross,
+                                           self.record_variances() if own is None else own)
 
     def conditional_quadratic(self, q, secret_index: int) -> float:
         """q^T (Sigma - Sigma_{.k} Sigma_{k.} / Sigma_kk) q >= 0: the variance of q^T x given x_k.
@@ -270,7 +348,25 @@ def conditional_variance(total, cross, own, *, first_index: int = 1):
 
 
 def check_covariance(value, *, name: str = "covariance") -> Covariance:
-    """``value`` if it is a :class:`Covariance`, else an ArgumentTypeError naming ``name`` and the type (one line)."""
+    """``value`` if it is a :class:`Covariance`.
+
+    Parameters
+    ----------
+    value : object
+        The argument.
+    name : str, optional
+        Its name, for the message (default ``"covariance"``).
+
+    Returns
+    -------
+    Covariance
+        ``value`` itself.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``value`` is not a :class:`Covariance` (one line naming ``name`` and the type).
+    """
     _label(name)
     if not isinstance(value, Covariance):
         raise ArgumentTypeError(f"{name}: must be a Covariance (DenseCovariance, StationaryCovariance, "
@@ -379,8 +475,8 @@ class StationaryCovariance(Covariance):
 
     def step_variance(self, eta: float) -> float:
         """q^T Sigma q = gamma(0) A_0 + 2 sum_{h>=1} gamma(h) A_h with the closed-form lag sums
-        A_h of the step weights (:func:`.geometric.lag_sums`): one dot product, O(T); the lags
-        beyond :func:`.geometric.significant_lags` (A_h < 5e-300 A_0) are left out."""
+        A_h of the step weights (:func:`pufferfish.iteration.geometric.lag_sums`): one dot product, O(T); the lags
+        beyond :func:`pufferfish.iteration.geometric.significant_lags` (A_h < 5e-300 A_0) are left out."""
         count = significant_lags(self.size, eta)
         a = lag_sums(self.size, eta, count=count)
         g = self.autocovariance
@@ -388,7 +484,7 @@ class StationaryCovariance(Covariance):
 
     def step_covariance(self, eta: float, secret_index: int) -> float:
         """q^T Sigma_{.k} = sum_t c^(T-t) gamma(|t - k|) over the steps whose weight c^(T-t) is
-        significant (:func:`.geometric.significant_lags`): O(min(T, 690 / |log c|))."""
+        significant (:func:`pufferfish.iteration.geometric.significant_lags`): O(min(T, 690 / |log c|))."""
         k = self._index(secret_index)
         count = significant_lags(self.size, eta)
         q = contraction_powers(eta, count)[::-1]                 # q_t for t = T-count+1..T
@@ -397,7 +493,7 @@ class StationaryCovariance(Covariance):
     def step_covariances(self, eta: float) -> np.ndarray:
         """q^T Sigma_{.k} for every k = 1..T in O(T): with c = 1 - eta,
         q^T Sigma_{.k} = F_{T-k} + c^(T-k) P_{k-1}, F_m = sum_{j<=m} c^(m-j) gamma(j) (the steps
-        t >= k, :func:`.geometric.discounted_cumsum`) and P_m = sum_{j=1}^{m} c^j gamma(j) (the
+        t >= k, :func:`pufferfish.iteration.geometric.discounted_cumsum`) and P_m = sum_{j=1}^{m} c^j gamma(j) (the
         steps t < k; terms with c^j < 2.3e-300 left out)."""
         g, size = self.autocovariance, self.size
         out = discounted_cumsum(g, eta)[::-1]                    # F_{T-k}, k = 1..T (a reversed view)
@@ -481,30 +577,157 @@ class EqualCorrelation(Covariance):
     def step_covariances(self, eta: float) -> np.ndarray:
         return self.variance * (self.rho * weight_sum(self.size, eta) + (1.0 - self.rho) * step_weights(self.size, eta))
 
+    def conditional_moments(self, eta: float, secret_index: int) -> tuple[float, float]:
+        """As :meth:`Covariance.conditional_moments`, the conditional variance without a difference:
+        v (1 - rho) (sum_{t != k} q_t^2 + rho (sum_{t != k} q_t)^2) (docs/math/iteration.md)."""
+        k = self._index(secret_index)
+        return self.step_covariance(eta, k), float(self._conditional(eta, np.array([k]))[0])
 
-def decaying_correlation(size: int, rho: float, variance: float = 1.0) -> StationaryCovariance:
+    def every_conditional_moments(self, eta: float) -> tuple[np.ndarray, np.ndarray]:
+        return self.step_covariances(eta), self._conditional(eta, np.arange(1, self.size + 1))
+
+    def _conditional(self, eta: float, ks: np.ndarray) -> np.ndarray:
+        """Var(q^T x | x_k) for the 1-based records ``ks`` (validated): the sums over t != k split at k,
+        t > k (T - k terms c^0, c^1, ...) and t < k (c^(T-k+1) times a sum of k - 1 terms)."""
+        apart = contraction_powers(eta, self.size, start=1)[self.size - ks]       # c^(T-k+1)
+        after, before = (self.size - ks).astype(float), (ks - 1).astype(float)
+        linear = geometric_sums(after, eta) + apart * geometric_sums(before, eta)
+        square = geometric_sums(after, eta, power=2) + apart * apart * geometric_sums(before, eta, power=2)
+        return self.variance * (1.0 - self.rho) * (square + self.rho * linear * linear)
+
+
+@dataclass(frozen=True, init=False)
+class DecayingCorrelation(StationaryCovariance):
+    """Sigma_tu = v rho^|t - u|, 0 <= rho < 1: the stationary AR(1) prior of :func:`decaying_correlation`.
+
+    A :class:`StationaryCovariance` (its autocovariance v rho^h) that also knows ``rho`` and
+    ``variance``, so that :meth:`conditional_moments` computes Var(q^T x | x_k) from the process's
+    innovations, without the difference that loses digits as rho -> 1 (docs/math/iteration.md,
+    "Accuracy of the conditional variance").
+    """
+
+    rho: float
+    variance: float
+
+    def __init__(self, size: int, rho: float, variance: float = 1.0):
+        size = integer(size, name="size", lo=1)
+        rho = real(rho, name="rho", lo=0.0, hi=1.0, hi_open=True)
+        variance = _check_variance(variance)
+        lags = np.arange(size, dtype=float)
+        with np.errstate(under="ignore"):
+            gamma = variance * np.power(rho, lags) if rho > 0 else np.where(lags == 0, variance, 0.0)
+        object.__setattr__(self, "rho", rho)
+        object.__setattr__(self, "variance", variance)
+        StationaryCovariance.__init__(self, gamma)
+
+    def conditional_moments(self, eta: float, secret_index: int) -> tuple[float, float]:
+        r"""As :meth:`Covariance.conditional_moments`, the conditional variance from the innovations:
+
+        .. math::
+
+           \operatorname{Var}(q^\top x \mid x_k) = v (1 - \rho^2)
+           \Bigl(\sum_{j<k} \bigl(\textstyle\sum_{t \le j} q_t \rho^{j-t}\bigr)^2
+           + \sum_{j>k} \bigl(\textstyle\sum_{t \ge j} q_t \rho^{t-j}\bigr)^2\Bigr)
+
+        (the records after k are x_k's future, those before its past, independent given x_k: a
+        sum of squares, no difference; docs/math/iteration.md).
+        """
+        k = self._index(secret_index)
+        first, past, future = self._innovations(eta)
+        past = past[:max(k - first, 0)]                             # P_j, first <= j < k
+        tail = future[max(k + 1 - first, 0):]                       # B_j, j > k and j >= first
+        total = float(np.dot(past, past)) + float(np.dot(tail, tail))
+        if k < first - 1:                                           # B_j = rho^(first-j) B_first for k < j < first
+            total += self._early(eta, future[0], np.array([first - 1.0 - k]))[0]
+        return self.step_covariance(eta, k), total * self._spread()
+
+    def every_conditional_moments(self, eta: float) -> tuple[np.ndarray, np.ndarray]:
+        first, past, future = self._innovations(eta)
+        head = float(future[0])
+        np.square(past, out=past)
+        np.square(future, out=future)
+        suffix = np.cumsum(future[::-1])[::-1]                      # sum_{j >= first + i} B_j^2
+        data = np.zeros(self.size)
+        np.cumsum(past[:-1], out=data[first:])                      # sum_{first <= j < k} P_j^2, k > first
+        data[first - 1:-1] += suffix[1:]                            # sum_{j > k} B_j^2, k >= first
+        if first > 1:
+            data[:first - 1] += suffix[0] + self._early(eta, head, first - 1.0 - np.arange(1, first))
+        data *= self._spread()
+        return self.step_covariances(eta), data
+
+    def _spread(self) -> float:
+        """v (1 - rho^2), the variance of one innovation."""
+        return self.variance * (1.0 - self.rho) * (1.0 + self.rho)
+
+    def _innovations(self, eta: float) -> tuple[int, np.ndarray, np.ndarray]:
+        """(first, P, B): the first record whose step weight is significant (q_t >= e^-690,
+        :func:`pufferfish.iteration.geometric.significant_lags`; the earlier ones are left out, as in the step sums), and
+        P_j = sum_{first <= t <= j} q_t rho^(j-t), B_j = sum_{t >= j} q_t rho^(t-j) for j = first..T."""
+        count = significant_lags(self.size, eta)
+        q = contraction_powers(eta, count)[::-1]                    # q_first..q_T
+        return (self.size - count + 1, discounted_cumsum(q, 1.0 - self.rho),
+                discounted_cumsum(q[::-1], 1.0 - self.rho)[::-1])
+
+    def _early(self, eta: float, head: float, gaps: np.ndarray) -> np.ndarray:
+        """sum_{m=1}^{n} (rho^m head)^2 = head^2 rho^2 G(n) for each n of ``gaps``: the terms B_j^2 of the
+        records j = first - m before the first significant one (their own weights left out)."""
+        return head * head * self.rho * self.rho * geometric_sums(gaps, 1.0 - self.rho, power=2)
+
+
+def decaying_correlation(size: int, rho: float, variance: float = 1.0) -> DecayingCorrelation:
     """Sigma_tu = v rho^|t - u|, 0 <= rho < 1 (an AR(1) prior; paper 002, Fig. 6, decreasing dependencies).
 
     Positive definite: it is the covariance of the stationary AR(1) process
     x_t = rho x_{t-1} + sqrt(v (1 - rho^2)) e_t.
+
+    Parameters
+    ----------
+    size : int
+        T >= 1.
+    rho : float
+        The lag-1 correlation, in [0, 1).
+    variance : float, optional
+        v > 0 (default 1).
+
+    Returns
+    -------
+    DecayingCorrelation
+        A :class:`StationaryCovariance` of autocovariance v rho^h.
+
+    Raises
+    ------
+    InvalidArgumentError
+        ``size`` < 1, ``rho`` outside [0, 1), ``variance`` <= 0 or not finite.
     """
-    size = integer(size, name="size", lo=1)
-    rho = real(rho, name="rho", lo=0.0, hi=1.0, hi_open=True)
-    variance = _check_variance(variance)
-    lags = np.arange(size, dtype=float)
-    with np.errstate(under="ignore"):
-        gamma = variance * np.power(rho, lags) if rho > 0 else np.where(lags == 0, variance, 0.0)
-    return StationaryCovariance(gamma)
+    return DecayingCorrelation(size, rho, variance)
 
 
 def biased_autocovariance(values) -> np.ndarray:
-    """gamma(h) = (1/n) sum_{t=1}^{n-h} (x_t - xbar)(x_{t+h} - xbar), h = 0..n-1, by FFT.
+    r"""The biased sample autocovariance, by FFT.
 
-    Dividing by n (not n - h) makes the Toeplitz matrix positive semi-definite: with the
-    centred series y zero-padded, gamma(h) = (1/n) sum_t y_t y_{t+h} is the autocorrelation
-    of a finite sequence, whose Fourier transform |Y(f)|^2 / n is non-negative (Bochner).
-    gamma(0) is the population variance of the column (ddof = 0). A constant series
-    (gamma(0) = 0) is refused: no record is informative about another.
+    .. math::
+
+       \gamma(h) = \frac1n \sum_{t=1}^{n-h} (x_t - \bar x)(x_{t+h} - \bar x), \qquad h = 0, \dots, n - 1.
+
+    Dividing by :math:`n` (not :math:`n - h`) makes the Toeplitz matrix positive semi-definite: it is
+    the autocorrelation of a finite sequence, whose Fourier transform :math:`|Y(f)|^2 / n` is
+    non-negative (Bochner). :math:`\gamma(0)` is the population variance (ddof = 0).
+
+    Parameters
+    ----------
+    values : array_like
+        :math:`x_1, \dots, x_n`, finite, at least one.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`\gamma(0), \dots, \gamma(n - 1)`.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        Not finite numbers, none, or a constant series (:math:`\gamma(0) = 0`: no record is
+        informative about another).
     """
     x = as_vector(values, name="values", min_size=1)
     y = x - x.mean()

@@ -1,20 +1,25 @@
 r"""The exact audit of every record as the secret, at once: which record is most exposed.
 
-The exact audit of the quadratic-loss model (:mod:`.exact`) needs, for the secret x_k,
-Sigma_kk, Cov(q^T x, x_k) = q^T Sigma_{.k} and Var(q^T x) = q^T Sigma q (q_t = (1 - eta)^(T-t)).
-The last is one number for every k; the second, for every k, is the product of the covariance
-with q, which :meth:`.Covariance.step_covariances` computes at once: O(T) for a stationary prior
-(a convolution of the autocovariance with the geometric weights, computed by its recurrence,
-:func:`.geometric.discounted_cumsum`), O(1) per record for equal correlations, q^T Sigma for a
-dense matrix. Then, per record, exactly as :func:`.exact.exact_audit`:
+The exact audit of the quadratic-loss model (:mod:`pufferfish.iteration.exact`) needs, for the
+secret :math:`x_k`, :math:`\Sigma_{kk}`, :math:`\operatorname{Cov}(q^\top x, x_k) = q^\top \Sigma_{\cdot k}` and
+:math:`\operatorname{Var}(q^\top x) = q^\top \Sigma q` (:math:`q_t = (1 - \eta)^{T-t}`). The last is one number
+for every :math:`k`; the second, for every :math:`k`, is the product of the covariance with :math:`q`,
+which :meth:`pufferfish.iteration.covariance.Covariance.step_covariances` computes at once:
+:math:`O(T)` for a stationary prior (:func:`pufferfish.iteration.geometric.discounted_cumsum`),
+:math:`O(1)` per record for equal correlations. Then, per record, exactly as
+:func:`pufferfish.iteration.exact.exact_audit`:
 
-    Delta_k = eta D |q^T Sigma_{.k}| / Sigma_kk,
-    V_k = sigma^2 sum_t q_t^2 + eta^2 (q^T Sigma q - (q^T Sigma_{.k})^2 / Sigma_kk),
-    D_alpha = alpha Delta_k^2 / (2 V_k),   delta_k(epsilon) = the Gaussian hockey stick at mu_k = Delta_k / sqrt(V_k).
+.. math::
 
-Every divergence is increasing in mu_k, so the most exposed record (largest D_alpha at every
-alpha, largest delta at every epsilon) is the one of largest mu_k: :meth:`AllSecretsAudit.most_exposed`.
-docs/math/iteration.md, "Every record at once".
+   \Delta_k = \eta D\, |q^\top \Sigma_{\cdot k}| / \Sigma_{kk}, \qquad
+   V_k = \sigma^2 \sum_t q_t^2 + \eta^2 \bigl(q^\top \Sigma q - (q^\top \Sigma_{\cdot k})^2 / \Sigma_{kk}\bigr),
+
+   D_\alpha = \alpha \Delta_k^2 / (2 V_k), \qquad
+   \delta_k(\epsilon) = \text{the Gaussian hockey stick at } \mu_k = \Delta_k / \sqrt{V_k}.
+
+Every divergence is increasing in :math:`\mu_k`, so the most exposed record (largest
+:math:`D_\alpha` at every :math:`\alpha`, largest :math:`\delta` at every :math:`\epsilon`) is the one of
+largest :math:`\mu_k`: :meth:`AllSecretsAudit.most_exposed`. docs/math/iteration.md, "Every record at once".
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import numpy as np
 
 from pufferfish.checks import integer, real
 from pufferfish.errors import InvalidArgumentError
-from pufferfish.iteration.covariance import Covariance, check_covariance, conditional_variance
+from pufferfish.iteration.covariance import Covariance, check_covariance
 from pufferfish.iteration.exact import ExactAudit
 from pufferfish.iteration.geometric import noise_gain
 
@@ -99,8 +104,8 @@ class AllSecretsAudit:
     """w_T under x_k = a and x_k = b (|a - b| = D) for every record k: N(m, V_k) and N(m + Delta_k, V_k).
 
     ``mean_gap`` holds |Delta_1|..|Delta_T|, ``data_variance`` eta^2 Var(q^T x | x_k); V_k =
-    sigma^2 ``gain`` + ``data_variance``. The record k's entry equals :func:`.exact.exact_audit`'s
-    numbers for k up to rounding (:meth:`audit` returns it as an :class:`~.exact.ExactAudit`).
+    sigma^2 ``gain`` + ``data_variance``. The record k's entry equals :func:`pufferfish.iteration.exact.exact_audit`'s
+    numbers for k up to rounding (:meth:`audit` returns it as an :class:`~pufferfish.iteration.exact.ExactAudit`).
     """
 
     eta: float
@@ -179,7 +184,7 @@ class AllSecretsAudit:
         """The smallest sigma each record needs for (epsilon, delta) (``delta`` given) or D_alpha <= epsilon.
 
         Renyi: sigma_k^2 = (alpha Delta_k^2 / (2 epsilon) - data_k) / gain, as
-        :func:`.calibrate.exact_sigma`. (epsilon, delta): the hockey stick depends on mu only, so
+        :func:`pufferfish.iteration.calibrate.exact_sigma`. (epsilon, delta): the hockey stick depends on mu only, so
         one root mu* (:func:`pufferfish.mechanisms.gaussian.analytic_gaussian_sigma` at Delta = 1)
         serves every record: V_k = (Delta_k / mu*)^2; each sigma is then checked by the exact
         delta and nudged up by relative steps of :data:`NUDGE` until it meets the target.
@@ -212,15 +217,15 @@ class AllSecretsAudit:
 
 
 def all_secrets_audit(covariance: Covariance, *, eta: float, sigma: float, diameter: float) -> AllSecretsAudit:
-    """The exact audit of :func:`.exact.exact_audit` for every record k = 1..T as the secret, at once.
+    """The exact audit of :func:`pufferfish.iteration.exact.exact_audit` for every record k = 1..T as the secret, at once.
 
-    One :meth:`~.Covariance.step_covariances` (O(T) for a stationary or an equal-correlation
-    prior), one :meth:`~.Covariance.step_variance`, then O(1) per record (module docstring).
+    One :meth:`~pufferfish.iteration.covariance.Covariance.step_covariances` (O(T) for a stationary or an equal-correlation
+    prior), one :meth:`~pufferfish.iteration.covariance.Covariance.step_variance`, then O(1) per record (module docstring).
 
     Parameters
     ----------
     covariance : Covariance
-        The adversary's prior (:mod:`.covariance`).
+        The adversary's prior (:mod:`pufferfish.iteration.covariance`).
     eta : float
         The step size, in (0, 1].
     sigma : float
@@ -236,7 +241,7 @@ def all_secrets_audit(covariance: Covariance, *, eta: float, sigma: float, diame
     Raises
     ------
     ArgumentTypeError
-        ``covariance`` is not a :class:`~.Covariance`.
+        ``covariance`` is not a :class:`~pufferfish.iteration.covariance.Covariance`.
     InvalidArgumentError
         ``eta`` outside (0, 1], ``sigma`` or ``diameter`` negative or not finite, a prior that is
         not positive semi-definite, or sigma = 0 where some record's output is deterministic.
@@ -245,14 +250,13 @@ def all_secrets_audit(covariance: Covariance, *, eta: float, sigma: float, diame
     eta = real(eta, name="eta", lo=0.0, hi=1.0, lo_open=True)
     sigma = real(sigma, name="sigma", lo=0.0)
     diameter = real(diameter, name="diameter", lo=0.0)
-    cross = covariance.step_covariances(eta)
+    cross, data = covariance.every_conditional_moments(eta)
     own = covariance.constant_variance()
     if own is None:
         own = covariance.record_variances()
     gap = cross * (eta * diameter)                   # |eta D cross / own|, as exact_audit, in one array
     gap /= own
     np.abs(gap, out=gap)
-    data = conditional_variance(covariance.step_variance(eta), cross, own)
-    data *= eta * eta
+    data = data * (eta * eta)
     return AllSecretsAudit(eta=eta, sigma=sigma, gain=noise_gain(covariance.size, eta), mean_gap=gap,
                            data_variance=data)

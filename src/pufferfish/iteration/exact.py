@@ -1,37 +1,22 @@
 r"""Exact audit of noisy gradient descent with the quadratic loss on a Gaussian prior (beyond paper 002).
 
-The model. l(w, x) = (w - x)^2 / 2 without projection, so grad_w l = w - x (K = 1: Lipschitz
-in the record; no bound L) and each step is
+With :math:`\ell(w, x) = (w - x)^2 / 2` and no projection each step is a noisy running mean,
+:math:`w_t = (1 - \eta) w_{t-1} + \eta x_t + Z_t`, so with :math:`q_t = (1 - \eta)^{T-t}` the release
+:math:`w_T` is Gaussian under either secret :math:`x_k = a, b` (:math:`|a - b| = D`), with means
+:math:`\Delta` apart and one variance :math:`V`:
 
-    w_t = (1 - eta) w_{t-1} + eta x_t + Z_t,   Z_t ~ N(0, sigma^2)   (a noisy running mean),
+.. math::
 
-c = |1 - eta|-Lipschitz in w. Unrolled, with q_t = (1 - eta)^(T-t),
+   \Delta = \eta D \frac{q^\top \Sigma_{\cdot k}}{\Sigma_{kk}}, \qquad
+   V = \sigma^2 \sum_t q_t^2 + \eta^2 \operatorname{Var}(q^\top x \mid x_k).
 
-    w_T = (1 - eta)^T w_0 + sum_t q_t (eta x_t + Z_t).
-
-Under the secret x_k = a, x | x_k = a ~ N(mu + Sigma_{.k} (a - mu_k) / Sigma_kk, Sigma_c) with
-Sigma_c = Sigma - Sigma_{.k} Sigma_{k.} / Sigma_kk (Gaussian conditioning: the conditional
-covariance does not depend on a). w_T is an affine function of the Gaussian vector (x, Z),
-hence Gaussian, with
-
-* mean difference between x_k = a and x_k = b (|a - b| = D, the worst pair):
-  Delta = eta D sum_t q_t Sigma_tk / Sigma_kk (the mean of x_t moves by (a - b) Sigma_tk / Sigma_kk);
-* the same variance under both secrets (Z independent of x):
-  V = sigma^2 sum_t q_t^2 + eta^2 q^T Sigma_c q = sigma^2 sum_t c^(2(T-t)) + eta^2 (q^T Sigma q - (q^T Sigma_{.k})^2 / Sigma_kk).
-
-Two Gaussians N(m, V) and N(m + Delta, V) have, exactly,
-
-* D_alpha = alpha Delta^2 / (2 V) for every alpha > 1 (both orders);
-* the (epsilon, delta) curve delta(epsilon) = Phi(mu/2 - epsilon/mu) - e^epsilon Phi(-mu/2 - epsilon/mu),
-  mu = |Delta| / sqrt(V) (Balle and Wang 2018, Thm 8; the project's
-  :func:`pufferfish.mechanisms.gaussian.balle_wang_delta`, reused here).
-
-Every accountant of :mod:`.accountants` (but ``dp_assumption``, which ignores the other
-records' shifts) must be at least these values; the tests check it on random covariances.
-sum_t q_t^2 = (1 - (1 - eta)^(2T)) / (1 - (1 - eta)^2) is computed with expm1 (no cancellation
-for small eta); q^T Sigma q and q^T Sigma_{.k} by the covariance (:meth:`.Covariance.step_variance`,
-:meth:`.Covariance.step_covariance`: closed forms of the geometric weights for a stationary or
-an equal-correlation prior, :mod:`pufferfish.iteration.geometric`). Every position at once: :mod:`.every_secret`.
+Hence :math:`D_\alpha = \alpha \Delta^2 / (2V)` exactly and the exact :math:`(\epsilon, \delta)` curve is the
+Gaussian hockey stick at :math:`\mu = |\Delta| / \sqrt{V}` (Balle and Wang 2018, Thm 8;
+:func:`pufferfish.mechanisms.gaussian.balle_wang_delta`). Every accountant of :mod:`pufferfish.iteration.accountants` but
+``dp_assumption`` is at least these values. The prior enters through
+:meth:`pufferfish.iteration.covariance.Covariance.conditional_moments` (closed forms of the step weights, :mod:`pufferfish.iteration.geometric`; the
+conditional variance without cancellation where the prior's structure allows it). Every record at
+once: :mod:`pufferfish.iteration.every_secret`. Derivation and accuracy: docs/math/iteration.md, "The exact audit".
 """
 
 from __future__ import annotations
@@ -40,7 +25,8 @@ import math
 from dataclasses import dataclass
 
 from pufferfish.checks import real
-from pufferfish.iteration.covariance import Covariance, check_covariance, conditional_variance
+from pufferfish.errors import InvalidArgumentError
+from pufferfish.iteration.covariance import Covariance, check_covariance
 from pufferfish.iteration.geometric import noise_gain, step_weights
 
 __all__ = ["ExactAudit", "exact_audit", "noise_gain", "step_weights"]
@@ -50,13 +36,24 @@ def _eta(eta) -> float:
     return real(eta, name="eta", lo=0.0, hi=1.0, lo_open=True)
 
 
+def _deterministic(sigma: float) -> InvalidArgumentError:
+    return InvalidArgumentError(f"sigma = {sigma!r}: the output w_T is deterministic given x_k (no noise and no "
+                                f"conditional data variance): the divergences are infinite")
+
+
 @dataclass(frozen=True)
 class ExactAudit:
-    """w_T ~ N(m, V) under x_k = a and N(m + Delta, V) under x_k = b: the exact divergences.
+    r"""The laws of :math:`w_T` under the two secrets: :math:`N(m, V)` and :math:`N(m + \Delta, V)`.
 
-    ``mean_gap`` = |Delta|; V = sigma^2 ``gain`` + ``data_variance`` (gain = sum q_t^2,
-    data_variance = eta^2 q^T Sigma_c q). :meth:`at` gives the audit of another sigma
-    (only the noise term changes).
+    ``mean_gap`` is :math:`|\Delta|`; :math:`V = \sigma^2` ``gain`` + ``data_variance`` (``gain`` =
+    :math:`\sum_t q_t^2`, ``data_variance`` = :math:`\eta^2 \operatorname{Var}(q^\top x \mid x_k)`).
+    :meth:`at` gives the audit of another :math:`\sigma` (only the noise term changes).
+
+    Raises
+    ------
+    InvalidArgumentError
+        A field negative or not finite, ``gain`` <= 0, or :math:`V = 0` (no noise and no
+        conditional data variance: the divergences are infinite).
     """
 
     mean_gap: float
@@ -68,41 +65,55 @@ class ExactAudit:
         for name, lo_open in (("mean_gap", False), ("gain", True), ("data_variance", False), ("sigma", False)):
             object.__setattr__(self, name, real(getattr(self, name), name=name, lo=0.0, lo_open=lo_open))
         if not self.variance > 0:
-            from pufferfish.errors import InvalidArgumentError
-            raise InvalidArgumentError(f"sigma = {self.sigma!r}: the output w_T is deterministic given x_k (no "
-                                       f"noise and no conditional data variance): the divergences are infinite")
+            raise _deterministic(self.sigma)
+
+    @classmethod
+    def _of(cls, mean_gap: float, gain: float, data_variance: float, sigma: float) -> ExactAudit:
+        """An audit of validated fields (finite, >= 0, gain > 0): only V > 0 is checked."""
+        audit = object.__new__(cls)
+        for name, value in (("mean_gap", mean_gap), ("gain", gain), ("data_variance", data_variance),
+                            ("sigma", sigma)):
+            object.__setattr__(audit, name, float(value))
+        if not audit.variance > 0:
+            raise _deterministic(sigma)
+        return audit
 
     @property
     def variance(self) -> float:
+        """:math:`V = \\sigma^2` gain + data variance."""
         return self.sigma * self.sigma * self.gain + self.data_variance
 
     def at(self, sigma: float) -> ExactAudit:
-        """The same model with noise standard deviation ``sigma``."""
-        return ExactAudit(self.mean_gap, self.gain, self.data_variance, real(sigma, name="sigma", lo=0.0))
+        """The same model with noise standard deviation ``sigma`` (>= 0; 0 needs a data variance > 0).
+
+        Raises
+        ------
+        InvalidArgumentError
+            ``sigma`` negative or not finite, or 0 without a data variance.
+        """
+        return ExactAudit._of(self.mean_gap, self.gain, self.data_variance, real(sigma, name="sigma", lo=0.0))
 
     @property
     def mu(self) -> float:
-        """|Delta| / sqrt(V): the two outputs are N(0, 1) and N(mu, 1) up to an affine map."""
+        r""":math:`|\Delta| / \sqrt{V}`: the two outputs are :math:`N(0, 1)` and :math:`N(\mu, 1)` up to an affine map."""
         return self.mean_gap / math.sqrt(self.variance)
 
     def renyi(self, *, alpha: float) -> float:
-        """D_alpha = alpha Delta^2 / (2 V), exactly (both orders)."""
+        r""":math:`D_\alpha = \alpha \Delta^2 / (2V)`, exactly (both orders); ``alpha`` > 1."""
         alpha = real(alpha, name="alpha", lo=1.0, lo_open=True)
         return float(alpha * 0.5 * self.mu ** 2)
 
     def delta(self, *, epsilon: float) -> float:
-        """The exact delta(epsilon) of the Gaussian hockey stick (Balle and Wang 2018, Thm 8)."""
+        r"""The exact :math:`\delta(\epsilon)` of the Gaussian hockey stick (Balle and Wang 2018, Thm 8); ``epsilon`` >= 0."""
         from pufferfish.mechanisms.gaussian import balle_wang_delta
 
         epsilon = real(epsilon, name="epsilon", lo=0.0)
         return max(0.0, balle_wang_delta(self.mean_gap, math.sqrt(self.variance), epsilon=epsilon))
 
     def epsilon(self, *, delta: float) -> float:
-        """The exact epsilon at ``delta``: the root of delta(epsilon) = delta (0 if delta(0) <= delta).
-
-        delta(epsilon) is continuous and strictly decreasing in epsilon where positive; the root
-        is bracketed by 0 and a doubling upper end and found by Brent's method.
-        """
+        r"""The exact :math:`\epsilon` at ``delta`` in (0, 1): the root of :math:`\delta(\epsilon) = \delta` (0 if
+        :math:`\delta(0) \le \delta`), bracketed by 0 and a doubling upper end, found by Brent's method
+        (:math:`\delta(\epsilon)` is continuous and strictly decreasing where positive)."""
         from scipy.optimize import brentq
 
         delta = real(delta, name="delta", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
@@ -113,20 +124,87 @@ class ExactAudit:
             hi *= 2.0
         return float(brentq(lambda e: self.delta(epsilon=e) - delta, 0.0, hi, xtol=1e-15, rtol=1e-14))
 
+    def smallest_sigma(self, *, epsilon: float, delta: float | None = None, alpha: float | None = None) -> float:
+        r"""The smallest :math:`\sigma` this audit accepts: :math:`(\epsilon, \delta)` if ``delta`` is given, else
+        :math:`D_\alpha \le \epsilon`.
+
+        The variance needed is :math:`s^2`, :math:`s` the analytic Gaussian standard deviation of one
+        shift :math:`|\Delta|` (:func:`pufferfish.mechanisms.gaussian.analytic_gaussian_sigma`), or
+        :math:`\alpha \Delta^2 / (2\epsilon)`; then :math:`\sigma^2 = (\text{needed} - \text{data variance}) / \text{gain}`,
+        0 when the data's own conditional variance suffices (or :math:`\Delta = 0`).
+
+        Parameters
+        ----------
+        epsilon : float
+            > 0.
+        delta : float, optional
+            In (0, 1): an :math:`(\epsilon, \delta)` target.
+        alpha : float, optional
+            > 1: the Renyi order (needed without ``delta``; checked whenever given).
+
+        Returns
+        -------
+        float
+            :math:`\sigma \ge 0`.
+
+        Raises
+        ------
+        InvalidArgumentError
+            A value out of range, or neither ``delta`` nor ``alpha``.
+        """
+        epsilon = real(epsilon, name="epsilon", lo=0.0, lo_open=True)
+        if delta is not None:
+            delta = real(delta, name="delta", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+        if alpha is not None or delta is None:
+            alpha = real(alpha, name="alpha", lo=1.0, lo_open=True)
+        if self.mean_gap == 0.0:
+            return 0.0
+        if delta is not None:
+            from pufferfish.mechanisms.gaussian import analytic_gaussian_sigma
+
+            std = analytic_gaussian_sigma(self.mean_gap, epsilon=epsilon, delta=delta)
+            needed = std * std
+        else:
+            needed = alpha * self.mean_gap ** 2 / (2.0 * epsilon)
+        noise = needed - self.data_variance
+        return math.sqrt(noise / self.gain) if noise > 0 else 0.0
+
 
 def exact_audit(covariance: Covariance, *, secret_index: int, eta: float, sigma: float,
                 diameter: float) -> ExactAudit:
-    """The exact law of w_T under the two secrets x_k = a, b (|a - b| = ``diameter``) (module docstring).
+    r"""The exact laws of :math:`w_T` under the two secrets :math:`x_k = a, b`, :math:`|a - b|` = ``diameter`` (module docstring).
 
-    ``sigma`` may be 0 (the data's own randomness only) for :func:`pufferfish.iteration.calibrate`'s
-    smallest sigma; the divergences then need a positive conditional variance.
+    Parameters
+    ----------
+    covariance : Covariance
+        The adversary's prior on the records (:mod:`pufferfish.iteration.covariance`).
+    secret_index : int
+        k, 1-based, 1 <= k <= T.
+    eta : float
+        The step size, in (0, 1].
+    sigma : float
+        The noise standard deviation, >= 0 (0: the data's own randomness only, for the smallest
+        :math:`\sigma`; the divergences then need a positive conditional variance).
+    diameter : float
+        D >= 0.
+
+    Returns
+    -------
+    ExactAudit
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``covariance`` is not a :class:`~pufferfish.iteration.covariance.Covariance`.
+    InvalidArgumentError
+        A value out of range, a prior that is not positive semi-definite, or :math:`V = 0`.
     """
     check_covariance(covariance)
     eta = _eta(eta)
     sigma = real(sigma, name="sigma", lo=0.0)
     diameter = real(diameter, name="diameter", lo=0.0)
     own = covariance.record_variance(secret_index)
-    cross = covariance.step_covariance(eta, secret_index)
+    cross, conditional = covariance.conditional_moments(eta, secret_index)
     gap = abs(eta * diameter * cross / own)
-    data = eta * eta * conditional_variance(covariance.step_variance(eta), cross, own, first_index=int(secret_index))
-    return ExactAudit(mean_gap=gap, gain=noise_gain(covariance.size, eta), data_variance=data, sigma=sigma)
+    data = eta * eta * conditional
+    return ExactAudit._of(mean_gap=gap, gain=noise_gain(covariance.size, eta), data_variance=data, sigma=sigma)

@@ -1,6 +1,6 @@
 """The iteration experiments: the Fig. 6 analogue, a real series, the calibration, the audit tables.
 
-All use noisy gradient descent with the quadratic loss (:mod:`.exact`: K = 1, c = 1 - eta) so
+All use noisy gradient descent with the quadratic loss (:mod:`pufferfish.iteration.exact`: K = 1, c = 1 - eta) so
 that every bound sits beside the exact divergence of the same run.
 
 * :func:`fig6_table` -- paper 002, Fig. 6 (Appendix F.5.4): D_alpha against the number of
@@ -22,7 +22,7 @@ that every bound sits beside the exact divergence of the same run.
   target (``paper_bound``, ``contraction_bound``, ``composition``, ``exact``), False for the
   ``dp_assumption`` baseline (:data:`UNCLAIMED`), shown on purpose to fail under correlation.
 * :func:`run_fig6`, :func:`run_series` -- write the CSVs and the figures (the series also every
-  record's exact audit: :mod:`.exposure`);
+  record's exact audit: :mod:`pufferfish.iteration.exposure`);
   :func:`~pufferfish.iteration.captions.rejection_summary` -- the exact audit's verdicts of a calibration
   table, for a caption.
 """
@@ -35,8 +35,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from pufferfish.audit.target import target_for
+from pufferfish.audit.verdict import audit_frame, audit_row
 from pufferfish.iteration.accountants import ACCOUNTANTS
-from pufferfish.iteration.calibrate import audit_sigma, exact_sigma, sigma_for_epsilon_delta, sigma_for_renyi
+from pufferfish.iteration.calibrate import audit_sigma, calibrate_account, exact_sigma
 from pufferfish.iteration.covariance import (EqualCorrelation, StationaryCovariance, biased_autocovariance,
                                              decaying_correlation)
 from pufferfish.iteration.model import account_quadratic_model
@@ -45,7 +47,7 @@ from pufferfish.iteration.settings import Fig6Settings, SeriesSettings
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["FIG6_COLUMNS", "SERIES_COLUMNS", "CALIBRATION_COLUMNS", "AUDIT_COLUMNS", "UNCLAIMED", "FAMILIES",
+__all__ = ["FIG6_COLUMNS", "SERIES_COLUMNS", "CALIBRATION_COLUMNS", "UNCLAIMED", "FAMILIES",
            "fig6_table", "read_series", "series_prior", "series_table", "calibration_table", "fig6_audit", "series_audit",
            "sigma_figure_table", "run_fig6", "run_series"]
 
@@ -54,13 +56,13 @@ FIG6_COLUMNS = ["correlation", "rho", "steps", "secret_index", "eta", "sigma", "
 SERIES_COLUMNS = ["dataset", "column", "records", "D", *FIG6_COLUMNS]
 CALIBRATION_COLUMNS = ["accountant", "eta", "secret_index", "epsilon", "delta", "sigma", "exact_delta",
                        "meets_target"]
-AUDIT_COLUMNS = ["experiment", "panel", "method", "epsilon", "delta", "scale", "epsilon_achieved", "delta_achieved",
-                 "scale_min", "violation", "noise", "guarantee", "alpha", "renyi_achieved", "claimed"]
 #: the accountants shown on purpose as baselines that do not hold under correlation: their audit rows
 #: have ``claimed`` False (neither the paper nor the project says they attain the target)
 UNCLAIMED = frozenset({"dp_assumption"})
 #: the correlation families of Fig. 6
 FAMILIES = ("equal", "decaying")
+#: the claim a bound that underflows to 0 is audited against (a Target needs epsilon > 0)
+_TINY = 5e-324
 #: the ``correlation`` label of a series' prior (stationary, biased sample autocovariance)
 SERIES_CORRELATION = "sample_autocovariance"
 
@@ -81,7 +83,25 @@ def _fig6_accounts(settings: Fig6Settings):
 
 
 def fig6_table(settings: Fig6Settings, *, accounts=None) -> pd.DataFrame:
-    """D_alpha of every accountant and the exact value, per family, rho and T (:data:`FIG6_COLUMNS`)."""
+    """D_alpha of every accountant and the exact value, per family, rho and T (:data:`FIG6_COLUMNS`).
+
+    Parameters
+    ----------
+    settings : pufferfish.iteration.settings.Fig6Settings
+        The typed config section ``iteration.fig6``.
+    accounts : list, optional
+        The accounts already computed (by the run function), else computed here.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows of :data:`FIG6_COLUMNS`.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        Settings of the wrong type, or a size this machine cannot honour (job-level: the config was validated).
+    """
     import pandas as pd
 
     rows = []
@@ -99,26 +119,41 @@ def fig6_audit(settings: Fig6Settings, *, rtol: float = 1e-9, experiment: str = 
 
     ``scale_min`` is the smallest sigma at which the exact D_alpha is within the claim
     (:func:`~pufferfish.iteration.calibrate.exact_sigma` with the claim as the Renyi target), so
-    ``scale / scale_min`` < 1 marks a claim the exact audit refutes (:data:`AUDIT_COLUMNS`).
-    """
-    import pandas as pd
+    ``scale / scale_min`` < 1 marks a claim the exact audit refutes (the audit-table schema
+    :data:`~pufferfish.audit.verdict.AUDIT_COLUMNS`). A bound below float64's range (0) is audited
+    as the smallest positive float.
 
+    Parameters
+    ----------
+    settings : pufferfish.iteration.settings.Fig6Settings
+        The typed config section ``iteration.fig6``.
+    rtol : float, optional
+        The audit's relative tolerance (default 1e-9).
+    experiment : str, optional
+        The ``experiment`` of the rows.
+    accounts : list, optional
+        The accounts already computed (by the run function), else computed here.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rows of :data:`~pufferfish.audit.verdict.AUDIT_COLUMNS`.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        Settings of the wrong type, or a size this machine cannot honour (job-level: the config was validated).
+    """
     rows = []
     for family, rho, steps, account in accounts or _fig6_accounts(settings):
         values = account.renyi(sigma=settings.sigma, alpha=settings.alpha)
-        exact = float(values["exact"])
         for name in ACCOUNTANTS:
-            claim = float(values[name])
-            if claim > 0:
-                scale_min = exact_sigma(account.audit, epsilon=claim, alpha=settings.alpha)
-            else:
-                scale_min = 0.0 if account.audit.mean_gap == 0 else math.inf
-            rows.append({"experiment": experiment, "panel": f"{family} rho={rho:g} T={steps}", "method": name,
-                         "epsilon": claim, "delta": math.nan, "scale": settings.sigma, "epsilon_achieved": math.nan,
-                         "delta_achieved": math.nan, "scale_min": scale_min,
-                         "violation": bool(exact > claim * (1.0 + rtol)), "noise": "gaussian", "guarantee": "renyi",
-                         "alpha": settings.alpha, "renyi_achieved": exact, "claimed": name not in UNCLAIMED})
-    return pd.DataFrame(rows, columns=AUDIT_COLUMNS)
+            target = target_for("renyi", max(float(values[name]), _TINY), alpha=settings.alpha)
+            verdict = audit_sigma(account.audit, settings.sigma, epsilon=target.epsilon, alpha=target.alpha, rtol=rtol)
+            rows.append(audit_row(verdict, experiment=experiment, panel=f"{family} rho={rho:g} T={steps}", method=name,
+                                  noise="gaussian", claimed=name not in UNCLAIMED,
+                                  scale_min=exact_sigma(account.audit, epsilon=target.epsilon, alpha=target.alpha)))
+    return audit_frame(rows)
 
 
 # ------------------------------------------------------------------------------ a real series
@@ -127,6 +162,23 @@ def read_series(path: str | os.PathLike, settings: SeriesSettings) -> np.ndarray
 
     A missing column or a non-numeric / missing value is a :class:`~pufferfish.errors.DataError`
     naming the column (the series has no gaps: every record is a step).
+
+    Parameters
+    ----------
+    path : path-like
+        The series' CSV.
+    settings : pufferfish.iteration.settings.SeriesSettings
+        The typed settings of one series.
+
+    Returns
+    -------
+    numpy.ndarray
+        The column's values as floats.
+
+    Raises
+    ------
+    DataError
+        One line naming the column: missing, a value missing or not numeric, or a sort column missing.
     """
     import pandas as pd
 
@@ -148,7 +200,23 @@ def read_series(path: str | os.PathLike, settings: SeriesSettings) -> np.ndarray
 
 
 def series_prior(values) -> tuple[StationaryCovariance, float]:
-    """The stationary Gaussian prior of a series (biased sample autocovariance) and D = max - min."""
+    """The stationary Gaussian prior of a series (biased sample autocovariance) and D = max - min.
+
+    Parameters
+    ----------
+    values : array_like
+        The series, finite, not constant.
+
+    Returns
+    -------
+    (pufferfish.iteration.covariance.StationaryCovariance, float)
+        The prior and :math:`D = \max - \min`.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        As :func:`pufferfish.iteration.covariance.biased_autocovariance`.
+    """
     gamma = biased_autocovariance(values)
     values = np.asarray(values, dtype=float)
     return StationaryCovariance(gamma), float(values.max() - values.min())
@@ -168,6 +236,25 @@ def series_table(values, settings: SeriesSettings, *, accounts=None) -> pd.DataF
 
     ``rho`` is the lag-1 autocorrelation gamma(1) / gamma(0) of the series (for reading; the
     prior uses every lag).
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        The series, in record order (:func:`read_series`).
+    settings : pufferfish.iteration.settings.SeriesSettings
+        The typed settings of one series.
+    accounts : list, optional
+        The accounts already computed (by the run function), else computed here.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows of :data:`SERIES_COLUMNS`.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        Settings of the wrong type, or a size this machine cannot honour (job-level: the config was validated).
     """
     import pandas as pd
 
@@ -184,25 +271,13 @@ def series_table(values, settings: SeriesSettings, *, accounts=None) -> pd.DataF
     return pd.DataFrame(rows, columns=SERIES_COLUMNS)
 
 
-def _calibrations(accounts, settings: SeriesSettings, *, rtol: float):
-    """Per accountant (and ``exact``), eta, secret k and epsilon: (name, eta, k, epsilon, the (epsilon, delta)
-    calibration audited, the exact smallest sigma for it, the Renyi calibration audited, the exact smallest
-    sigma for that, the exact audit)."""
+def _calibrations(accounts, settings: SeriesSettings, *, rtol: float) -> list:
+    """Per (eta, secret k) and epsilon: (eta, k, the account, :func:`pufferfish.iteration.calibrate.calibrate_account`'s calibrations)."""
     out = []
     for (eta, k), account in accounts.items():
-        audit = account.audit
         for epsilon in settings.epsilons:
-            smallest = exact_sigma(audit, epsilon=epsilon, delta=settings.delta)
-            smallest_renyi = exact_sigma(audit, epsilon=epsilon, alpha=settings.alpha)
-            for name in (*ACCOUNTANTS, "exact"):
-                if name == "exact":
-                    sigma, sigma_r = smallest, smallest_renyi
-                else:
-                    sigma = sigma_for_epsilon_delta(account.costs[name], epsilon=epsilon, delta=settings.delta)
-                    sigma_r = sigma_for_renyi(account.costs[name], alpha=settings.alpha, epsilon=epsilon)
-                pair = audit_sigma(audit, sigma, epsilon=epsilon, delta=settings.delta, rtol=rtol)
-                renyi = audit_sigma(audit, sigma_r, epsilon=epsilon, alpha=settings.alpha, rtol=rtol)
-                out.append((name, eta, k, epsilon, pair, smallest, renyi, smallest_renyi, audit))
+            group = calibrate_account(account, epsilon=epsilon, delta=settings.delta, alpha=settings.alpha, rtol=rtol)
+            out.append((eta, k, account, group))
     return out
 
 
@@ -212,45 +287,87 @@ def calibration_table(values, settings: SeriesSettings, *, rtol: float = 1e-9, a
     (:data:`CALIBRATION_COLUMNS`; ``exact`` rows: the exact audit's smallest sigma).
 
     ``accounts`` / ``calibrations``: already computed (by :func:`run_series`), else computed here.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        The series, in record order (:func:`read_series`).
+    settings : pufferfish.iteration.settings.SeriesSettings
+        The typed settings of one series.
+    rtol : float, optional
+        The audit's relative tolerance (default 1e-9).
+    accounts : list, optional
+        The accounts already computed (by the run function), else computed here.
+    calibrations : list, optional
+        The calibrations already computed (by :func:`run_series`), else computed here.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows of :data:`CALIBRATION_COLUMNS`.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        Settings of the wrong type, or a size this machine cannot honour (job-level: the config was validated).
     """
     import pandas as pd
 
     if calibrations is None:
         calibrations = _calibrations((accounts or _series_accounts(values, settings))[2], settings, rtol=rtol)
-    rows = [{"accountant": name, "eta": eta, "secret_index": k, "epsilon": epsilon, "delta": settings.delta,
-             "sigma": pair.sigma, "exact_delta": pair.exact, "meets_target": bool(pair.meets_target)}
-            for name, eta, k, epsilon, pair, *_ in calibrations]
+    rows = [{"accountant": c.accountant, "eta": eta, "secret_index": k, "epsilon": c.epsilon_delta.target.epsilon,
+             "delta": settings.delta, "sigma": c.epsilon_delta.scale, "exact_delta": c.epsilon_delta.value,
+             "meets_target": c.epsilon_delta.meets}
+            for eta, k, _, group in calibrations for c in group]
     return pd.DataFrame(rows, columns=CALIBRATION_COLUMNS)
 
 
 def series_audit(values, settings: SeriesSettings, *, rtol: float = 1e-9, accounts=None,
                  calibrations=None) -> pd.DataFrame:
-    """The calibrations of :func:`calibration_table` ((epsilon, delta) and Renyi targets) in the audit format.
+    """The calibrations of :func:`calibration_table` ((epsilon, delta) and Renyi targets) in the audit-table
+    schema (:data:`~pufferfish.audit.verdict.AUDIT_COLUMNS`).
 
-    ``epsilon_achieved`` is the exact epsilon at the target delta, ``delta_achieved`` the exact
-    delta at the target epsilon, ``scale_min`` the exact audit's smallest sigma.
+    ``delta_achieved`` is the exact delta at the target epsilon (``renyi_achieved`` the exact
+    D_alpha), ``scale_min`` the exact audit's smallest sigma; an (epsilon, delta) row's
+    ``epsilon_achieved`` is the exact epsilon at the target delta.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        The series, in record order (:func:`read_series`).
+    settings : pufferfish.iteration.settings.SeriesSettings
+        The typed settings of one series.
+    rtol : float, optional
+        The audit's relative tolerance (default 1e-9).
+    accounts : list, optional
+        The accounts already computed (by the run function), else computed here.
+    calibrations : list, optional
+        The calibrations already computed (by :func:`run_series`), else computed here.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Rows of :data:`~pufferfish.audit.verdict.AUDIT_COLUMNS`.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        Settings of the wrong type, or a size this machine cannot honour (job-level: the config was validated).
     """
-    import pandas as pd
-
     if calibrations is None:
         calibrations = _calibrations((accounts or _series_accounts(values, settings))[2], settings, rtol=rtol)
     experiment = f"iteration_{settings.name}"
     rows = []
-    for name, eta, k, epsilon, pair, smallest, renyi, smallest_renyi, audit in calibrations:
-        panel = f"eta={eta:g} k={k}"
-        random = pair.sigma > 0 or audit.data_variance > 0
-        achieved_eps = audit.at(pair.sigma).epsilon(delta=settings.delta) if random else math.inf
-        rows.append({"experiment": experiment, "panel": panel, "method": name, "epsilon": epsilon,
-                     "delta": settings.delta, "scale": pair.sigma, "epsilon_achieved": achieved_eps,
-                     "delta_achieved": pair.exact, "scale_min": smallest, "violation": not pair.meets_target,
-                     "noise": "gaussian", "guarantee": "epsilon_delta", "alpha": math.nan,
-                     "renyi_achieved": math.nan, "claimed": name not in UNCLAIMED})
-        rows.append({"experiment": experiment, "panel": panel, "method": name, "epsilon": epsilon,
-                     "delta": math.nan, "scale": renyi.sigma, "epsilon_achieved": math.nan,
-                     "delta_achieved": math.nan, "scale_min": smallest_renyi, "violation": not renyi.meets_target,
-                     "noise": "gaussian", "guarantee": "renyi", "alpha": settings.alpha,
-                     "renyi_achieved": renyi.exact, "claimed": name not in UNCLAIMED})
-    return pd.DataFrame(rows, columns=AUDIT_COLUMNS)
+    for eta, k, account, group in calibrations:
+        for c in group:
+            common = dict(experiment=experiment, panel=f"eta={eta:g} k={k}", method=c.accountant, noise="gaussian",
+                          claimed=c.accountant not in UNCLAIMED)
+            pair = audit_row(c.epsilon_delta, scale_min=c.smallest, **common)
+            random = c.epsilon_delta.scale > 0 or account.audit.data_variance > 0
+            pair["epsilon_achieved"] = (account.audit.at(c.epsilon_delta.scale).epsilon(delta=settings.delta)
+                                        if random else math.inf)
+            rows += [pair, audit_row(c.renyi, scale_min=c.smallest_renyi, **common)]
+    return audit_frame(rows)
 
 
 def sigma_figure_table(sigmas: pd.DataFrame, accounts, settings: SeriesSettings, *,
@@ -263,6 +380,27 @@ def sigma_figure_table(sigmas: pd.DataFrame, accounts, settings: SeriesSettings,
     target. ``panel == "per_secret"``: the rows of :func:`calibration_table` at the largest
     epsilon of the grid. Columns ``panel, accountant, eta, secret_index, epsilon, delta,
     sigma, exact_delta, meets_target`` (``secret_index`` 0 for "all").
+
+    Parameters
+    ----------
+    sigmas : pandas.DataFrame
+        The calibration table (:func:`calibration_table`).
+    accounts : list
+        The series' accounts (their exact audits).
+    settings : pufferfish.iteration.settings.SeriesSettings
+        The typed settings of one series.
+    rtol : float, optional
+        The audit's relative tolerance (default 1e-9).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The figure's rows (columns above).
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        Settings of the wrong type, or a size this machine cannot honour (job-level: the config was validated).
     """
     import pandas as pd
 
@@ -272,8 +410,8 @@ def sigma_figure_table(sigmas: pd.DataFrame, accounts, settings: SeriesSettings,
         checks = [audit_sigma(accounts[(eta, int(k))].audit, sigma, epsilon=epsilon, delta=settings.delta, rtol=rtol)
                   for k in group["secret_index"]]
         rows.append({"panel": "all_secrets", "accountant": name, "eta": eta, "secret_index": 0, "epsilon": epsilon,
-                     "delta": settings.delta, "sigma": sigma, "exact_delta": max(c.exact for c in checks),
-                     "meets_target": all(c.meets_target for c in checks)})
+                     "delta": settings.delta, "sigma": sigma, "exact_delta": max(c.value for c in checks),
+                     "meets_target": all(c.meets for c in checks)})
     per_secret = sigmas[sigmas.epsilon == max(settings.epsilons)].assign(panel="per_secret")
     columns = ["panel", "accountant", "eta", "secret_index", "epsilon", "delta", "sigma", "exact_delta",
                "meets_target"]
@@ -282,7 +420,7 @@ def sigma_figure_table(sigmas: pd.DataFrame, accounts, settings: SeriesSettings,
 
 # ------------------------------------------------------------------------------ runs
 def _check_records(values, settings: SeriesSettings) -> None:
-    """A series longer than this machine can hold is refused before any computation (:mod:`.limits`)."""
+    """A series longer than this machine can hold is refused before any computation (:mod:`pufferfish.iteration.limits`)."""
     from pufferfish.errors import DataError
     from pufferfish.iteration.limits import limit_message, max_records
 
@@ -294,7 +432,27 @@ def _check_records(values, settings: SeriesSettings) -> None:
 
 def run_fig6(settings: Fig6Settings, *, theta_csv, audit_csv, figure_png, figure_pdf, figure_csv,
              rtol: float = 1e-9) -> pd.DataFrame:
-    """Write the Fig. 6 table (theta CSV and the figure's CSV), its audit table and the figure."""
+    """Write the Fig. 6 table (theta CSV and the figure's CSV), its audit table and the figure.
+
+    Parameters
+    ----------
+    settings : pufferfish.iteration.settings.Fig6Settings
+        The typed config section ``iteration.fig6``.
+    theta_csv, audit_csv, figure_png, figure_pdf, figure_csv : path-like
+        The output paths.
+    rtol : float, optional
+        The audit's relative tolerance (default 1e-9).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The Fig. 6 table (:func:`fig6_table`).
+
+    Raises
+    ------
+    OSError
+        An output path that cannot be written.
+    """
     from pufferfish.iteration.plots import plot_fig6
     from pufferfish.files import write_csv
 
@@ -311,7 +469,31 @@ def run_series(settings: SeriesSettings, *, data_csv, theta_csv, sigma_csv, audi
                figure_csv, sigma_png, sigma_pdf, sigma_figure_csv, exposure_csv=None, exposure_png=None,
                exposure_pdf=None, exposure_figure_csv=None, rtol: float = 1e-9) -> None:
     """Write a series' bounds table, its calibration table, its audit table and the two figures; with the
-    four ``exposure_*`` paths also every record's exact audit (:func:`.exposure.run_exposure`)."""
+    four ``exposure_*`` paths also every record's exact audit (:func:`pufferfish.iteration.exposure.run_exposure`).
+
+    Parameters
+    ----------
+    settings : pufferfish.iteration.settings.SeriesSettings
+        The typed settings of one series.
+    data_csv : path-like
+        The series' CSV (:func:`read_series`).
+    theta_csv, sigma_csv, audit_csv, figure_png, figure_pdf, figure_csv, sigma_png, sigma_pdf, sigma_figure_csv : path-like
+        The output paths.
+    exposure_csv, exposure_png, exposure_pdf, exposure_figure_csv : path-like, optional
+        The exposure outputs (all four, or none).
+    rtol : float, optional
+        The audit's relative tolerance (default 1e-9).
+
+    Returns
+    -------
+    None
+        The files are written.
+
+    Raises
+    ------
+    DataError
+        The series' data cannot be read (:func:`read_series`).
+    """
     from pufferfish.iteration.plots import plot_series, plot_sigma
     from pufferfish.files import write_csv
 

@@ -1,7 +1,7 @@
 """Every record of a series as the secret: which one is most exposed (the series experiment's exposure outputs).
 
 The series experiment (:mod:`pufferfish.iteration.experiments`) audits a few listed secrets with every accountant;
-here the exact audit covers all T records at once (:func:`.every_secret.all_secrets_audit`,
+here the exact audit covers all T records at once (:func:`pufferfish.iteration.every_secret.all_secrets_audit`,
 O(T) per eta for the stationary prior of a series), at the experiment's sigma and alpha:
 
 * :func:`exposure_table` -- per eta, the most exposed record and its exact D_alpha, the least
@@ -10,7 +10,7 @@ O(T) per eta for the stationary prior of a series), at the experiment's sigma an
   the one that protects the listed secrets (:data:`EXPOSURE_COLUMNS`);
 * :func:`exposure_curve` -- the numbers of the figure: the exact D_alpha of every record per eta,
   with the listed secrets' accountant bounds on their rows (:data:`CURVE_COLUMNS`);
-* :func:`run_exposure` -- both CSVs and the figure (:func:`.plots.plot_exposure`).
+* :func:`run_exposure` -- both CSVs and the figure (:func:`pufferfish.iteration.plots.plot_exposure`).
 
 docs/math/iteration.md, "Every record at once".
 """
@@ -38,12 +38,12 @@ CURVE_COLUMNS = ["eta", "secret_index", "exact", *ACCOUNTANTS]
 
 
 def series_audits(covariance: StationaryCovariance, diameter: float, settings: SeriesSettings) -> dict:
-    """{eta: :class:`~.every_secret.AllSecretsAudit`} of every record at ``settings.sigma``.
+    """{eta: :class:`~pufferfish.iteration.every_secret.AllSecretsAudit`} of every record at ``settings.sigma``.
 
     Parameters
     ----------
     covariance : StationaryCovariance
-        The series' prior (:func:`.experiments.series_prior`).
+        The series' prior (:func:`pufferfish.iteration.experiments.series_prior`).
     diameter : float
         D = max - min of the series.
     settings : SeriesSettings
@@ -53,6 +53,12 @@ def series_audits(covariance: StationaryCovariance, diameter: float, settings: S
     -------
     dict
         One audit of every record per eta.
+
+    Raises
+    ------
+    InvalidArgumentError
+        As :func:`pufferfish.iteration.every_secret.all_secrets_audit` (job-level: the
+        arguments come from the schema-validated config and the series).
     """
     return {eta: all_secrets_audit(covariance, eta=eta, sigma=settings.sigma, diameter=diameter)
             for eta in settings.etas}
@@ -77,14 +83,14 @@ def exposure_table(audits: dict, settings: SeriesSettings, *, records: int) -> p
 
     ``most_exposed`` has the largest D_alpha (the largest mu_k: also the largest delta at every
     epsilon); ``listed_worst`` is the largest among the listed secrets
-    (:meth:`.settings.SeriesSettings.secret_indices`). ``sigma_every_record`` is the exact audit's
+    (:meth:`pufferfish.iteration.settings.SeriesSettings.secret_indices`). ``sigma_every_record`` is the exact audit's
     smallest sigma for (epsilon, delta) with epsilon the grid's largest, maximised over every
     record; ``sigma_listed`` the same over the listed secrets.
 
     Parameters
     ----------
     audits : dict
-        {eta: :class:`~.every_secret.AllSecretsAudit`} (:func:`series_audits`).
+        {eta: :class:`~pufferfish.iteration.every_secret.AllSecretsAudit`} (:func:`series_audits`).
     settings : SeriesSettings
         The series' settings.
     records : int
@@ -94,6 +100,12 @@ def exposure_table(audits: dict, settings: SeriesSettings, *, records: int) -> p
     -------
     pandas.DataFrame
         One row per eta.
+
+    Raises
+    ------
+    KeyError
+        An eta of ``settings`` without an audit in ``audits`` (job-level: :func:`series_audits` builds
+        one per eta).
     """
     import pandas as pd
 
@@ -111,9 +123,9 @@ def exposure_curve(audits: dict, bounds: pd.DataFrame, settings: SeriesSettings)
     Parameters
     ----------
     audits : dict
-        {eta: :class:`~.every_secret.AllSecretsAudit`} (:func:`series_audits`).
+        {eta: :class:`~pufferfish.iteration.every_secret.AllSecretsAudit`} (:func:`series_audits`).
     bounds : pandas.DataFrame
-        The series table (:func:`.experiments.series_table`).
+        The series table (:func:`pufferfish.iteration.experiments.series_table`).
     settings : SeriesSettings
         The series' settings (its alpha).
 
@@ -121,6 +133,12 @@ def exposure_curve(audits: dict, bounds: pd.DataFrame, settings: SeriesSettings)
     -------
     pandas.DataFrame
         T rows per eta.
+
+    Raises
+    ------
+    KeyError
+        An eta of ``settings`` without an audit in ``audits`` (job-level: :func:`series_audits` builds
+        one per eta).
     """
     import pandas as pd
 
@@ -156,6 +174,11 @@ def run_exposure(covariance: StationaryCovariance, diameter: float, bounds: pd.D
     -------
     pandas.DataFrame
         The exposure table (:func:`exposure_table`).
+
+    Raises
+    ------
+    InvalidArgumentError
+        As :func:`series_audits`; an output path that cannot be written raises ``OSError``.
     """
     from pufferfish.files import write_csv
     from pufferfish.iteration.plots import plot_exposure

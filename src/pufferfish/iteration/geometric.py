@@ -1,19 +1,23 @@
-r"""The step weights q_t = c^(T-t) of the noisy running mean (c = 1 - eta) and their sums, in closed form.
+r"""The step weights :math:`q_t = c^{T-t}` of the noisy running mean (:math:`c = 1 - \eta`) and their sums, in closed form.
 
-With the quadratic loss each step of noisy gradient descent contracts by c = 1 - eta, so the
-release w_T weighs record t by q_t = c^(T-t) (:mod:`.exact`). Everything the exact audit needs
-from q is a geometric sum; this module computes them without a power per step and without
-cancellation for eta -> 0 (c -> 1) or eta -> 1 (c -> 0, c = 0 included). Derivations and the
-accuracy of each: docs/math/iteration.md, section "Closed forms of the step weights".
+With the quadratic loss each step of noisy gradient descent contracts by :math:`c = 1 - \eta`, so
+the release :math:`w_T` weighs record :math:`t` by :math:`q_t = c^{T-t}` (:mod:`pufferfish.iteration.exact`).
+Everything the exact audit needs from :math:`q` is a geometric sum; this module computes them
+without a power per step and without cancellation for :math:`\eta \to 0` (:math:`c \to 1`) or
+:math:`\eta \to 1` (:math:`c \to 0`, :math:`c = 0` included). Derivations and the accuracy of each:
+docs/math/iteration.md, section "Closed forms of the step weights".
 
-* :func:`contraction_powers` -- c^h = exp(h log1p(-eta)), in blocks: exp(iB lc) exp(j lc), h = iB + j;
-  relative error at most (h |log c| + 3) u (u = 2^-52), below np.power(1 - eta, h)'s h u / 2;
-* :func:`step_weights` -- q_1..q_T; :func:`noise_gain` = sum q_t^2; :func:`weight_sum` = sum q_t;
-* :func:`lag_sums` -- A_h = sum_t q_t q_{t+h} = c^h (1 - c^(2(T-h))) / (1 - c^2), so that
-  q^T Sigma q = gamma(0) A_0 + 2 sum_h gamma(h) A_h for a stationary prior (one dot product);
-* :func:`significant_lags` -- the lags with c^h >= e^-690 (beyond them A_h < 5e-300 A_0);
-* :func:`discounted_cumsum` -- F_m = sum_{j<=m} c^(m-j) x_j, the convolution of x with the
-  geometric kernel, O(T), by blocks of :data:`BLOCK` (one matrix product and a carry per block).
+* :func:`contraction_powers` -- :math:`c^h = \exp(h \operatorname{log1p}(-\eta))`, in blocks
+  :math:`h = iB + j`; relative error at most :math:`(h |\log c| + 3) u` (:math:`u = 2^{-52}`), below
+  ``np.power(1 - eta, h)``'s :math:`h u / 2`;
+* :func:`step_weights` -- :math:`q_1, \dots, q_T`; :func:`noise_gain` :math:`= \sum_t q_t^2`;
+  :func:`weight_sum` :math:`= \sum_t q_t`; :func:`geometric_sums` -- :math:`\sum_{j<n} c^{pj}` for many
+  :math:`n` at once (:math:`p = 1` or 2);
+* :func:`lag_sums` -- :math:`A_h = \sum_t q_t q_{t+h} = c^h (1 - c^{2(T-h)}) / (1 - c^2)`, so that
+  :math:`q^\top \Sigma q = \gamma(0) A_0 + 2 \sum_h \gamma(h) A_h` for a stationary prior;
+* :func:`significant_lags` -- the lags with :math:`c^h \ge e^{-690}` (beyond them :math:`A_h < 5 \cdot 10^{-300} A_0`);
+* :func:`discounted_cumsum` -- :math:`F_m = \sum_{j \le m} c^{m-j} x_j`, the convolution of :math:`x`
+  with the geometric kernel, :math:`O(T)`, by blocks of :data:`BLOCK`.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ import numpy as np
 from pufferfish.checks import integer, real, reals
 from pufferfish.errors import InvalidArgumentError
 
-__all__ = ["BLOCK", "contraction_powers", "step_weights", "noise_gain", "weight_sum", "lag_sums",
+__all__ = ["BLOCK", "contraction_powers", "step_weights", "noise_gain", "weight_sum", "geometric_sums", "lag_sums",
            "significant_lags", "discounted_cumsum", "log_contraction"]
 
 #: block length of :func:`discounted_cumsum` (a BLOCK x BLOCK matrix of powers per level)
@@ -203,6 +207,54 @@ def weight_sum(size: int, eta: float) -> float:
     """
     size, eta = integer(size, name="size", lo=1), _eta(eta)
     return 1.0 if eta == 1.0 else _geometric(size, math.log1p(-eta))
+
+
+def geometric_sums(counts, eta: float, *, power: int = 1) -> np.ndarray:
+    r"""G_p(n) = sum_{j=0}^{n-1} c^(p j) for every n of ``counts``, c = 1 - eta (G_p(0) = 0).
+
+    .. math::
+
+       G_p(n) = \frac{\operatorname{expm1}(p\, n \log c)}{\operatorname{expm1}(p \log c)}
+
+    with :math:`\log c` = ``log1p(-eta)``: no cancellation as eta -> 0 (c -> 1), a relative error of
+    a few u; G_p(n) = n where c^p is 1 to double precision (eta < 1e-290) and G_p(n) = 1 (n >= 1)
+    at eta = 1 (0^0 = 1). ``power`` 1 gives the partial sums of the step weights q_t, 2 those of
+    q_t^2 (:func:`weight_sum`, :func:`noise_gain` at n = T).
+
+    Parameters
+    ----------
+    counts : array_like
+        The numbers of terms n >= 0 (integers).
+    eta : float
+        The step size, in (0, 1].
+    power : int, optional
+        p, 1 or 2 (default 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        G_p(n) for each n, as floats.
+
+    Raises
+    ------
+    InvalidArgumentError
+        A count negative or not an integer, ``eta`` outside (0, 1], ``power`` not 1 or 2.
+    """
+    n = reals(counts, name="counts", lo=0.0)
+    if n.ndim != 1 or (n != np.floor(n)).any():
+        raise InvalidArgumentError(f"counts: must be a list of integers >= 0, got {counts!r:.60}")
+    power = integer(power, name="power", lo=1, hi=2)
+    return _geometric_sums(n, log_contraction(eta) * power)
+
+
+def _geometric_sums(n: np.ndarray, log_ratio: float) -> np.ndarray:
+    """sum_{j<n} e^(j log_ratio) for an array of counts n (validated; log_ratio <= 0 or -inf)."""
+    if log_ratio == -math.inf:
+        return np.minimum(n, 1.0)
+    if -log_ratio < TINY_LOG:
+        return n.astype(float)
+    with np.errstate(under="ignore"):
+        return np.expm1(n * log_ratio) / math.expm1(log_ratio)
 
 
 def _significant(lc: float, size: int) -> int:

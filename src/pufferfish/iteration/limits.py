@@ -60,6 +60,12 @@ def memory_budget() -> int:
     -------
     int
         The budget in bytes, as this process sees the machine.
+
+    Raises
+    ------
+    OSError, ValueError
+        The platform does not report its physical memory (:func:`os.sysconf`); a cgroup or
+        ``ulimit`` limit it cannot read is left out instead.
     """
     limits = [os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")]
     cgroup = _cgroup_limit()
@@ -92,6 +98,11 @@ def max_steps(memory: int | None = None) -> int:
     -------
     int
         The bound, at least 1.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        ``memory`` not an integer >= 0.
     """
     return max(1, _budget(memory) // STEP_BYTES)
 
@@ -110,6 +121,11 @@ def max_records(etas: int = 1, memory: int | None = None) -> int:
     -------
     int
         memory // (:data:`RECORD_BYTES` + etas :data:`EXPOSURE_BYTES`), at least 1.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        ``etas`` not an integer >= 1, ``memory`` not an integer >= 0.
     """
     etas = integer(etas, name="etas", lo=1)
     return max(1, _budget(memory) // (RECORD_BYTES + EXPOSURE_BYTES * etas))
@@ -131,6 +147,11 @@ def max_rows(records: int, etas: int = 1, memory: int | None = None) -> int:
     -------
     int
         What the series leaves of ``memory``, // :data:`ROW_BYTES` (0 if nothing is left).
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        ``records`` or ``memory`` not an integer >= 0, ``etas`` not one >= 1.
     """
     records, etas = integer(records, name="records", lo=0), integer(etas, name="etas", lo=1)
     left = _budget(memory) - records * (RECORD_BYTES + EXPOSURE_BYTES * etas)
@@ -155,6 +176,11 @@ def limit_message(key: str, value, bound: int, what: str) -> str:
     -------
     str
         One line, naming the key, the value and the bound, and the memory it was derived from.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        ``key`` or ``what`` not a non-empty string, ``bound`` not an integer >= 0.
     """
     for name, text in (("key", key), ("what", what)):
         if not isinstance(text, str) or not text:

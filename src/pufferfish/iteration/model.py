@@ -1,10 +1,11 @@
-"""All accountants and the exact audit for one secret of the quadratic-loss model, at once.
+r"""All accountants and the exact audit for one secret of the quadratic-loss model, at once.
 
-Noisy gradient descent with l(w, x) = (w - x)^2 / 2 (:mod:`.exact`): K = 1, no gradient bound,
-contraction c = 1 - eta, shifts s_t = eta D |Sigma_tk| / Sigma_kk (:mod:`.shifts`). The costs
-X of the four accountants (:mod:`.accountants`) and the exact audit depend on the covariance,
-the secret and eta only; :meth:`ModelAccount.renyi` turns them into D_alpha values for any
-sigma and alpha without recomputing the minorants.
+Noisy gradient descent with :math:`\ell(w, x) = (w - x)^2 / 2` (:mod:`pufferfish.iteration.exact`):
+:math:`K = 1`, no gradient bound, contraction :math:`c = 1 - \eta`, shifts
+:math:`s_t = \eta D |\Sigma_{tk}| / \Sigma_{kk}` (:mod:`pufferfish.iteration.shifts`). The costs :math:`X` of
+the four accountants (:mod:`pufferfish.iteration.accountants`) and the exact audit depend on the
+covariance, the secret and :math:`\eta` only; :meth:`ModelAccount.renyi` turns them into
+:math:`D_\alpha` values for any :math:`\sigma` and :math:`\alpha` without recomputing the minorants.
 """
 
 from __future__ import annotations
@@ -38,11 +39,34 @@ class ModelAccount:
 
 def account_quadratic_model(covariance: Covariance, *, secret_index: int, eta: float, diameter: float,
                             sigma: float = 1.0) -> ModelAccount:
-    """The four accountants' costs and the exact audit for secret x_k (1-based ``secret_index``).
+    r"""The four accountants' costs and the exact audit for the secret :math:`x_k`.
 
-    O(T) time and memory: the shifts and the minorants over the secret's column, the exact
+    :math:`O(T)` time and memory: the shifts and the minorants over the secret's column, the exact
     audit from the covariance's step sums (closed forms for a stationary or an equal-correlation
     prior, :mod:`pufferfish.iteration.geometric`).
+
+    Parameters
+    ----------
+    covariance : pufferfish.iteration.covariance.Covariance
+        The prior's covariance of the :math:`T` records.
+    secret_index : int
+        The secret's 1-based position :math:`k`, :math:`1 \le k \le T`.
+    eta : float
+        The step size :math:`\eta \in (0, 1]` of the quadratic loss (contraction :math:`1 - \eta`).
+    diameter : float
+        :math:`D \ge 0`.
+    sigma : float, optional
+        The noise :math:`\sigma \ge 0` (default 1).
+
+    Returns
+    -------
+    ModelAccount
+        The costs of :data:`~pufferfish.iteration.accountants.ACCOUNTANTS` and the exact divergence.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        ``covariance`` not a Covariance, or a value out of range.
     """
     audit = exact_audit(covariance, secret_index=secret_index, eta=eta, sigma=sigma, diameter=diameter)
     s = step_shifts(covariance, secret_index=secret_index, eta=eta, diameter=diameter, lipschitz=1.0)

@@ -29,8 +29,9 @@ LABELS = {
     "exact": "exact (linear-Gaussian audit)",
 }
 _LINES = {"paper_bound": "-", "contraction_bound": "--", "composition": ":"}
-#: Okabe-Ito colours of the rho curves (yellow left out: too pale for thin lines on white)
-_RHO_COLOURS = ["#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7"]
+#: the stretch of matplotlib's viridis (colour-blind safe, ordered in lightness) the rho curves take:
+#: the pale yellow end left out (thin lines on white)
+_RHO_MAP = ("viridis", 0.05, 0.85)
 #: the lower end of Fig. 6's y axis: the contraction bound falls exponentially for weak
 #: correlations (below 10^-90 at T = 1000) and would flatten every other curve; the CSV has all values
 FIG6_FLOOR = 1e-7
@@ -41,6 +42,22 @@ def _positive(x, y):
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     keep = y > 0
     return x[keep], y[keep]
+
+
+def _gaps(x, y):
+    """``x`` and ``y`` with every y <= 0 as NaN: a log-axis line breaks there instead of joining its
+    neighbours across a zero (which :func:`_zero_marks` marks)."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    return x, np.where(y > 0, y, np.nan)
+
+
+def _zero_marks(zeros) -> None:
+    """A ▼ on the lower edge of its panel, in the curve's colour, at every x whose value is 0."""
+    for ax, xs, colour in zeros:
+        lo, hi = ax.get_ylim()
+        ax.set_ylim(lo, hi)   # the marks sit on the edge; they do not widen the axis
+        ax.scatter(xs, np.full(xs.size, lo), marker="v", s=45, color=colour, edgecolors="black", linewidths=0.6,
+                   zorder=12, clip_on=False)
 
 
 def _style_handles():
@@ -54,21 +71,52 @@ def _style_handles():
     return handles
 
 
+def _rho_colours(rhos) -> dict:
+    """One colour per rho, the same in every panel: the sorted rhos spread along :data:`_RHO_MAP`
+    (a larger rho is lighter, so the order reads without hue)."""
+    import matplotlib
+
+    name, lo, hi = _RHO_MAP
+    cmap = matplotlib.colormaps[name]
+    values = sorted(set(rhos))
+    return {rho: matplotlib.colors.to_hex(cmap(lo + (hi - lo) * k / max(len(values) - 1, 1)))
+            for k, rho in enumerate(values)}
+
+
 def plot_fig6(frame, png_path, pdf_path) -> None:
-    """Two panels (equal, decaying): D_alpha against T for every rho (:data:`.experiments.FIG6_COLUMNS`)."""
+    """Two panels (equal, decaying): D_alpha against T for every rho (:data:`pufferfish.iteration.experiments.FIG6_COLUMNS`).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The Fig. 6 table.
+    png_path, pdf_path : path-like
+        Where to save the figure (``pdf_path`` None: PNG only).
+
+    Returns
+    -------
+    None
+        The figure is saved.
+
+    Raises
+    ------
+    OSError
+        A path that cannot be written.
+    """
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
 
     from pufferfish.plotting import log_axis, save_figure, setup_style
 
     setup_style()
+    colour_of = _rho_colours(frame.rho)
     families = [f for f in ("equal", "decaying") if (frame.correlation == f).any()]
     fig, axes = plt.subplots(1, len(families), figsize=(6.2 * len(families), 5.6), squeeze=False)
     for ax, family in zip(axes[0], families):
         sub = frame[frame.correlation == family]
         colour_handles = []
-        for i, (rho, curve) in enumerate(sub.groupby("rho", sort=True)):
-            colour = _RHO_COLOURS[i % len(_RHO_COLOURS)]
+        for rho, curve in sub.groupby("rho", sort=True):
+            colour = colour_of[rho]
             curve = curve.sort_values("steps")
             for name, dash in _LINES.items():
                 ax.plot(*_positive(curve.steps, curve[name]), color=colour, linestyle=dash,
@@ -124,7 +172,25 @@ def _key_below(fig, axes, *, ncol: int) -> None:
 
 
 def plot_series(frame, png_path, pdf_path) -> None:
-    """D_alpha per secret position of a real series, one panel per eta (:data:`.experiments.SERIES_COLUMNS`)."""
+    """D_alpha per secret position of a real series, one panel per eta (:data:`pufferfish.iteration.experiments.SERIES_COLUMNS`).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A series table.
+    png_path, pdf_path : path-like
+        Where to save the figure (``pdf_path`` None: PNG only).
+
+    Returns
+    -------
+    None
+        The figure is saved.
+
+    Raises
+    ------
+    OSError
+        A path that cannot be written.
+    """
     import matplotlib.pyplot as plt
 
     from pufferfish.plotting import save_figure, setup_style
@@ -146,11 +212,30 @@ def plot_series(frame, png_path, pdf_path) -> None:
 
 
 def plot_exposure(curve, table, png_path, pdf_path) -> None:
-    """Exact D_alpha of every record against its position, one panel per eta (:func:`.exposure.exposure_curve`).
+    """Exact D_alpha of every record against its position, one panel per eta (:func:`pufferfish.iteration.exposure.exposure_curve`).
 
     A black line through all T records; at the listed secrets their exact value (hollow
     circles) and each accountant's bound (markers, the styles of :func:`plot_series`); a red
-    star on the most exposed record (:func:`.exposure.exposure_table`).
+    star on the most exposed record (:func:`pufferfish.iteration.exposure.exposure_table`).
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        The exposure curve.
+    table : pandas.DataFrame
+        The exposure table.
+    png_path, pdf_path : path-like
+        Where to save the figure (``pdf_path`` None: PNG only).
+
+    Returns
+    -------
+    None
+        The figure is saved.
+
+    Raises
+    ------
+    OSError
+        A path that cannot be written.
     """
     import matplotlib.pyplot as plt
 
@@ -181,12 +266,29 @@ def plot_exposure(curve, table, png_path, pdf_path) -> None:
 
 
 def plot_sigma(frame, png_path, pdf_path) -> None:
-    """sigma needed per accountant, rejected points marked (:func:`.experiments.sigma_figure_table`).
+    """sigma needed per accountant, rejected points marked (:func:`pufferfish.iteration.experiments.sigma_figure_table`).
 
     Top row (``panel == "all_secrets"``): against epsilon, the sigma that protects every listed
     secret. Bottom row (``panel == "per_secret"``): against the secret's position, each secret's
     own sigma at one epsilon. One column per eta. A red cross marks a sigma the exact audit
     rejects (exact delta above the target).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The sigma figure's table.
+    png_path, pdf_path : path-like
+        Where to save the figure (``pdf_path`` None: PNG only).
+
+    Returns
+    -------
+    None
+        The figure is saved.
+
+    Raises
+    ------
+    OSError
+        A path that cannot be written.
     """
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
@@ -196,6 +298,7 @@ def plot_sigma(frame, png_path, pdf_path) -> None:
     setup_style()
     etas = sorted(frame.eta.unique())
     fig, axes = plt.subplots(2, len(etas), figsize=(6.0 * len(etas), 8.6), squeeze=False)
+    zeros = []
     for row, (panel, x, xlabel) in enumerate((("all_secrets", "epsilon", "target ε"),
                                               ("per_secret", "secret_index", "secret record k (file order)"))):
         for ax, eta in zip(axes[row], etas):
@@ -205,11 +308,15 @@ def plot_sigma(frame, png_path, pdf_path) -> None:
                 curve = sub[sub.accountant == name].sort_values(x)
                 if name == "exact":
                     style = dict(TIGHT_STYLE)
-                    style.update(label="exact smallest σ (audit)")
+                    # a marker on every point: a secret between two zeros has no line to show it
+                    style.update(label="exact smallest σ (audit)", marker="o", markersize=4)
                 else:
                     style = series_style(i)
                     style.update(label=LABELS[name])
-                ax.plot(*_positive(curve[x], curve.sigma), **style)
+                ax.plot(*_gaps(curve[x], curve.sigma), **style)
+                zero = curve[curve.sigma.to_numpy(dtype=float) == 0]
+                if len(zero):
+                    zeros.append((ax, zero[x].to_numpy(dtype=float), style.get("color", "#000000")))
                 bad = curve[~curve.meets_target.astype(bool)]
                 ax.plot(*_positive(bad[x], bad.sigma), linestyle="none", marker="x", color="#D55E00",
                         markersize=10, markeredgewidth=2.2, zorder=20)
@@ -220,9 +327,13 @@ def plot_sigma(frame, png_path, pdf_path) -> None:
                 ax.set_title(f"η = {eta:g}, δ = {sub.delta.iloc[0]:g}: σ protecting every listed secret")
             else:
                 ax.set_title(f"η = {eta:g}: each secret's own σ at ε = {sub.epsilon.iloc[0]:g} "
-                             f"(σ = 0 not drawn)")
+                             f"(σ = 0: ▼ on the axis)")
+    _zero_marks(zeros)
     # one key for every panel, below them, where it hides no point
     handles, _ = axes[0][0].get_legend_handles_labels()
+    if zeros:
+        handles.append(Line2D([], [], linestyle="none", marker="v", color="#777777", markeredgecolor="black",
+                              markersize=7, label="σ = 0: no noise needed (line broken there)"))
     handles.append(Line2D([], [], linestyle="none", marker="x", color="#D55E00", markersize=9,
                           markeredgewidth=2.2, label="rejected by the exact audit (δ above target)"))
     fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, fontsize=8, frameon=False)

@@ -188,6 +188,11 @@ def check_references(config: Mapping) -> None:
     config : Mapping
         The whole configuration, validated by the schema (defaults filled in).
 
+    Returns
+    -------
+    None
+        The configuration is accepted when nothing is raised.
+
     Raises
     ------
     ConfigError
@@ -223,6 +228,11 @@ def check_limits(config: Mapping) -> None:
     ----------
     config : Mapping
         The whole configuration, validated by the schema (defaults filled in).
+
+    Returns
+    -------
+    None
+        The configuration is accepted when nothing is raised.
 
     Raises
     ------

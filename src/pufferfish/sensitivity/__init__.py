@@ -4,16 +4,16 @@ Paper 002 is Pierquin, Bellet, Tommasi, Boussard, "Renyi Pufferfish Privacy" (IC
 The General Wasserstein Mechanism needs W_inf between the query's laws given two secrets;
 for some priors it has a closed form:
 
-* :mod:`.attribute` -- attribute privacy with Gaussian data (Prop. 6.2, Prop. F.1):
+* :mod:`pufferfish.sensitivity.attribute` -- attribute privacy with Gaussian data (Prop. 6.2, Prop. F.1):
   sum_i |beta_i| w_i with beta = a_S + Sigma_SS^-1 Sigma_S,-S a_-S;
-* :mod:`.diffusion` -- the initial point of a Langevin diffusion (Prop. 6.3, App. F.4):
+* :mod:`pufferfish.sensitivity.diffusion` -- the initial point of a Langevin diffusion (Prop. 6.3, App. F.4):
   L D ||(e^(-lambda t_1), ..., e^(-lambda t_m))||, exact for Ornstein-Uhlenbeck;
-* :mod:`.weak_dependence` -- weakly dependent records (Prop. 6.1, App. F.1): Delta + 2 max_s
+* :mod:`pufferfish.sensitivity.weak_dependence` -- weakly dependent records (Prop. 6.1, App. F.1): Delta + 2 max_s
   W_inf(F|theta,s ; F|theta_bar,s), on lattice priors;
-* :mod:`.composition` -- parallel composition over independent parts (Prop. E.1);
-* :mod:`.scales` -- the noise scales of the existing GWM methods for such a sensitivity;
-* :mod:`.experiments` -- attribute privacy on UCI data and the diffusion check
-  (:mod:`.settings`: their typed config; :mod:`.plots`: their figures; :mod:`.captions`: the
+* :mod:`pufferfish.sensitivity.composition` -- parallel composition over independent parts (Prop. E.1);
+* :mod:`pufferfish.sensitivity.scales` -- the noise scales of the existing GWM methods for such a sensitivity;
+* :mod:`pufferfish.sensitivity.experiments` -- attribute privacy on UCI data and the diffusion check
+  (:mod:`pufferfish.sensitivity.settings`: their typed config; :mod:`pufferfish.sensitivity.plots`: their figures; :mod:`pufferfish.sensitivity.captions`: the
   readers of their written tables that the workflow calls for captions).
 """
 

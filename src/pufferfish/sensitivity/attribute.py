@@ -1,42 +1,23 @@
-"""Attribute privacy with Gaussian data: the GWM sensitivity in closed form.
+r"""Attribute privacy with Gaussian data: the GWM sensitivity in closed form.
 
 Paper 002 (Pierquin, Bellet, Tommasi, Boussard, "Renyi Pufferfish Privacy", ICML 2024),
-Proposition 6.2 (one released, one protected attribute) and its general form,
-Proposition F.1 (Appendix F.3). The formulas are garbled in the text we have; they are
-restated here and derived, so that each step can be checked.
+Proposition 6.2 (one released, one protected attribute) and its general form, Proposition
+F.1 (Appendix F.3); the derivation is in docs/math/closed-forms.md, "Attribute privacy with
+Gaussian data". A record :math:`x \sim N(\mu, \Sigma)` has its attributes :math:`S` protected
+(:math:`x_S` anywhere in a box :math:`\Theta` of widths :math:`w_i`) and releases
+:math:`q(x) = a \cdot x`. Gaussian conditioning leaves :math:`q \mid x_S = s` Gaussian with a
+variance that does not depend on :math:`s` and a mean that moves by :math:`\beta \cdot (s - s')`,
 
-Setting. A record x ~ N(mu, Sigma) has d attributes; the protected attributes are the
-index set S (the secret is the value s of x_S, anywhere in a box Theta = prod_i [l_i, u_i]
-of widths w_i = u_i - l_i); the release is the linear query q(x) = a . x.
+.. math::
 
-Derivation (Gaussian conditioning). Given x_S = s, x_-S is Gaussian with
-E[x_-S | s] = mu_-S + Sigma_-S,S Sigma_SS^-1 (s - mu_S) and a covariance that does not
-depend on s (the Schur complement Sigma_-S,-S - Sigma_-S,S Sigma_SS^-1 Sigma_S,-S). So
-q | s = a_S . s + a_-S . x_-S is Gaussian with variance independent of s and mean
+   \beta = a_S + \Sigma_{SS}^{-1} \Sigma_{S,-S}\, a_{-S},
 
-    a . mu + beta . (s - mu_S),   beta = a_S + Sigma_SS^-1 Sigma_S,-S a_-S
-
-(the transpose of a_-S^T Sigma_-S,S Sigma_SS^-1, Sigma symmetric). Two Gaussians on the
-line with the same variance are translates: the translation coupling moves every point
-by |beta . (s - s')|, and W_inf >= W_1 >= |difference of the means| says no coupling
-does better, so
-
-    W_inf(q | s, q | s') = W_p(q | s, q | s') = |beta . (s - s')|  for every p >= 1,
-
-and the GWM sensitivity (the sup over s, s' in Theta) is sum_i |beta_i| w_i (each
-coordinate of s - s' ranges over [-w_i, w_i] independently). This is the issue's formula
-(beta = a_S + Sigma_SS^-1 Sigma_S,-S a_-S); it is the one the derivation gives, and the
-tests check it against a second route (the precision matrix, and Monte Carlo).
-
-For one released attribute r and one protected attribute j (Prop. 6.2): a = e_r, S = {j},
-beta = Sigma_jr / Sigma_jj = cov(r, j) / var(j), and the sensitivity is
-|cov(r, j) / var(j)| times the width of Theta (:func:`two_column_sensitivity` fits it to
-data).
-
-Records independent (Def. F.1: the dataset is n i.i.d. records). For the query summed over
-the records, sum_k a . x^(k), and a secret about record k's x_S, the other records have the
-same law under both secrets: couple them identically, and the sum moves by exactly the
-shift of record k's term. So the sensitivity of the summed query is the same number.
+so the two laws are translates, :math:`W_\infty = W_p = |\beta \cdot (s - s')|`, and the GWM
+sensitivity is :math:`\sum_i |\beta_i| w_i` (:func:`attribute_coefficients`,
+:func:`gaussian_attribute_sensitivity`). For one released column :math:`r` and one protected
+column :math:`j`, :math:`\beta = \operatorname{cov}(r, j) / \operatorname{var}(j)`
+(:func:`two_column_sensitivity` fits it to data). For a query summed over independent records
+the number is the same (couple the other records identically).
 """
 
 from __future__ import annotations
@@ -139,16 +120,30 @@ class GaussianRecord:
 
 
 def attribute_coefficients(covariance, weights, protected) -> np.ndarray:
-    """beta = a_S + Sigma_SS^-1 Sigma_S,-S a_-S (paper 002, Prop. F.1; module docstring).
+    r"""The coefficients :math:`\beta = a_S + \Sigma_{SS}^{-1} \Sigma_{S,-S}\, a_{-S}` (paper 002, Prop. F.1).
 
-    Args:
-        covariance: Sigma, d x d, symmetric positive semi-definite with Sigma_SS invertible.
-        weights: a, the linear query q(x) = a . x (d numbers).
-        protected: S, the indices of the protected attributes (distinct, at least one).
+    :math:`q \mid x_S = s` has mean :math:`a \cdot \mu + \beta \cdot (s - \mu_S)` and a variance that does
+    not depend on :math:`s` (module docstring).
 
-    Returns:
-        beta (one entry per protected attribute, in the order of ``protected``): q | x_S = s
-        has mean a . mu + beta . (s - mu_S) and a variance independent of s.
+    Parameters
+    ----------
+    covariance : array_like
+        :math:`\Sigma`, :math:`d \times d`, symmetric positive semi-definite with :math:`\Sigma_{SS}` invertible.
+    weights : array_like
+        :math:`a`, the linear query :math:`q(x) = a \cdot x` (:math:`d` numbers).
+    protected : sequence of int
+        :math:`S`, the indices of the protected attributes (distinct, at least one).
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`\beta`, one entry per protected attribute, in the order of ``protected``.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        A matrix not square, symmetric or finite, weights of another length, an index out of
+        range or repeated, :math:`\Sigma_{SS}` singular.
     """
     cov = _matrix(covariance)
     d = cov.shape[0]
@@ -172,23 +167,61 @@ def _widths(widths, k: int) -> np.ndarray:
 
 
 def gaussian_attribute_sensitivity(covariance, weights, protected, widths) -> float:
-    """The GWM sensitivity sup_{s, s' in Theta} W_inf(q | s, q | s') = sum_i |beta_i| w_i.
+    r"""The GWM sensitivity :math:`\sup_{s, s' \in \Theta} W_\infty(q \mid s, q \mid s') = \sum_i |\beta_i| w_i` (paper 002, Prop. 6.2 and F.1).
 
-    Paper 002, Prop. 6.2 (one protected attribute) and Prop. F.1 (several). ``widths``:
-    the sides w_i of the box Theta of protected values (order of ``protected``). The same
-    number bounds W_p for every p (the conditionals are translates), so it feeds the GWM
-    (W_inf: Laplace, Gaussian) and the DAGWM (W_2: Cauchy) alike, and it holds unchanged
-    for the query summed over independent records (module docstring).
+    The same number bounds :math:`W_p` for every :math:`p` (the conditionals are translates), so it
+    feeds the GWM (:math:`W_\infty`: Laplace, Gaussian) and the DAGWM (:math:`W_2`: Cauchy) alike, and
+    it holds unchanged for the query summed over independent records.
+
+    Parameters
+    ----------
+    covariance, weights, protected
+        As :func:`attribute_coefficients`.
+    widths : array_like
+        The sides :math:`w_i \ge 0` of the box :math:`\Theta` of protected values (order of ``protected``).
+
+    Returns
+    -------
+    float
+        :math:`\sum_i |\beta_i| w_i \ge 0`.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        As :func:`attribute_coefficients`; widths negative, not finite or of another length.
     """
     beta = attribute_coefficients(covariance, weights, protected)
     return float(np.sum(np.abs(beta) * _widths(widths, beta.size)))
 
 
 def conditional_query_law(record: GaussianRecord, weights, protected, value) -> tuple[float, float]:
-    """(mean, variance) of q = a . x given x_S = ``value`` under ``record`` (Gaussian conditioning).
+    r"""The mean and variance of :math:`q = a \cdot x` given :math:`x_S` = ``value`` (Gaussian conditioning).
 
-    mean = a . mu + beta . (s - mu_S); variance = a_-S^T (Sigma_-S,-S - Sigma_-S,S Sigma_SS^-1
-    Sigma_S,-S) a_-S (the Schur complement), which does not depend on s.
+    .. math::
+
+       \text{mean} = a \cdot \mu + \beta \cdot (s - \mu_S), \qquad
+       \text{variance} = a_{-S}^\top \bigl(\Sigma_{-S,-S} - \Sigma_{-S,S} \Sigma_{SS}^{-1} \Sigma_{S,-S}\bigr) a_{-S},
+
+    the variance (a Schur complement) independent of :math:`s`.
+
+    Parameters
+    ----------
+    record : GaussianRecord
+        :math:`N(\mu, \Sigma)`.
+    weights, protected
+        As :func:`attribute_coefficients`.
+    value : array_like
+        :math:`s`, one value per protected attribute.
+
+    Returns
+    -------
+    (float, float)
+        The mean and the variance.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        As :func:`attribute_coefficients`; ``record`` not a GaussianRecord, values of another length.
     """
     if not isinstance(record, GaussianRecord):
         raise ArgumentTypeError(f"record = {record!r:.60}: must be a GaussianRecord")
@@ -228,14 +261,30 @@ def _column(values, name: str) -> np.ndarray:
 
 
 def two_column_sensitivity(released, protected) -> TwoColumnFit:
-    """Prop. 6.2 for data: fit N(mu, Sigma) to the pairs (released r, protected j) by the sample
-    covariance, take Theta = [min j, max j], and return |cov(r, j) / var(j)| (max j - min j).
+    r"""Prop. 6.2 fitted to data: :math:`|\operatorname{cov}(r, j) / \operatorname{var}(j)|\,(\max j - \min j)`.
 
-    Valid for the fitted Gaussian prior only: the data's own conditionals may need more
-    (the experiment compares them, :mod:`pufferfish.sensitivity.experiments`). The sample
-    covariance's normalisation (n or n - 1) cancels in the ratio. Rows must be complete
-    (the caller drops those with a missing value); a protected column with a single value
-    (var(j) = 0) has no secret pair and is refused.
+    :math:`N(\mu, \Sigma)` is fitted to the pairs (released :math:`r`, protected :math:`j`) by the sample
+    covariance (its normalisation cancels in the ratio) and :math:`\Theta = [\min j, \max j]`. Valid
+    for the fitted Gaussian prior only: the data's own conditionals may need more
+    (:mod:`pufferfish.sensitivity.experiments` compares them).
+
+    Parameters
+    ----------
+    released : array_like
+        The released column :math:`r`, finite, complete rows only.
+    protected : array_like
+        The protected column :math:`j`, as many values, not all equal.
+
+    Returns
+    -------
+    TwoColumnFit
+        The fit and its sensitivity.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        Values not finite, columns of different lengths or too short, a protected column with a
+        single value (:math:`\operatorname{var}(j) = 0`: no secret pair).
     """
     r = _column(released, "released")
     j = _column(protected, "protected")

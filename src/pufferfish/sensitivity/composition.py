@@ -36,11 +36,24 @@ class RenyiGuarantee:
 
 
 def parallel_composition(epsilons: Sequence, *, alpha) -> RenyiGuarantee:
-    """(alpha, max_k eps_k)-RPP of mechanisms on independent parts with separable secrets (Prop. E.1).
+    r""":math:`(\alpha, \max_k \epsilon_k)`-RPP of mechanisms on independent parts with separable secrets (paper 002, Prop. E.1).
 
-    Args:
-        epsilons: eps_k >= 0 of each part's mechanism (at least one), each finite.
-        alpha: the common Renyi order, alpha > 1 (``inf`` allowed: pure epsilon-PP).
+    Parameters
+    ----------
+    epsilons : sequence of float
+        :math:`\epsilon_k \ge 0` of each part's mechanism (at least one), each finite.
+    alpha : float
+        The common Renyi order :math:`\alpha > 1` (``inf`` allowed: pure :math:`\epsilon`-PP).
+
+    Returns
+    -------
+    RenyiGuarantee
+        The order and :math:`\max_k \epsilon_k`.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        No epsilon, one negative or not finite, :math:`\alpha \le 1`.
     """
     if isinstance(epsilons, (str, bytes)) or not isinstance(epsilons, Sequence):
         raise ArgumentTypeError(f"epsilons = {epsilons!r:.60}: must be a sequence of numbers (one per part)")

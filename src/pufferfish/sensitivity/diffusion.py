@@ -1,52 +1,27 @@
-"""Privacy of the initial point of a diffusion: the GWM sensitivity by synchronous coupling.
+r"""Privacy of the initial point of a diffusion: the GWM sensitivity by synchronous coupling.
 
-Paper 002 (Pierquin et al., ICML 2024), Proposition 6.3 and its proof in Appendix F.4;
-the formulas are garbled in our text and restated here.
+Paper 002 (Pierquin et al., ICML 2024), Proposition 6.3 and its proof in Appendix F.4
+(restated, with the derivations, in docs/math/closed-forms.md, "Diffusions"). The secret is
+the initial point :math:`x_0 \in \Theta` (diameter :math:`D`) of the Langevin diffusion
+:math:`dX_t = -V'(X_t)\,dt + \sqrt{2}\,dB_t` with :math:`V` :math:`\lambda`-strongly convex;
+the release is an :math:`L`-Lipschitz query of :math:`(X_{t_1}, \dots, X_{t_m})`. Paths driven
+by the same Brownian motion contract, so the GWM sensitivity is at most
 
-Setting. The secret is the initial point X_0 = x_0 of the Langevin diffusion
+.. math::
 
-    dX_t = -V'(X_t) dt + sqrt(2) dB_t,   V lambda-strongly convex (V'' >= lambda),
+   L\, D\, \bigl\|\bigl(e^{-\lambda t_1}, \dots, e^{-\lambda t_m}\bigr)\bigr\|
 
-anywhere in a set Theta of diameter D. The release is f(X_t1, ..., X_tm) for an
-L-Lipschitz query f (with respect to a norm ||.|| on R^m and on its range).
+(:func:`diffusion_sensitivity`), in the norm the noise needs: :math:`\ell_1` for Laplace,
+:math:`\ell_2` for Gaussian (:data:`NOISE_NORMS`). Ornstein-Uhlenbeck
+(:math:`V = \lambda x^2 / 2`) attains it (:func:`ou_law`, :func:`ou_w_inf`).
 
-Synchronous coupling (Appendix F.4). Drive the paths from x_0 and x_0' by the *same*
-Brownian motion. The difference Z = X - X' has no noise: dZ/dt = -(V'(X) - V'(X')), so
-d(Z^2)/dt = -2 Z (V'(X) - V'(X')) <= -2 lambda Z^2 by strong convexity, and Gronwall's
-lemma gives |X_t - X'_t| <= e^(-lambda t) |x_0 - x_0'| <= D e^(-lambda t) on every path.
-Hence, coordinate by coordinate and for any l_p norm (monotone in the absolute values of
-the coordinates), ||f(X) - f(X')|| <= L D ||(e^(-lambda t_1), ..., e^(-lambda t_m))||, a
-coupling of the two laws of the release whose every pair is that close: the GWM
-sensitivity W_inf is at most
-
-    L D ||(e^(-lambda t_1), ..., e^(-lambda t_m))||    (:func:`diffusion_sensitivity`).
-
-Which norm. The GWM argument needs, for each coupled pair, the divergence of the noise
-shifted by the pair's difference to be a function of one norm of that difference:
-independent Laplace noise on each of the m coordinates has log density ratio at most
-||shift||_1 / b, so Laplace needs l_1; isotropic Gaussian noise has D_alpha =
-alpha ||shift||_2^2 / (2 sigma^2) and a hockey-stick divergence that depends on ||shift||_2
-only, so Gaussian needs l_2 (:data:`NOISE_NORMS`). For one release time (m = 1) every norm
-gives L D e^(-lambda t). The project's Cauchy calibration (DAGWM, W_2 at alpha = 2) is
-one-dimensional: use it with m = 1.
-
-Ornstein-Uhlenbeck (V = lambda x^2 / 2) is exact: X_t | x_0 ~ N(e^(-lambda t) x_0,
-(1 - e^(-2 lambda t)) / lambda) (:func:`ou_law`), two Gaussians with the same variance, so
-W_inf between the laws from x_0 and x_0' is e^(-lambda t) |x_0 - x_0'| (translates; W_inf
->= |difference of the means|): the bound is attained (:func:`ou_w_inf`).
-
-Discrete check (:func:`coupled_distances`). Euler-Maruyama with the same Gaussian
-increments for both paths: X <- X - h V'(X) + sqrt(2 h) xi. The difference evolves by the
-map z -> z - h (V'(x) - V'(x')) = (1 - h V''(c)) z for some c between x and x' (mean value
-theorem), so with lambda <= V'' <= beta it contracts by max |1 - h V''| =
-max(|1 - h lambda|, |1 - h beta|) = 1 - h lambda whenever h <= 2 / (lambda + beta) (then
-h beta - 1 <= 1 - h lambda). Since 1 - h lambda <= e^(-h lambda), after n steps of size h
-(t = n h) the discrete |X_t - X'_t| <= (1 - h lambda)^n D <= D e^(-lambda t): the scheme
-honours the bound pathwise, so a coupled distance above it is an error in the code, not
-a discretisation effect. For V = lambda x^2/2 + log cosh x, V'' = lambda + sech^2 x lies
-in [lambda, lambda + 1]: beta = lambda + 1 and h <= 2 / (2 lambda + 1); for OU beta =
-lambda and h <= 1 / lambda. :func:`euler_step` picks the largest h <= min(``max_step``,
-2 / (lambda + beta)) that divides t into whole steps.
+The discrete check (:func:`coupled_paths`, :func:`coupled_distances`): Euler-Maruyama paths
+from :math:`x_0` and :math:`x_0 + D` with the same Gaussian increments, the same paths at every
+release time. With :math:`\lambda \le V'' \le \beta` and a step :math:`h \le 2 / (\lambda + \beta)`
+(:func:`euler_step`) each step multiplies the difference by at most
+:math:`1 - h\lambda \le e^{-h\lambda}`, so the scheme keeps the bound on every path and a
+coupled distance above it is an error in the code. Potentials (:data:`POTENTIALS`): quadratic
+(:math:`\beta = \lambda`) and :math:`\lambda x^2/2 + \log\cosh x` (:math:`\beta = \lambda + 1`).
 """
 
 from __future__ import annotations
@@ -61,7 +36,7 @@ from pufferfish.checks import integer, real
 from pufferfish.errors import ArgumentTypeError, InvalidArgumentError
 
 __all__ = ["POTENTIALS", "NOISE_NORMS", "Potential", "potential", "diffusion_sensitivity", "noise_norm", "ou_law",
-           "ou_w_inf", "euler_step", "coupled_distances"]
+           "ou_w_inf", "euler_step", "coupled_distances", "CoupledPaths", "coupled_paths"]
 
 #: the norm of the release each noise's calibration needs (module docstring)
 NOISE_NORMS = {"laplace": 1.0, "gaussian": 2.0}
@@ -122,7 +97,25 @@ POTENTIALS = {
 
 
 def potential(name: str, *, rate) -> Potential:
-    """The potential ``name`` (:data:`POTENTIALS`) with strong-convexity constant ``rate`` = lambda > 0."""
+    r"""The potential ``name`` with strong-convexity constant :math:`\lambda` = ``rate``.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`POTENTIALS`.
+    rate : float
+        :math:`\lambda > 0`.
+
+    Returns
+    -------
+    Potential
+        Its gradient and curvature bounds :math:`\lambda \le V'' \le \beta`.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        An unknown name, :math:`\lambda \le 0` or not finite.
+    """
     _potential_name(name)
     lam = real(rate, name=_RATE, lo=0.0, lo_open=True)
     return Potential(name, lam, lam if name == "quadratic" else lam + 1.0)
@@ -140,7 +133,23 @@ def _times(times) -> np.ndarray:
 
 
 def noise_norm(noise: str) -> float:
-    """The l_p norm (p = 1 or 2) the calibration of ``noise`` needs for an m-time release (module docstring)."""
+    r"""The :math:`\ell_p` norm (:math:`p = 1` or 2) the calibration of ``noise`` needs for an :math:`m`-time release (module docstring).
+
+    Parameters
+    ----------
+    noise : str
+        One of :data:`NOISE_NORMS`.
+
+    Returns
+    -------
+    float
+        1.0 (Laplace) or 2.0 (Gaussian).
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        A noise without an :math:`m`-time statement, or not a string.
+    """
     if not isinstance(noise, str):
         raise ArgumentTypeError(f"noise = {noise!r:.60}: must be a string ({', '.join(NOISE_NORMS)})")
     if noise not in NOISE_NORMS:
@@ -150,14 +159,30 @@ def noise_norm(noise: str) -> float:
 
 
 def diffusion_sensitivity(*, lipschitz, diameter, rate, times, norm) -> float:
-    """L D ||(e^(-lambda t_1), ..., e^(-lambda t_m))||_norm (paper 002, Prop. 6.3).
+    r""":math:`L D \|(e^{-\lambda t_1}, \dots, e^{-\lambda t_m})\|_p` (paper 002, Prop. 6.3).
 
-    Args:
-        lipschitz: L >= 0, the query's Lipschitz constant in ``norm``.
-        diameter: D >= 0, the diameter of the set Theta of secret initial points.
-        rate: lambda > 0, the strong convexity of V.
-        times: the release times t_1..t_m >= 0.
-        norm: p in {1, 2, inf} (``noise_norm`` says which one a noise needs).
+    Parameters
+    ----------
+    lipschitz : float
+        :math:`L \ge 0`, the query's Lipschitz constant in the norm.
+    diameter : float
+        :math:`D \ge 0`, the diameter of the set :math:`\Theta` of secret initial points.
+    rate : float
+        :math:`\lambda > 0`, the strong convexity of :math:`V`.
+    times : sequence of float
+        The release times :math:`t_1, \dots, t_m \ge 0`.
+    norm : float
+        :math:`p \in \{1, 2, \infty\}` (:func:`noise_norm` says which one a noise needs).
+
+    Returns
+    -------
+    float
+        The bound on the GWM sensitivity.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        A value out of range, no time, a norm other than 1, 2 or inf.
     """
     lip = real(lipschitz, name="lipschitz", lo=0.0)
     diam = real(diameter, name="diameter", lo=0.0)
@@ -171,10 +196,29 @@ def diffusion_sensitivity(*, lipschitz, diameter, rate, times, norm) -> float:
 
 
 def ou_law(x0, *, rate, time) -> tuple[float, float]:
-    """(mean, variance) of the Ornstein-Uhlenbeck X_t from x_0: (e^(-lambda t) x_0, (1 - e^(-2 lambda t)) / lambda).
+    r"""The law of the Ornstein-Uhlenbeck :math:`X_t` from :math:`x_0`: :math:`N\bigl(e^{-\lambda t} x_0,\ (1 - e^{-2\lambda t}) / \lambda\bigr)`.
 
-    dX = -lambda X dt + sqrt(2) dB: the mean solves m' = -lambda m and the variance
-    v' = -2 lambda v + 2, v(0) = 0.
+    :math:`dX = -\lambda X\,dt + \sqrt{2}\,dB`: the mean solves :math:`m' = -\lambda m`, the variance
+    :math:`v' = -2\lambda v + 2`, :math:`v(0) = 0`.
+
+    Parameters
+    ----------
+    x0 : float
+        :math:`x_0`.
+    rate : float
+        :math:`\lambda > 0`.
+    time : float
+        :math:`t \ge 0`.
+
+    Returns
+    -------
+    (float, float)
+        The mean and the variance.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        A value not finite or out of range.
     """
     x = real(x0, name="x0")
     lam = real(rate, name=_RATE, lo=0.0, lo_open=True)
@@ -183,8 +227,30 @@ def ou_law(x0, *, rate, time) -> tuple[float, float]:
 
 
 def ou_w_inf(x0, x0_prime, *, rate, time) -> float:
-    """W_inf of the two OU laws at ``time`` from ``x0`` and ``x0_prime``: |difference of the means|
-    = e^(-lambda t) |x_0 - x_0'| (same variances: translates; module docstring)."""
+    r""":math:`W_\infty` of the two OU laws at ``time`` from ``x0`` and ``x0_prime``: :math:`e^{-\lambda t} |x_0 - x_0'|`.
+
+    The laws have the same variance, so they are translates and :math:`W_\infty` is the distance of
+    their means.
+
+    Parameters
+    ----------
+    x0, x0_prime : float
+        The two initial points.
+    rate : float
+        :math:`\lambda > 0`.
+    time : float
+        :math:`t \ge 0`.
+
+    Returns
+    -------
+    float
+        :math:`W_\infty \ge 0`.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        A value not finite or out of range.
+    """
     real(x0_prime, name="x0_prime")
     m1, v1 = ou_law(x0, rate=rate, time=time)
     m2, v2 = ou_law(x0_prime, rate=rate, time=time)
@@ -193,9 +259,31 @@ def ou_w_inf(x0, x0_prime, *, rate, time) -> float:
 
 
 def euler_step(pot: Potential, time, *, max_step) -> tuple[float, int]:
-    """(h, n): n whole Euler steps of size h = t / n with h <= min(``max_step``, 2 / (lambda + beta)),
-    n as small as that allows (module docstring: then the discrete difference contracts by
-    1 - h lambda per step). ``time`` = 0 gives (0, 0)."""
+    r"""The Euler step :math:`h = t / n` and the number :math:`n` of steps over ``time``.
+
+    :math:`n` is the smallest with :math:`h \le \min(m, 2 / (\lambda + \beta))`, :math:`m` = ``max_step``, where the
+    discrete difference contracts by :math:`1 - h\lambda` per step (module docstring); ``time`` = 0
+    gives (0, 0).
+
+    Parameters
+    ----------
+    pot : Potential
+        The potential (:func:`potential`).
+    time : float
+        :math:`t \ge 0`.
+    max_step : float
+        The cap of the step (> 0).
+
+    Returns
+    -------
+    (float, int)
+        :math:`h` and :math:`n`.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        ``pot`` not a Potential, a value not finite or out of range.
+    """
     if not isinstance(pot, Potential):
         raise ArgumentTypeError(f"pot = {pot!r:.60}: must be a Potential (pufferfish.sensitivity.potential)")
     t = real(time, name="time", lo=0.0)
@@ -211,26 +299,114 @@ def euler_step(pot: Potential, time, *, max_step) -> tuple[float, int]:
 
 
 def coupled_distances(pot: Potential, *, start, diameter, time, paths, max_step, seed) -> np.ndarray:
-    """|X_t - X'_t| on ``paths`` synchronously coupled Euler-Maruyama paths from ``start`` and
-    ``start + diameter`` (the same Gaussian increments for both; module docstring).
+    """|X_t - X'_t| at one release time ``time`` on ``paths`` synchronously coupled Euler-Maruyama paths
+    (:func:`coupled_paths` with one time).
 
-    ``seed``: an int or a :class:`numpy.random.SeedSequence` (the experiment derives one per
-    potential, lambda and time from the config's seed), so reruns give identical paths.
+    Parameters
+    ----------
+    pot : Potential
+        The potential (:func:`potential`).
+    start, diameter, time, paths, max_step, seed
+        As :func:`coupled_paths` (``time`` >= 0 one release time).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``paths`` distances.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        As :func:`coupled_paths`.
     """
+    t = real(time, name="time", lo=0.0)
+    return _coupled(pot, *_coupling_args(pot, start, diameter, paths, max_step, seed), np.array([t])).distances[0]
+
+
+@dataclass(frozen=True)
+class CoupledPaths:
+    """|X_t - X'_t| of the same coupled paths at every release time (:func:`coupled_paths`).
+
+    ``distances[i]`` holds the ``paths`` distances at ``times[i]``; ``steps[i]`` is the Euler step
+    of the stretch that ends at ``times[i]`` and ``counts[i]`` the steps taken from 0 to it.
+    """
+
+    times: np.ndarray
+    distances: np.ndarray
+    steps: np.ndarray
+    counts: np.ndarray
+
+
+def coupled_paths(pot: Potential, *, start, diameter, times, paths, max_step, seed) -> CoupledPaths:
+    """|X_t - X'_t| at every release time of ``times`` on ``paths`` synchronously coupled Euler-Maruyama paths
+    from ``start`` and ``start + diameter`` (the same Gaussian increments for both; docs/math/closed-forms.md).
+
+    The *same* paths serve every time (a coupling over time): the paths run from 0 through the
+    times in increasing order, each stretch in whole Euler steps of :func:`euler_step`'s size for
+    that stretch. Every step contracts the difference by a factor in
+    [1 - h sup V'', 1 - h lambda] (:func:`euler_step` keeps h <= 2 / (lambda + beta)), so each path's
+    distance, and their maximum, never increases from one time to the next.
+
+    Parameters
+    ----------
+    pot : Potential
+        The potential (:func:`potential`).
+    start : float
+        The lower initial point.
+    diameter : float
+        D >= 0: the upper initial point is ``start + diameter``.
+    times : sequence of float
+        The release times t >= 0, distinct, in any order.
+    paths : int
+        How many coupled pairs of paths (>= 1).
+    max_step : float
+        The cap of the Euler step (> 0).
+    seed : int or numpy.random.SeedSequence
+        The paths' seed (an int >= 0), so reruns give identical paths.
+
+    Returns
+    -------
+    CoupledPaths
+        The times in increasing order, and the distances on each path at each.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``pot`` is not a :class:`Potential`, or an argument of the wrong type.
+    InvalidArgumentError
+        A value out of range, or a repeated time.
+    """
+    t = np.sort(_times(times))
+    if np.any(np.diff(t) == 0):
+        raise InvalidArgumentError(f"times = {list(times)!r:.60}: a release time is repeated")
+    return _coupled(pot, *_coupling_args(pot, start, diameter, paths, max_step, seed), t)
+
+
+def _coupling_args(pot, start, diameter, paths, max_step, seed) -> tuple:
+    """The validated (start, diameter, paths, max_step, seed) of :func:`coupled_paths`."""
     if not isinstance(pot, Potential):
         raise ArgumentTypeError(f"pot = {pot!r:.60}: must be a Potential (pufferfish.sensitivity.potential)")
     x = real(start, name="start")
     diam = real(diameter, name="diameter", lo=0.0)
     n_paths = integer(paths, name="paths", lo=1)
-    h, steps = euler_step(pot, time, max_step=max_step)
+    cap = real(max_step, name="max_step", lo=0.0, lo_open=True)
     if not isinstance(seed, np.random.SeedSequence):
         seed = integer(seed, name="seed", lo=0)
+    return x, diam, n_paths, cap, seed
+
+
+def _coupled(pot: Potential, x: float, diam: float, n_paths: int, cap: float, seed, t: np.ndarray) -> CoupledPaths:
+    """The core of :func:`coupled_paths` on validated values, ``t`` sorted and distinct."""
     rng = np.random.default_rng(seed)
-    a = np.full(n_paths, x)
-    b = np.full(n_paths, x + diam)
-    root = math.sqrt(2.0 * h)
-    for _ in range(steps):
-        noise = root * rng.standard_normal(n_paths)
-        a = a - h * pot.gradient(a) + noise
-        b = b - h * pot.gradient(b) + noise
-    return np.abs(b - a)
+    a, b = np.full(n_paths, x), np.full(n_paths, x + diam)
+    out, steps, counts, done, total = np.empty((t.size, n_paths)), np.empty(t.size), np.empty(t.size, int), 0.0, 0
+    for i, time in enumerate(t):
+        h, n = euler_step(pot, time - done, max_step=cap)
+        root = math.sqrt(2.0 * h)
+        for _ in range(n):
+            noise = root * rng.standard_normal(n_paths)
+            a = a - h * pot.gradient(a) + noise
+            b = b - h * pot.gradient(b) + noise
+        done, total = float(time), total + n
+        out[i], steps[i], counts[i] = np.abs(b - a), h, total
+    return CoupledPaths(t, out, steps, counts)

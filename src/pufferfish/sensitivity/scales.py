@@ -43,10 +43,37 @@ GWM_METHODS = (ScaleMethod("gwm_laplace", "w_inf"), ScaleMethod("gwm_gaussian_an
 
 
 def scales_from_sensitivity(method: str, *, w_inf, w_2, epsilons, delta=None, alpha=None) -> np.ndarray:
-    """The scale of registry method ``method`` (one of :data:`GWM_METHODS`) for sensitivities
-    ``w_inf`` / ``w_2``, for every epsilon: gwm_laplace b = W_inf / eps (Cor. 3.1);
-    gwm_gaussian_analytic the Balle-Wang sigma of one shift W_inf at ``delta``; dagwm_cauchy
-    gamma = W_2 / sqrt(2 (e^eps - 1)) at ``alpha`` = 2 (Cor. 4.1)."""
+    r"""The scale of registry method ``method`` for the sensitivities ``w_inf`` / ``w_2``, for every epsilon.
+
+    ``gwm_laplace``: :math:`b = W_\infty / \epsilon` (paper 002, Cor. 3.1); ``gwm_gaussian_analytic``: the
+    Balle-Wang :math:`\sigma` of one shift :math:`W_\infty` at ``delta``; ``dagwm_cauchy``:
+    :math:`\gamma = W_2 / \sqrt{2 (e^\epsilon - 1)}` at :math:`\alpha = 2` (Cor. 4.1).
+
+    Parameters
+    ----------
+    method : str
+        One of :data:`GWM_METHODS`.
+    w_inf, w_2 : float
+        The sensitivities :math:`W_\infty, W_2 \ge 0`.
+    epsilons : float or array_like
+        :math:`\epsilon > 0`, one or a grid.
+    delta : float, optional
+        :math:`\delta \in (0, 1)`, needed by ``gwm_gaussian_analytic``.
+    alpha : float, optional
+        The Renyi order, needed by ``dagwm_cauchy`` (2 only).
+
+    Returns
+    -------
+    numpy.ndarray
+        One scale per epsilon.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        An unknown method, a value out of range, a missing ``delta`` / ``alpha``.
+    NotApplicableError
+        ``dagwm_cauchy`` at an order other than 2.
+    """
     choice(method, [m.name for m in GWM_METHODS], name="method")
     eps = check_epsilons(epsilons)
     w_inf = real(w_inf, name="w_inf", lo=0.0)

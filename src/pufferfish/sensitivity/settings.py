@@ -4,8 +4,9 @@ Config section ``sensitivity`` (two subsections)::
 
     sensitivity:
       attribute_privacy:
-        triples:                 # (dataset, released column, protected column)
+        triples:                 # (dataset, released column, protected column[, the released column's domain])
           - {dataset: student_mat, released: G3, protected: studytime}
+          - {dataset: heart_cleveland, released: age, protected: num, domain: [0, 100]}
         epsilons: [1.0]          # a list or {start, stop, step}
         delta: 1.0e-5            # (eps, delta) of the Gaussian scale
         alpha: 2                 # Renyi order of the Cauchy scale (DAGWM: 2 only)
@@ -83,11 +84,16 @@ def _grid(spec, where: str, *, positive: bool) -> tuple[float, ...]:
 @dataclass(frozen=True)
 class AttributeTriple:
     """One (dataset, released, protected) triple: release column ``released`` of ``dataset``
-    (a key of config ``datasets``) while protecting column ``protected`` of the same record."""
+    (a key of config ``datasets``) while protecting column ``protected`` of the same record.
+
+    ``domain`` (lo, hi): the released column's domain, whose range hi - lo is its DP sensitivity
+    (the data must lie in it); None: the observed range is used, and labelled as such.
+    """
 
     dataset: str
     released: str
     protected: str
+    domain: tuple[int, int] | None = None
 
     @property
     def label(self) -> str:
@@ -96,11 +102,22 @@ class AttributeTriple:
 
     @classmethod
     def from_config(cls, section: Mapping, *, where: str) -> AttributeTriple:
-        s = _section(section, where, required=("dataset", "released", "protected"))
-        triple = cls(*(_name(s[k], f"{where}.{k}") for k in ("dataset", "released", "protected")))
+        s = _section(section, where, required=("dataset", "released", "protected"), optional=("domain",))
+        triple = cls(*(_name(s[k], f"{where}.{k}") for k in ("dataset", "released", "protected")),
+                     domain=None if s.get("domain") is None else _domain(s["domain"], f"{where}.domain"))
         if triple.released == triple.protected:
             raise ConfigError(f"config: {where}: released and protected are both {triple.released!r}")
         return triple
+
+
+def _domain(value, where: str) -> tuple[int, int]:
+    """[lo, hi], two integers lo < hi."""
+    if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__len__") or len(value) != 2:
+        raise ConfigError(f"config: {where} = {value!r:.60}: must be [lo, hi], two integers")
+    lo, hi = (_checked(integer, v, name=f"{where}[{k}]") for k, v in enumerate(value))
+    if not lo < hi:
+        raise ConfigError(f"config: {where} = [{lo}, {hi}]: must be increasing")
+    return lo, hi
 
 
 @dataclass(frozen=True)
@@ -120,7 +137,7 @@ class AttributePrivacySettings:
             raise ConfigError(f"config: {where}.triples = {raw!r:.60}: must be a non-empty list of "
                               "{dataset, released, protected}")
         triples = tuple(AttributeTriple.from_config(t, where=f"{where}.triples[{k}]") for k, t in enumerate(raw))
-        if len(set(triples)) != len(triples):
+        if len({(t.dataset, t.released, t.protected) for t in triples}) != len(triples):
             raise ConfigError(f"config: {where}.triples: a triple is repeated")
         delta = _checked(real, s["delta"], name=f"{where}.delta", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
         alpha = _checked(real, s["alpha"], name=f"{where}.alpha", lo=1.0, lo_open=True)
@@ -204,6 +221,11 @@ def check_references(config: Mapping) -> None:
     config : Mapping
         The whole configuration, validated by the schema (defaults filled in).
 
+    Returns
+    -------
+    None
+        The configuration is accepted when nothing is raised.
+
     Raises
     ------
     ConfigError
@@ -220,12 +242,28 @@ def check_references(config: Mapping) -> None:
 def data_requests(config: Mapping) -> list[DataRequest]:
     """What each attribute-privacy triple reads (paper 002, Prop. 6.2): its ``released`` column
     and its ``protected`` one, read as its job reads them
-    (:func:`pufferfish.sensitivity.experiments.triple_columns`)."""
+    (:func:`pufferfish.sensitivity.experiments.triple_columns`).
+
+    Parameters
+    ----------
+    config : Mapping
+        The whole configuration, validated by the schema.
+
+    Returns
+    -------
+    list of pufferfish.settings.DataRequest
+        One request per triple: its dataset and the two columns it reads.
+
+    Raises
+    ------
+    ConfigError
+        A triple that is not well formed (one line naming it).
+    """
     attribute = (config.get("sensitivity") or {}).get("attribute_privacy") or {}
     requests = []
     for k, spec in enumerate(attribute.get("triples", [])):
         where = f"sensitivity.attribute_privacy.triples[{k}]"
-        triple = AttributeTriple(spec["dataset"], spec["released"], spec["protected"])
+        triple = AttributeTriple.from_config(spec, where=where)
         requests.append(DataRequest(where=where, dataset=spec["dataset"], low_memory=False,
                                     columns=((f"{where}.released", spec["released"]),
                                              (f"{where}.protected", spec["protected"])),

@@ -1,24 +1,22 @@
-"""Weakly dependent records: the GWM sensitivity from the independent case plus a dependence term.
+r"""Weakly dependent records: the GWM sensitivity from the independent case plus a dependence term.
 
 Paper 002 (Pierquin et al., ICML 2024), Proposition 6.1, proved in Appendix F.1 by the
-triangle inequality (the formulas are garbled in our text; restated here). theta is a
-joint prior of n records, theta_bar the product of its marginals (the records made
-independent, each keeping its law). For a query F of the records and a secret s (record
-i takes value v), write F | theta, s for the law of F given s under theta. W_inf is a
-metric on laws, so for a secret pair (s_i, s_j)::
+triangle inequality (restated in docs/math/closed-forms.md, "Weak dependence"). :math:`\theta` is
+a joint prior of :math:`n` records, :math:`\bar\theta` the product of its marginals. For a query
+:math:`F` of the records and a secret :math:`s` (record :math:`i` takes value :math:`v`),
+:math:`W_\infty` is a metric on laws, so for a secret pair :math:`(s_i, s_j)`
 
-    W_inf(F|theta,s_i ; F|theta,s_j)
-        <= W_inf(F|theta,s_i ; F|theta_bar,s_i) + W_inf(F|theta_bar,s_i ; F|theta_bar,s_j)
-           + W_inf(F|theta_bar,s_j ; F|theta,s_j)
-        <= Delta + 2 max_s W_inf(F|theta,s ; F|theta_bar,s),
+.. math::
 
-where Delta is the sensitivity under independence (the largest middle term). Everything
-here is computed exactly on the integer lattice with the project's W_inf
-(:func:`pufferfish.lattice.distances.wasserstein_inf`, the span of the monotone coupling),
-for a joint pmf of n integer-valued records given as an n-dimensional array and the query
-F = sum_k c_k x_k with integer weights c (the sum of the records by default).
-:func:`weak_dependence_bound` returns the bound, its two terms and, for comparison, the
-exact sensitivity under theta (computable here, which the bound does not need).
+   W_\infty(F \mid \theta, s_i;\ F \mid \theta, s_j)
+   \le \Delta + 2 \max_s W_\infty(F \mid \theta, s;\ F \mid \bar\theta, s),
+
+where :math:`\Delta` is the sensitivity under independence. Everything here is computed exactly on
+the integer lattice with the project's :math:`W_\infty`
+(:func:`pufferfish.lattice.distances.wasserstein_inf`), for a joint pmf of :math:`n` integer-valued
+records and the query :math:`F = \sum_k c_k x_k` with integer weights (the sum by default).
+:func:`weak_dependence_bound` returns the bound, its two terms and, for comparison, the exact
+sensitivity under :math:`\theta`.
 """
 
 from __future__ import annotations
@@ -116,7 +114,23 @@ class RecordSecret:
 
 
 def product_of_marginals(prior: JointLatticePrior) -> JointLatticePrior:
-    """theta_bar: the records independent, each with its marginal under theta."""
+    r""":math:`\bar\theta`: the records made independent, each with its marginal under :math:`\theta`.
+
+    Parameters
+    ----------
+    prior : JointLatticePrior
+        :math:`\theta`.
+
+    Returns
+    -------
+    JointLatticePrior
+        The product of the marginals (exact fractions).
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``prior`` is not a JointLatticePrior.
+    """
     if not isinstance(prior, JointLatticePrior):
         raise ArgumentTypeError(f"prior = {prior!r:.60}: must be a JointLatticePrior")
     probs = np.array(Fraction(1), dtype=object)
@@ -144,10 +158,27 @@ def _check_secret(prior: JointLatticePrior, secret, name: str = "secret") -> tup
 
 
 def query_given(prior: JointLatticePrior, secret: RecordSecret, *, weights=None) -> LatticePMF:
-    """The law of F = sum_k c_k x_k given the secret (record i takes value v), under ``prior``.
+    r"""The law of :math:`F = \sum_k c_k x_k` given the secret (record :math:`i` takes value :math:`v`), under ``prior``.
 
-    Raises :class:`InvalidArgumentError` when the secret has probability 0 under the prior
-    (the conditional is undefined).
+    Parameters
+    ----------
+    prior : JointLatticePrior
+        The joint prior of the records.
+    secret : RecordSecret
+        The record and its value.
+    weights : sequence of int, optional
+        :math:`c`, integers, one per record (default: all 1).
+
+    Returns
+    -------
+    pufferfish.lattice.pmf.LatticePMF
+        The conditional law of :math:`F`.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        A secret of probability 0 (the conditional is undefined), a record or value the prior does
+        not have, weights of another length or not integers.
     """
     if not isinstance(prior, JointLatticePrior):
         raise ArgumentTypeError(f"prior = {prior!r:.60}: must be a JointLatticePrior")
@@ -187,7 +218,33 @@ class WeakDependenceBound:
 
 def weak_dependence_bound(prior: JointLatticePrior, pairs: Sequence[tuple[RecordSecret, RecordSecret]], *,
                           weights=None) -> WeakDependenceBound:
-    """Paper 002, Prop. 6.1: the sensitivity under theta from theta_bar's and the dependence term (module docstring)."""
+    r"""Paper 002, Prop. 6.1: the sensitivity under :math:`\theta` from :math:`\bar\theta`'s and the dependence term.
+
+    .. math::
+
+       W_\infty(F \mid \theta, s_i;\ F \mid \theta, s_j) \le \Delta + 2 \max_s W_\infty(F \mid \theta, s;\ F \mid \bar\theta, s)
+
+    (module docstring; docs/math/closed-forms.md, "Weak dependence").
+
+    Parameters
+    ----------
+    prior : JointLatticePrior
+        :math:`\theta`.
+    pairs : sequence of (RecordSecret, RecordSecret)
+        The secret pairs (at least one).
+    weights : sequence of int, optional
+        :math:`c` of the query (default: all 1).
+
+    Returns
+    -------
+    WeakDependenceBound
+        :math:`\Delta`, the dependence term, the bound and the exact sensitivity under :math:`\theta`.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        No pair, a pair that is not two RecordSecrets, a secret of probability 0, bad weights.
+    """
     if not isinstance(prior, JointLatticePrior):
         raise ArgumentTypeError(f"prior = {prior!r:.60}: must be a JointLatticePrior")
     if isinstance(pairs, (str, bytes)) or not isinstance(pairs, Sequence):
