@@ -64,8 +64,9 @@ docs: $(STAMP)
 	$(BIN)/sphinx-build -n -W --keep-going -q -b doctest -d docs/_build/doctrees docs docs/_build/doctest
 	@echo "docs: docs/_build/html/index.html"
 
+# the Snakemake conventions: snakefmt --check, and snakemake --lint clean but for the conda note
 lint: $(STAMP)
-	$(BIN)/snakemake --lint
+	BIN=$(BIN) bash .ci/lint
 
 clean:
 	rm -rf results .snakemake docs/_build docs/api/generated
