@@ -243,6 +243,29 @@ def fetch_dataset(dataset: str, spec: Mapping, *, mirror: str | os.PathLike | No
     if root is not None and not root.is_dir():
         raise DownloadError(f"dataset {dataset}: {MIRROR_ENV}={root} is not a directory")
 
+    data, url, uci_id, member, where, read_from, archive_sha256 = _read_source(
+        dataset, spec, source, root=root, timeout=timeout)
+    digest, expected, pin_source, record_file = _verify(dataset, spec, source, data, url=url, member=member,
+                                                        where=where, record_path=record_path)
+    log.info("dataset %s: read %d bytes of %s from %s, sha256 %s%s", dataset, len(data), where, read_from,
+             digest, f" (verified against the {'pin' if pin_source == 'config' else 'recorded hash'})"
+             if expected else "")
+
+    frame = parse_csv(data, read_csv=options, dataset=dataset, where=where)
+    check_table(dataset, frame, rows=rows, columns=columns)
+    record = Provenance(
+        dataset=dataset, source=source, url=url, uci_id=uci_id, member=member,
+        sha256=digest, sha256_expected=expected, sha256_verified=expected is not None,
+        archive_sha256=archive_sha256, read_from=str(read_from), rows=len(frame),
+        columns=tuple(str(c) for c in frame.columns), read_csv=options, citation=spec.get("citation"),
+        sha256_source=pin_source, sha256_record=record_file,
+    )
+    log.info("dataset %s: %d rows x %d columns", dataset, *frame.shape)
+    return frame, record
+
+
+def _read_source(dataset: str, spec: Mapping, source: str, *, root: Path | None, timeout: float):
+    """The bytes of a validated ``spec``: ``(data, url, uci_id, member, where, read_from, archive_sha256)``."""
     member = None
     if source == "ucimlrepo":
         uci_id = _require(dataset, spec, "uci_id")
@@ -272,7 +295,12 @@ def fetch_dataset(dataset: str, spec: Mapping, *, mirror: str | os.PathLike | No
     else:
         raise ConfigError(f"dataset {dataset}: datasets.{dataset}.source = {source!r}: "
                           "must be one of ucimlrepo, archive")
+    return data, url, uci_id, member, where, read_from, archive_sha256
 
+
+def _verify(dataset: str, spec: Mapping, source: str, data: bytes, *, url: str, member, where: str,
+            record_path: str | os.PathLike | None):
+    """Check ``data`` against the pin or the recorded hash: ``(digest, expected, pin_source, record_file)``."""
     digest = sha256_hex(data)
     expected, pin_source, record_file = spec.get("sha256"), None, None
     if expected is not None:
@@ -289,21 +317,7 @@ def fetch_dataset(dataset: str, spec: Mapping, *, mirror: str | os.PathLike | No
     if source == "archive" and expected is None and record_path is None:
         log.warning("dataset %s: %s is not pinned (no datasets.%s.sha256) and no record is kept: not verified",
                     dataset, where, dataset)
-    log.info("dataset %s: read %d bytes of %s from %s, sha256 %s%s", dataset, len(data), where, read_from,
-             digest, f" (verified against the {'pin' if pin_source == 'config' else 'recorded hash'})"
-             if expected else "")
-
-    frame = parse_csv(data, read_csv=options, dataset=dataset, where=where)
-    check_table(dataset, frame, rows=rows, columns=columns)
-    record = Provenance(
-        dataset=dataset, source=source, url=url, uci_id=uci_id, member=member,
-        sha256=digest, sha256_expected=expected, sha256_verified=expected is not None,
-        archive_sha256=archive_sha256, read_from=str(read_from), rows=len(frame),
-        columns=tuple(str(c) for c in frame.columns), read_csv=options, citation=spec.get("citation"),
-        sha256_source=pin_source, sha256_record=record_file,
-    )
-    log.info("dataset %s: %d rows x %d columns", dataset, *frame.shape)
-    return frame, record
+    return digest, expected, pin_source, record_file
 
 
 def member_path(member, *, dataset: str = "?") -> tuple[str, ...]:
