@@ -89,6 +89,7 @@ import numpy as np
 from pufferfish.audit.atoms import PairAtoms
 from pufferfish.audit.auditor import LatticeAuditor, TightMethod
 from pufferfish.audit.quadrature import MAX_PANELS, QUAD_RTOL, gk_log, log_psi, lse
+from pufferfish.audit.roots import illinois_roots
 from pufferfish.audit.target import Achieved, Target
 from pufferfish.checks import instance, real
 from pufferfish.checks import search as checked_search
@@ -229,34 +230,6 @@ def _tents(ra, rc, h, s_lo, s_hi):
     return np.maximum(up, np.maximum(ra, rc)), np.minimum(dn, np.minimum(ra, rc))
 
 
-def _illinois(f, a, c, fa, fc, xtol, max_iter=200):
-    """Roots of f in the brackets [a, c] (fa, fc of opposite signs), all at once (regula falsi, Illinois)."""
-    a, c, fa, fc = a.copy(), c.copy(), fa.copy(), fc.copy()
-    x = 0.5 * (a + c)
-    side = np.zeros(a.size, dtype=int)
-    active = np.ones(a.size, dtype=bool)
-    for _ in range(max_iter):
-        idx = np.flatnonzero(active)
-        if idx.size == 0:
-            break
-        aa, cc, ffa, ffc = a[idx], c[idx], fa[idx], fc[idx]
-        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            xs = (aa * ffc - cc * ffa) / (ffc - ffa)
-        bad = ~np.isfinite(xs) | (xs <= aa) | (xs >= cc)
-        xs = np.where(bad, 0.5 * (aa + cc), xs)
-        fx = f(xs)
-        x[idx] = xs
-        right = np.sign(fx) == np.sign(ffa)            # the root is in [x, c]
-        new_fa = np.where(right, fx, np.where(side[idx] == -1, 0.5 * ffa, ffa))
-        new_fc = np.where(right, np.where(side[idx] == 1, 0.5 * ffc, ffc), fx)
-        a[idx] = np.where(right, xs, aa)
-        c[idx] = np.where(right, cc, xs)
-        fa[idx], fc[idx] = new_fa, new_fc
-        side[idx] = np.where(right, 1, -1)
-        active[idx] = (fx != 0) & (c[idx] - a[idx] > xtol)
-    return x
-
-
 def _phi_mass(lo: np.ndarray, hi: np.ndarray, x: np.ndarray, sigma: float) -> np.ndarray:
     """Phi((hi - x)/sigma) - Phi((lo - x)/sigma) for every interval (rows) and atom (columns), on the side of the median."""
     from scipy.special import ndtr
@@ -338,8 +311,9 @@ def _certify(cells: dict, ev: _GaussPair, sigma: float, eps: float, scale_m: flo
     for level, cross in zip((eps, -eps), (f_cross, b_cross & ~f_cross)):
         pick = np.flatnonzero(cross & monotone & (cc - ca > _MIN_CELL * sigma))
         if pick.size:
-            root = _illinois(lambda t, lv=level: (lambda v: v[0] - v[1] - lv)(ev(t)),
-                             ca[pick], cc[pick], ra[pick] - level, rc[pick] - level, 1e-13 * sigma)
+            root = illinois_roots(lambda t, _, lv=level: (lambda v: v[0] - v[1] - lv)(ev(t)),
+                                  ca[pick], cc[pick], ra[pick] - level, rc[pick] - level, 1e-13 * sigma,
+                                  max_iter=200)
             inside = (root > ca[pick]) & (root < cc[pick])
             split[pick[inside]] = root[inside]
     lps, lqs, mps, mqs = ev(split)

@@ -96,6 +96,7 @@ import numpy as np
 
 from pufferfish.audit.auditor import Auditor
 from pufferfish.audit.quadrature import lse_rows
+from pufferfish.audit.roots import illinois_roots
 from pufferfish.audit.search import smallest_scale
 from pufferfish.audit.target import Achieved, Target
 from pufferfish.checks import real, reals
@@ -421,46 +422,20 @@ def _envelope(ra, rc, h, d_curv, u_curv):
 
 
 def _roots(ev: _Pair, a: np.ndarray, c: np.ndarray, fa: np.ndarray, fc: np.ndarray, level: np.ndarray,
-           xtol: np.ndarray, max_iter: int = 100):
-    """Roots of r(y) = level in brackets [a, c] (f = r - level changes sign), all at once.
+           xtol: np.ndarray):
+    """Roots of r(y) = level in brackets [a, c] (f = r - level changes sign), and the node values there.
 
-    Illinois regula falsi (the bracketing, superlinear method that brentq refines with
-    inverse quadratic steps), vectorized over the brackets; a bisection step is taken
-    whenever an end point has been kept twice, so each bracket at least halves every
-    three steps. Stops when the bracket is narrower than ``xtol`` or f = 0.
-    Returns x and the node values there.
+    :func:`pufferfish.audit.roots.illinois_roots` with a bisection step whenever an end point
+    has been kept twice (each bracket at least halves every three steps), at most 100 steps.
     """
-    a, c, fa, fc = a.copy(), c.copy(), fa.copy(), fc.copy()
-    x = 0.5 * (a + c)
-    side = np.zeros(a.size, dtype=int)   # +1: c kept last time, -1: a kept last time
-    stale = np.zeros(a.size, dtype=int)
-    active = np.ones(a.size, dtype=bool)
     vals = np.empty((a.size, 4))
-    for _ in range(max_iter):
-        idx = np.flatnonzero(active)
-        if idx.size == 0:
-            break
-        aa, cc, ffa, ffc = a[idx], c[idx], fa[idx], fc[idx]
-        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            xs = (aa * ffc - cc * ffa) / (ffc - ffa)
-        bad = ~np.isfinite(xs) | (xs <= aa) | (xs >= cc) | (stale[idx] >= 2)
-        xs = np.where(bad, 0.5 * (aa + cc), xs)
+
+    def f(xs: np.ndarray, idx: np.ndarray) -> np.ndarray:
         v = ev(xs)
-        fx = v[:, 0] - v[:, 1] - level[idx]
-        x[idx], vals[idx] = xs, v
-        left = np.sign(fx) == np.sign(ffa)   # root in [x, c]
-        zero = fx == 0
-        # Illinois: halve the value kept at the end that did not move
-        new_a = np.where(left, xs, aa)
-        new_c = np.where(left, cc, xs)
-        new_fa = np.where(left, fx, np.where(side[idx] == -1, 0.5 * ffa, ffa))
-        new_fc = np.where(left, np.where(side[idx] == 1, 0.5 * ffc, ffc), fx)
-        kept = np.where(left, 1, -1)
-        stale[idx] = np.where(bad, 0, np.where(kept == side[idx], stale[idx] + 1, 0))
-        side[idx] = kept
-        a[idx], c[idx], fa[idx], fc[idx] = new_a, new_c, new_fa, new_fc
-        active[idx] = ~zero & ((new_c - new_a) > xtol[idx])
-    return x, vals
+        vals[idx] = v
+        return v[:, 0] - v[:, 1] - level[idx]
+
+    return illinois_roots(f, a, c, fa, fc, xtol, max_iter=100, bisect_after=2), vals
 
 
 def _runs(a: np.ndarray, c: np.ndarray, positive: np.ndarray, lo_tail: bool, hi_tail: bool):
