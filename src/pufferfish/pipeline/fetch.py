@@ -1,52 +1,31 @@
 """Obtain the UCI datasets of ``config.yaml``: download or offline mirror, verify, record.
 
 A dataset spec (a value of ``config["datasets"]``) names where the bytes come from:
+``source: ucimlrepo`` (UCI's standardized ``data.csv`` of ``uci_id``, the file
+``ucimlrepo.fetch_ucirepo`` reads, its URL resolved through UCI's API as ``fetch_ucirepo``
+does, parsed with ``pandas.read_csv``) or ``source: archive`` (the ``member`` of the zip at
+``url``, or a list of names for a member of a zip inside the zip, parsed with
+``pandas.read_csv(**spec["read_csv"])``). The table is then checked against the spec:
+exactly ``rows`` rows and every name of ``columns``; nothing is cleaned or dropped here.
 
-``source: ucimlrepo``
-    UCI's standardized ``data.csv`` of dataset ``uci_id``, the file that
-    ``ucimlrepo.fetch_ucirepo(id=uci_id)`` reads. Its URL is resolved through UCI's API
-    (``ucimlrepo.fetch.API_BASE_URL + "?id=N"``, JSON field ``data.data_url``), exactly as
-    ``fetch_ucirepo`` does, and the bytes are parsed with ``pandas.read_csv`` and no
-    options, as ``fetch_ucirepo`` does (plus ``read_csv`` options if the spec gives any).
-``source: archive``
-    The ``member`` of the zip archive at ``url``, parsed with
-    ``pandas.read_csv(**spec["read_csv"])``. ``member`` is a name, or a list of names for
-    a member of a zip inside the zip (``[student.zip, student-mat.csv]``: the member
-    ``student-mat.csv`` of the member ``student.zip`` of the archive).
+Checksums of an archive member: a ``sha256`` in the spec pins its bytes; without one the
+first download records the hash in ``data/raw/<dataset>.sha256.json`` (:func:`record_path_for`,
+trust on first use) and every later download must match it. The zip itself is not verified
+(a mirror may repack it). If ``UCI_MIRROR`` names a directory laid out like the UCI site,
+``https://archive.ics.uci.edu/<path>`` is read from ``$UCI_MIRROR/<path>`` and the network
+is never touched. The user's guide: docs/for-researchers.md, "Archive members", and
+docs/getting-started.md, "Offline use".
 
-Checksums of an archive member. With ``sha256`` in the spec the member's bytes must have
-that SHA-256 (a pin). Without it, the first download records the member's SHA-256 in a
-record file beside the provenance (``data/raw/<dataset>.sha256.json``, see
-:func:`record_path_for`) and logs a warning that the member was unpinned; every later
-download of the same member of the same URL must then give the same bytes
-(trust on first use). The record file is not an output of the download rule, so it
-survives Snakemake's removal of the outputs before a re-download; delete it (or pin
-``sha256``) to accept new bytes. The zip itself is not verified: a mirror may hold a
-repack with other zip-level bytes around the same members.
+``ucimlrepo.fetch_ucirepo`` itself is not called: it hands the URL straight to
+``pandas.read_csv``, so the bytes could not be hashed, pinned or written atomically, a
+stalled connection would hang (no timeout), its errors name neither dataset nor URL, and it
+cannot read a mirror. This module makes the same two requests with
+:func:`urllib.request.urlopen` and a timeout.
 
-Either way the table is then checked against the spec: exactly ``rows`` rows, and every
-name in ``columns`` among its columns. Nothing is cleaned and no row is dropped here.
-
-Offline mirror. If the environment variable ``UCI_MIRROR`` names a directory laid out
-like the UCI site, ``https://archive.ics.uci.edu/<path>`` is read from
-``$UCI_MIRROR/<path>`` and ucimlrepo's dataset ``N`` from
-``$UCI_MIRROR/static/public/N/data.csv``; the network is then never touched (a file
-missing from the mirror is an error, not a reason to go online).
-
-Why ``ucimlrepo.fetch_ucirepo`` itself is not called. It hands ``data_url`` straight to
-``pd.read_csv``, so the bytes never reach the caller: they cannot be hashed for the
-provenance record or checked against a pin, and they cannot be written atomically. The
-pandas URL reader has no timeout, so a stalled connection hangs the job forever; the
-errors (``ConnectionError('Error connecting to server')``) name neither dataset nor URL;
-and there is no way to point it at a mirror. This module makes the same two requests
-(the API query, then ``data_url``) with :func:`urllib.request.urlopen` and a timeout.
-
-Every file is written atomically (:mod:`pufferfish.files`), and only after every check has
-passed: a dataset that fails a check leaves nothing behind. The errors a user can fix
-are :class:`~pufferfish.errors.DownloadError` (the bytes could not be obtained or failed
-their checksum), :class:`~pufferfish.errors.DataError` (the table does not match its
-spec) and :class:`~pufferfish.errors.ConfigError` (the spec itself is incomplete), each
-with a one-line message that starts with ``dataset <name>:``.
+Every file is written atomically (:mod:`pufferfish.files`) and only after every check has
+passed. The errors a user can fix are :class:`~pufferfish.errors.DownloadError`,
+:class:`~pufferfish.errors.DataError` and :class:`~pufferfish.errors.ConfigError`, each one
+line starting with ``dataset <name>:``.
 """
 
 from __future__ import annotations
@@ -165,7 +144,7 @@ def download(dataset: str, spec: Mapping, *, csv_path: str | os.PathLike, json_p
     if writing either fails, neither is left behind.
 
     An ``archive`` member without a ``sha256`` pin is checked against, or on its first
-    download recorded in, ``record_path`` (module docstring).
+    download recorded in, ``record_path`` (:func:`record_path_for`).
 
     Args:
         dataset: the key of the dataset in ``config["datasets"]`` (used in messages).

@@ -22,14 +22,10 @@ method                      noise      guarantee            scale
 Laplace(b) has density exp(-|z|/b) / (2b) (the theta of paper 000), Gaussian N(0, sigma^2),
 Cauchy(0, gamma) density gamma / (pi (gamma^2 + z^2)).
 
-One argument serves every mechanism (paper 002, proofs of Thm 3.3, Thm 4.3 and Thm 4.5).
-Take a coupling pi of P and Q. Then P_Y = sum pi(x, x') N_x and Q_Y = sum pi(x, x') N_{x'},
-N_x the noise law shifted by x: the two outputs are mixtures with the same weights. A
-divergence that is jointly convex (the hockey-stick H_{e^eps}(A || B) = sup_S A(S) -
-e^eps B(S), a sup of linear functionals; exp((alpha - 1) D_alpha), an integral of a
-perspective function) is at most the pi-average of the divergences of the shifted noises,
-each a function of the shift |x - x'| alone. The monotone (quantile) coupling is optimal
-for W_p and W_inf on the line (:mod:`pufferfish.lattice.distances`).
+Every method rests on one argument (paper 002, proofs of Thm 3.3, Thm 4.3 and Thm 4.5): along
+a coupling of P and Q the two outputs are mixtures with the same weights, and a jointly convex
+divergence is at most the average of the divergences of the shifts. Derivation:
+docs/math/paper002-wasserstein.md, "Noise families and guarantees".
 
 Every scale is audited exactly by :func:`pufferfish.audit.lattice_auditor` in the workflow
 (:mod:`pufferfish.multiuser.experiments`): no method's claim is trusted.
