@@ -61,8 +61,9 @@ def convolve(p: LatticePMF, q: LatticePMF, *, method: str = "auto") -> LatticePM
     ----------
     p, q : LatticePMF
         The two laws.
-    method : {"auto", "direct", "fft", "tilted"}
-        ``"direct"`` (``np.convolve``, every entry to a few ulps, no cancellation), ``"fft"``
+    method : str
+        One of ``"auto"``, ``"direct"``, ``"fft"``, ``"tilted"``: ``"direct"`` (``np.convolve``,
+        every entry to a few ulps, no cancellation), ``"fft"``
         (``scipy.signal.fftconvolve``; negative round-off clipped, mass renormalized; absolute
         error about 1e-16 of the largest mass), ``"tilted"`` (FFT of exponentially tilted pmfs,
         every resolved mass to about 1e-10 relative, docs/math/engine.md), or ``"auto"`` (direct
@@ -124,15 +125,16 @@ def sum_of_users(users, *, method: str = "auto") -> LatticePMF:
 
     Parameters
     ----------
-    users : sequence or ndarray
+    users : sequence or numpy.ndarray
         A sequence whose items are :class:`LatticePMF` (one user each) or
         ``(LatticePMF, count)`` pairs (``count`` users with that prior; in a large list, one
         object repeated at least :data:`GROUP_MIN` times is such a group); or a 2-D array of
         probabilities, a row per user, row k giving Pr(D_k = j) for j = 0 .. m - 1, each row
         summing to 1 within :data:`~pufferfish.lattice.pmf.PMF_ATOL` (shift the result for
         another origin).
-    method : {"auto", "direct", "tilted", "fft"}
-        ``"auto"``: exact fractions while they stay cheap (at most :data:`SMALL_SYSTEM` users,
+    method : str
+        One of ``"auto"``, ``"direct"``, ``"tilted"``, ``"fft"``. ``"auto"``: exact fractions
+        while they stay cheap (at most :data:`SMALL_SYSTEM` users,
         or any system whose sum stays exact), batched direct convolution while a tree level
         costs at most :data:`DIRECT_LEVEL_WORK` multiply-adds, tilted sums above (formed by the
         spectral source for rows, by the batched FFT tree otherwise); ``"direct"``: batched
@@ -274,7 +276,7 @@ def tail_mass_bound(users, lo: int, hi: int) -> float:
 
     Parameters
     ----------
-    users : sequence or ndarray
+    users : sequence or numpy.ndarray
         Any form :func:`sum_of_users` accepts.
     lo, hi : int
         The hull of the resolved sum, ``lo <= hi``.
