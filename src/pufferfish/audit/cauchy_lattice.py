@@ -124,10 +124,31 @@ def _renyi_cauchy(at: PairAtoms, gamma: float, alpha: float) -> tuple[float, flo
 
 
 def cauchy_renyi(p: LatticePMF, q: LatticePMF, *, alpha: float, gamma: float) -> tuple[float, float]:
-    """Both directions of the Renyi divergence of Y = X + Cauchy(0, ``gamma``): (D_alpha(P_Y || Q_Y), D_alpha(Q_Y || P_Y)).
+    r"""Both directions of the Renyi divergence of Y = X + Cauchy(0, ``gamma``): (D_alpha(P_Y || Q_Y), D_alpha(Q_Y || P_Y)).
 
     alpha > 1; relative accuracy 1e-10 (docs/math/audits.md). (alpha, epsilon)-RPP (paper 002,
     Def. 3.1) holds in a direction when its value is <= epsilon.
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        The priors :math:`P` and :math:`Q` of the secret pair.
+    alpha : float
+        The Renyi order, :math:`\alpha > 1`.
+    gamma : float
+        The Cauchy scale, :math:`\gamma > 0`.
+
+    Returns
+    -------
+    tuple of float
+        ``(forward, backward)``: the divergence from :math:`P_Y` to :math:`Q_Y` and back.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``p`` or ``q`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`, or a number not real.
+    InvalidArgumentError
+        A number out of its range (naming it).
     """
     instance(p, LatticePMF, name="p")
     instance(q, LatticePMF, name="q")

@@ -337,12 +337,33 @@ def _runs(a, c, positive, first: bool, last: bool) -> list[tuple[float, float]]:
 
 
 def gaussian_hockey_stick(p: LatticePMF, q: LatticePMF, *, epsilon: float, sigma: float) -> tuple[float, float]:
-    """Both directions of the hockey-stick divergence of Y = X + N(0, ``sigma``^2), exactly.
+    r"""Both directions of the hockey-stick divergence of Y = X + N(0, ``sigma``^2), exactly.
 
     Returns ``(H_{e^eps}(P_Y || Q_Y), H_{e^eps}(Q_Y || P_Y))``, H_c(P || Q) = sup_S P(S) - c Q(S):
     the smallest delta of (epsilon, delta)-PP in each direction. Certified sign changes and
     closed-form normal CDF differences (docs/math/audits.md): exact to floating point, about
     1e-15 (1 + e^eps) absolute, never below the truth by more than that.
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        The priors :math:`P` and :math:`Q` of the secret pair.
+    epsilon : float
+        :math:`\epsilon \ge 0`.
+    sigma : float
+        The Gaussian standard deviation, :math:`\sigma > 0`.
+
+    Returns
+    -------
+    tuple of float
+        ``(forward, backward)``: the divergence from :math:`P_Y` to :math:`Q_Y` and back.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``p`` or ``q`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`, or a number not real.
+    InvalidArgumentError
+        A number out of its range (naming it).
     """
     _check_pmfs(p, q)
     eps = _check_epsilon(epsilon)
@@ -462,11 +483,32 @@ def _renyi_gauss(at: PairAtoms, sigma: float, alpha: float) -> tuple[float, floa
 
 
 def gaussian_renyi(p: LatticePMF, q: LatticePMF, *, alpha: float, sigma: float) -> tuple[float, float]:
-    """Both directions of the Renyi divergence of Y = X + N(0, ``sigma``^2): (D_alpha(P_Y || Q_Y), D_alpha(Q_Y || P_Y)).
+    r"""Both directions of the Renyi divergence of Y = X + N(0, ``sigma``^2): (D_alpha(P_Y || Q_Y), D_alpha(Q_Y || P_Y)).
 
     alpha > 1; relative accuracy 1e-10 (docs/math/audits.md: J = integral q psi(p/q) by adaptive
     Gauss-Kronrod with bounded tails, D = log(1 + J) / (alpha - 1)). (alpha, epsilon)-RPP
     (paper 002, Def. 3.1) holds in a direction when its value is <= epsilon.
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        The priors :math:`P` and :math:`Q` of the secret pair.
+    alpha : float
+        The Renyi order, :math:`\alpha > 1`.
+    sigma : float
+        The Gaussian standard deviation, :math:`\sigma > 0`.
+
+    Returns
+    -------
+    tuple of float
+        ``(forward, backward)``: the divergence from :math:`P_Y` to :math:`Q_Y` and back.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``p`` or ``q`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`, or a number not real.
+    InvalidArgumentError
+        A number out of its range (naming it).
     """
     _check_pmfs(p, q)
     alpha = _check_alpha(alpha)

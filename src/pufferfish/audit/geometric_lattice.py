@@ -127,10 +127,22 @@ def _check_scale(scale) -> float:
 
 
 def geometric_privacy_loss(p: LatticePMF, q: LatticePMF, *, scale: float) -> tuple[float, float]:
-    """Both directions of the pure-epsilon loss of Y = X + G, G two-sided geometric of scale b.
+    r"""Both directions of the pure-epsilon loss of Y = X + G, G two-sided geometric of scale b.
 
     Returns ``(max_y log p_Y(y) / q_Y(y), max_y log q_Y(y) / p_Y(y))`` over every integer y: a max
     over the hull, the tails being constant (module docstring).
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        The priors :math:`P` and :math:`Q` of the secret pair.
+    scale : float
+        The scale :math:`b > 0` of the two-sided geometric noise, :math:`r = e^{-1/b}`.
+
+    Returns
+    -------
+    tuple of float
+        ``(forward, backward)``: the divergence from :math:`P_Y` to :math:`Q_Y` and back.
 
     Raises
     ------
@@ -142,11 +154,25 @@ def geometric_privacy_loss(p: LatticePMF, q: LatticePMF, *, scale: float) -> tup
 
 
 def geometric_hockey_stick(p: LatticePMF, q: LatticePMF, *, epsilon: float, scale: float) -> tuple[float, float]:
-    """Both directions of the hockey-stick divergence of Y = X + G, exactly.
+    r"""Both directions of the hockey-stick divergence of Y = X + G, exactly.
 
     Returns ``(H_{e^eps}(P_Y || Q_Y), H_{e^eps}(Q_Y || P_Y))``, H_c(P || Q) = sum_y [p(y) - c q(y)]_+:
     the smallest delta of (epsilon, delta)-PP in each direction; absolute error about
     1e-16 (1 + e^eps). ``epsilon`` >= 0 (0: the total variation distance).
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        The priors :math:`P` and :math:`Q` of the secret pair.
+    epsilon : float
+        :math:`\epsilon \ge 0`.
+    scale : float
+        The scale :math:`b > 0` of the two-sided geometric noise, :math:`r = e^{-1/b}`.
+
+    Returns
+    -------
+    tuple of float
+        ``(forward, backward)``: the divergence from :math:`P_Y` to :math:`Q_Y` and back.
 
     Raises
     ------
@@ -158,10 +184,24 @@ def geometric_hockey_stick(p: LatticePMF, q: LatticePMF, *, epsilon: float, scal
 
 
 def geometric_renyi(p: LatticePMF, q: LatticePMF, *, alpha: float, scale: float) -> tuple[float, float]:
-    """Both directions of the Renyi divergence of Y = X + G: (D_alpha(P_Y || Q_Y), D_alpha(Q_Y || P_Y)).
+    r"""Both directions of the Renyi divergence of Y = X + G: (D_alpha(P_Y || Q_Y), D_alpha(Q_Y || P_Y)).
 
     alpha > 1; D_alpha = log(1 + J) / (alpha - 1), J a finite sum and two geometric tails
     (module docstring). (alpha, epsilon)-RPP holds in a direction when its value is <= epsilon.
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        The priors :math:`P` and :math:`Q` of the secret pair.
+    alpha : float
+        The Renyi order, :math:`\alpha > 1`.
+    scale : float
+        The scale :math:`b > 0` of the two-sided geometric noise, :math:`r = e^{-1/b}`.
+
+    Returns
+    -------
+    tuple of float
+        ``(forward, backward)``: the divergence from :math:`P_Y` to :math:`Q_Y` and back.
 
     Raises
     ------

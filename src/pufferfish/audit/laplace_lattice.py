@@ -75,7 +75,27 @@ class PrivacyLoss:
 
 
 def log_density_at_lattice(pmf_values: np.ndarray, theta: float) -> np.ndarray:
-    """log p_Y(k) at k = 0..n-1 for Y = X + Laplace(theta), X with masses ``pmf_values`` at 0..n-1."""
+    r"""log p_Y(k) at k = 0..n-1 for Y = X + Laplace(theta), X with masses ``pmf_values`` at 0..n-1.
+
+    Parameters
+    ----------
+    pmf_values : numpy.ndarray
+        The masses (:math:`\ge 0`) at the lattice points :math:`0, \dots, n - 1`.
+    theta : float
+        The Laplace scale, :math:`\theta > 0`.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`\log p_Y(k)` for :math:`k = 0, \dots, n - 1`.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``pmf_values`` or ``theta`` not real.
+    InvalidArgumentError
+        A negative mass, or :math:`\theta \le 0` or not finite.
+    """
     pmf_values = reals(pmf_values, name="pmf_values", lo=0.0)
     theta = _check_theta(theta)
     with np.errstate(divide="ignore"):
@@ -123,12 +143,33 @@ def _check_epsilon(epsilon) -> float:
 
 
 def laplace_hockey_stick(p: LatticePMF, q: LatticePMF, *, epsilon: float, scale: float) -> tuple[float, float]:
-    """Both directions of the hockey-stick divergence of Y = X + Laplace(``scale``), exactly.
+    r"""Both directions of the hockey-stick divergence of Y = X + Laplace(``scale``), exactly.
 
     Returns ``(H_{e^eps}(P_Y || Q_Y), H_{e^eps}(Q_Y || P_Y))``, H_c(P || Q) = sup_S P(S) -
     c Q(S): the smallest delta for which the noise gives (epsilon, delta)-PP in each
     direction. Closed form per unit interval (docs/math/audits.md, "Hockey stick"); absolute
     error about 1e-15 (1 + e^eps). ``epsilon`` >= 0 (0 gives the total variation distance).
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        The priors :math:`P` and :math:`Q` of the secret pair.
+    epsilon : float
+        :math:`\epsilon \ge 0`.
+    scale : float
+        The Laplace scale :math:`\theta > 0`.
+
+    Returns
+    -------
+    tuple of float
+        ``(forward, backward)``: the divergence from :math:`P_Y` to :math:`Q_Y` and back.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``p`` or ``q`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`, or a number not real.
+    InvalidArgumentError
+        A number out of its range (naming it).
     """
     _check_pair(p, q)
     eps = _check_epsilon(epsilon)
@@ -215,9 +256,28 @@ def _auditor(p: LatticePMF, q: LatticePMF) -> _Auditor:
 
 
 def lattice_privacy_loss(p: LatticePMF, q: LatticePMF, theta: float) -> PrivacyLoss:
-    """The exact privacy loss L(theta) of Laplace(theta) noise between priors ``p`` and ``q``.
+    r"""The exact privacy loss L(theta) of Laplace(theta) noise between priors ``p`` and ``q``.
 
     See docs/math/audits.md for why the sup over all real y is a max over lattice points.
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        The priors :math:`P` and :math:`Q` of the secret pair.
+    theta : float
+        The Laplace scale, :math:`\theta > 0`.
+
+    Returns
+    -------
+    PrivacyLoss
+        Both directions of the loss and where they are attained.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``p`` or ``q`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`, or a number not real.
+    InvalidArgumentError
+        A number out of its range (naming it).
     """
     theta = _check_theta(theta)
     _check_pair(p, q)
@@ -225,13 +285,32 @@ def lattice_privacy_loss(p: LatticePMF, q: LatticePMF, theta: float) -> PrivacyL
 
 
 def mgf_tail_loss(a: LatticePMF, b: LatticePMF, theta: float) -> tuple[float, float]:
-    """The y -> +inf and y -> -inf limits of log p_Y(y|s_i)/p_Y(y|s_j) for X_i = R + A, X_j = R + B.
+    r"""The y -> +inf and y -> -inf limits of log p_Y(y|s_i)/p_Y(y|s_j) for X_i = R + A, X_j = R + B.
 
     For y beyond every atom, p_Y(y) = e^{-y/theta} E[e^{X/theta}] / (2 theta), and R cancels:
     the limits are log M_A(1/theta) - log M_B(1/theta) and log M_A(-1/theta) - log M_B(-1/theta),
     computed from the two user pmfs alone (log-sum-exp). Since L(theta) is a sup over y,
     max(|first|, |second|) <= L(theta) for the true priors, whatever the other users:
     an exact cross-check of an audit at scale (docs/math/audits.md).
+
+    Parameters
+    ----------
+    a, b : pufferfish.lattice.pmf.LatticePMF
+        The priors :math:`A` and :math:`B` of the one user whose value differs between the secrets.
+    theta : float
+        The Laplace scale, :math:`\theta > 0`.
+
+    Returns
+    -------
+    tuple of float
+        The limits at :math:`y \to +\infty` and :math:`y \to -\infty`.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``a`` or ``b`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`, or ``theta`` not real.
+    InvalidArgumentError
+        :math:`\theta \le 0` or not finite.
     """
     theta = _check_theta(theta)
     instance(a, LatticePMF, name="a")
@@ -313,10 +392,34 @@ def theta_min(p: LatticePMF, q: LatticePMF, epsilon: float, *, rtol: float = 1e-
 
 
 def tight(p: LatticePMF, q: LatticePMF, *, epsilons, rtol: float = 1e-12, max_steps: int = 200) -> np.ndarray:
-    """theta_min(epsilon) for every epsilon of a grid (see :func:`theta_min`); audits are shared.
+    r"""theta_min(epsilon) for every epsilon of a grid (see :func:`theta_min`); audits are shared.
 
     Every value is an audited, accepted scale: an epsilon whose bracket cannot be closed
     within ``max_steps`` (theta_min's theta = inf) raises, naming it and the reason.
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        The priors :math:`P` and :math:`Q` of the secret pair.
+    epsilons : float or sequence of float
+        The grid of :math:`\epsilon > 0`.
+    rtol : float
+        Relative width of the final bracket.
+    max_steps : int
+        Audits allowed per :math:`\epsilon`.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`\theta_{\min}` for each :math:`\epsilon`.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``p`` or ``q`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`, or a number not real.
+    InvalidArgumentError
+        A number out of its range (naming it).
+        Also when an :math:`\epsilon` has no finite tight scale within ``max_steps``.
     """
     epsilons = check_epsilons(epsilons)
     out = []

@@ -63,7 +63,27 @@ _SUP_RTOL = 1e-9
 
 
 def as_prior(prior, *, name: str = "prior") -> GMM:
-    """A :class:`GMM`, or ``(mean, std)`` for one Gaussian (std 0: point mass)."""
+    r"""A :class:`GMM`, or ``(mean, std)`` for one Gaussian (std 0: point mass).
+
+    Parameters
+    ----------
+    prior : pufferfish.mixture.GMM or tuple
+        A mixture, or ``(mean, std)`` of one Gaussian (std 0: a point mass).
+    name : str
+        The argument's name in messages.
+
+    Returns
+    -------
+    pufferfish.mixture.GMM
+        The prior as a mixture.
+
+    Raises
+    ------
+    ArgumentTypeError
+        Neither a mixture nor a pair, or a mean or std that is not real.
+    InvalidArgumentError
+        A negative or non-finite std, or a non-finite mean.
+    """
     if isinstance(prior, GMM):
         return prior
     if isinstance(prior, (str, bytes)) or not hasattr(prior, "__len__") or len(prior) != 2:
@@ -268,13 +288,57 @@ class _Pair:
 # ----------------------------------------------------------------------------- public EMG helpers
 
 def emg_logpdf(y, prior, b) -> np.ndarray:
-    """log density of Y = X + Laplace(b) at ``y``, X ~ ``prior`` (a mixture; see docs/math/audits.md)."""
+    r"""log density of Y = X + Laplace(b) at ``y``, X ~ ``prior`` (a mixture; see docs/math/audits.md).
+
+    Parameters
+    ----------
+    y : float or numpy.ndarray
+        The points (finite).
+    prior : pufferfish.mixture.GMM or tuple
+        The prior of :math:`X` (see :func:`as_prior`).
+    b : float
+        The Laplace scale, :math:`b > 0`.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`\log p_Y(y)` at every point.
+
+    Raises
+    ------
+    ArgumentTypeError
+        A prior that is neither a mixture nor ``(mean, std)``, or a number not real.
+    InvalidArgumentError
+        A number out of its range (naming it).
+    """
     prior, b = as_prior(prior), _check_b(b)
     return _Emg(prior, b).logpdf(np.atleast_1d(_check_y(y)))
 
 
 def emg_pdf(y, prior, b) -> np.ndarray:
-    """Density of Y = X + Laplace(b), X ~ ``prior``."""
+    r"""Density of Y = X + Laplace(b), X ~ ``prior``.
+
+    Parameters
+    ----------
+    y : float or numpy.ndarray
+        The points (finite).
+    prior : pufferfish.mixture.GMM or tuple
+        The prior of :math:`X` (see :func:`as_prior`).
+    b : float
+        The Laplace scale, :math:`b > 0`.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`p_Y(y)` at every point.
+
+    Raises
+    ------
+    ArgumentTypeError
+        A prior that is neither a mixture nor ``(mean, std)``, or a number not real.
+    InvalidArgumentError
+        A number out of its range (naming it).
+    """
     return np.exp(emg_logpdf(y, prior, b))
 
 
@@ -317,7 +381,27 @@ def _log_mgf(prior: GMM, theta: float) -> float:
 
 
 def tail_log_ratios(prior_i, prior_j, *, b) -> tuple[float, float]:
-    """(lim_{y->-inf} r(y), lim_{y->+inf} r(y)) = (log M_i(-1/b)/M_j(-1/b), log M_i(1/b)/M_j(1/b)), fact (d)."""
+    r"""(lim_{y->-inf} r(y), lim_{y->+inf} r(y)) = (log M_i(-1/b)/M_j(-1/b), log M_i(1/b)/M_j(1/b)), fact (d).
+
+    Parameters
+    ----------
+    prior_i, prior_j : pufferfish.mixture.GMM or tuple
+        The priors of the pair: a mixture, or ``(mean, std)`` of one Gaussian (std 0: a point mass).
+    b : float
+        The Laplace scale, :math:`b > 0`.
+
+    Returns
+    -------
+    tuple of float
+        The limits of :math:`r` at :math:`-\infty` and at :math:`+\infty`.
+
+    Raises
+    ------
+    ArgumentTypeError
+        A prior that is neither a mixture nor ``(mean, std)``, or a number not real.
+    InvalidArgumentError
+        A number out of its range (naming it).
+    """
     pi, pj, b = as_prior(prior_i, name="prior_i"), as_prior(prior_j, name="prior_j"), _check_b(b)
     return (_log_mgf(pi, -1.0 / b) - _log_mgf(pj, -1.0 / b), _log_mgf(pi, 1.0 / b) - _log_mgf(pj, 1.0 / b))
 
@@ -533,10 +617,31 @@ def _hockey(fi, fj, eps: float, lo: float, hi: float, y: np.ndarray):
 
 
 def hockey_stick(prior_i, prior_j, *, epsilon: float, b: float) -> HockeyStick:
-    """Both directions of the hockey-stick divergence of Y = X + Laplace(b), exactly.
+    r"""Both directions of the hockey-stick divergence of Y = X + Laplace(b), exactly.
 
     See docs/math/audits.md for the method (roots of r = +-eps on a certified grid,
     closed-form CDFs, error bound).
+
+    Parameters
+    ----------
+    prior_i, prior_j : pufferfish.mixture.GMM or tuple
+        The priors of the pair: a mixture, or ``(mean, std)`` of one Gaussian (std 0: a point mass).
+    epsilon : float
+        :math:`\epsilon > 0`.
+    b : float
+        The Laplace scale, :math:`b > 0`.
+
+    Returns
+    -------
+    HockeyStick
+        Both directions, the positive runs, the error bound and the points evaluated.
+
+    Raises
+    ------
+    ArgumentTypeError
+        A prior that is neither a mixture nor ``(mean, std)``, or a number not real.
+    InvalidArgumentError
+        A number out of its range (naming it).
     """
     pi, pj, b = as_prior(prior_i, name="prior_i"), as_prior(prior_j, name="prior_j"), _check_b(b)
     eps = real(epsilon, name="epsilon", lo=0.0, lo_open=True)
@@ -548,13 +653,32 @@ def hockey_stick(prior_i, prior_j, *, epsilon: float, b: float) -> HockeyStick:
 
 
 def prior_hockey_stick(prior_i, prior_j, *, epsilon: float) -> HockeyStick:
-    """The noise-free limit b -> 0: hockey-stick divergences of the priors themselves.
+    r"""The noise-free limit b -> 0: hockey-stick divergences of the priors themselves.
 
     delta_achieved(b) is non-increasing in b and tends to this value as b -> 0 (Y -> X;
     by data processing it is also an upper bound for every b). Atoms (std 0) are compared
     atom by atom, [P_i{x} - e^eps P_j{x}]_+, and the continuous parts with the same
     certified-root engine as :func:`hockey_stick`, on the Gaussian densities (class
     ``_Gauss`` gives the curvature bounds).
+
+    Parameters
+    ----------
+    prior_i, prior_j : pufferfish.mixture.GMM or tuple
+        The priors of the pair: a mixture, or ``(mean, std)`` of one Gaussian (std 0: a point mass).
+    epsilon : float
+        :math:`\epsilon > 0`.
+
+    Returns
+    -------
+    HockeyStick
+        Both directions for the priors themselves (no noise).
+
+    Raises
+    ------
+    ArgumentTypeError
+        A prior that is neither a mixture nor ``(mean, std)``, or a number not real.
+    InvalidArgumentError
+        A number out of its range (naming it).
     """
     pi, pj = as_prior(prior_i, name="prior_i"), as_prior(prior_j, name="prior_j")
     eps = real(epsilon, name="epsilon", lo=0.0, lo_open=True)
@@ -584,7 +708,7 @@ def prior_hockey_stick(prior_i, prior_j, *, epsilon: float) -> HockeyStick:
 
 
 def prior_epsilon_achieved(prior_i, prior_j) -> float:
-    """The noise-free limit b -> 0 of :func:`epsilon_achieved`: sup_x |log f_i(x) / f_j(x)|.
+    r"""The noise-free limit b -> 0 of :func:`epsilon_achieved`: sup_x |log f_i(x) / f_j(x)|.
 
     Infinite unless the two mixtures have the same atoms (std 0) and, at each tail, the
     same dominant Gaussian component: as x -> +inf, log g(x; mu, sigma^2) =
@@ -593,6 +717,23 @@ def prior_epsilon_achieved(prior_i, prior_j) -> float:
     between the priors (mirror for x -> -inf). When both tails match (e.g. identical
     priors) the value is the max of |log f_i/f_j| at the atoms and on a grid of step
     sigma_min/64 over the mass window, and the tail limits.
+
+    Parameters
+    ----------
+    prior_i, prior_j : pufferfish.mixture.GMM or tuple
+        The priors of the pair: a mixture, or ``(mean, std)`` of one Gaussian (std 0: a point mass).
+
+    Returns
+    -------
+    float
+        The noise-free pure-:math:`\epsilon` loss (``inf`` when the tails or atoms differ).
+
+    Raises
+    ------
+    ArgumentTypeError
+        A prior that is neither a mixture nor ``(mean, std)``, or a number not real.
+    InvalidArgumentError
+        A number out of its range (naming it).
     """
     pi, pj = as_prior(prior_i, name="prior_i"), as_prior(prior_j, name="prior_j")
 
@@ -631,10 +772,31 @@ def prior_epsilon_achieved(prior_i, prior_j) -> float:
 
 
 def delta_achieved(prior_i, prior_j, *, epsilon: float, b: float) -> float:
-    """The smallest delta for which Y = X + Laplace(b) is (epsilon, delta)-pufferfish private on the pair.
+    r"""The smallest delta for which Y = X + Laplace(b) is (epsilon, delta)-pufferfish private on the pair.
 
     max over both directions of the hockey-stick divergence integral [p_i - e^eps p_j]_+ dy,
     computed exactly (:func:`hockey_stick`). Non-increasing in b (docs/math/audits.md).
+
+    Parameters
+    ----------
+    prior_i, prior_j : pufferfish.mixture.GMM or tuple
+        The priors of the pair: a mixture, or ``(mean, std)`` of one Gaussian (std 0: a point mass).
+    epsilon : float
+        :math:`\epsilon > 0`.
+    b : float
+        The Laplace scale, :math:`b > 0`.
+
+    Returns
+    -------
+    float
+        The larger of the two hockey-stick divergences.
+
+    Raises
+    ------
+    ArgumentTypeError
+        A prior that is neither a mixture nor ``(mean, std)``, or a number not real.
+    InvalidArgumentError
+        A number out of its range (naming it).
     """
     return hockey_stick(prior_i, prior_j, epsilon=epsilon, b=b).delta
 
@@ -642,7 +804,7 @@ def delta_achieved(prior_i, prior_j, *, epsilon: float, b: float) -> float:
 # ----------------------------------------------------------------------------- pure epsilon
 
 def epsilon_achieved(prior_i, prior_j, *, b: float, window: tuple[float, float] | None = None) -> float:
-    """sup_y |log p_i(y) / p_j(y)| for Y = X + Laplace(b): the pure-epsilon privacy loss.
+    r"""sup_y |log p_i(y) / p_j(y)| for Y = X + Laplace(b): the pure-epsilon privacy loss.
 
     With ``window = None`` the sup is over all real y: finite for Laplace noise, it is the
     larger of the tail limits |log M_i(-+1/b) / M_j(-+1/b)| (fact (d)) and the max of |r|
@@ -650,6 +812,27 @@ def epsilon_achieved(prior_i, prior_j, *, b: float, window: tuple[float, float] 
     (lo, hi), the max over that window only (Fig. 1). The max on a segment: a grid of
     step b/2, intervals refined while the envelope (c) could exceed the best value by
     more than 1e-9 (relative), then the best nodes polished with a bounded Brent search.
+
+    Parameters
+    ----------
+    prior_i, prior_j : pufferfish.mixture.GMM or tuple
+        The priors of the pair: a mixture, or ``(mean, std)`` of one Gaussian (std 0: a point mass).
+    b : float
+        The Laplace scale, :math:`b > 0`.
+    window : tuple of float, optional
+        ``(lo, hi)``, finite with ``lo < hi``: the sup over that window only; ``None``: over all :math:`y`.
+
+    Returns
+    -------
+    float
+        The pure-:math:`\epsilon` loss.
+
+    Raises
+    ------
+    ArgumentTypeError
+        A prior that is neither a mixture nor ``(mean, std)``, or a number not real.
+    InvalidArgumentError
+        A number out of its range (naming it).
     """
     pi, pj, b = as_prior(prior_i, name="prior_i"), as_prior(prior_j, name="prior_j"), _check_b(b)
     ev = _Pair(_Emg(pi, b), _Emg(pj, b))

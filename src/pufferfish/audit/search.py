@@ -366,12 +366,36 @@ def close_bracket(value: Callable[[float], float], bound: float, lo: float, hi: 
     When no float lies strictly between the ends any more (``rtol`` below float resolution)
     the search stops there.
 
+    Parameters
+    ----------
+    value : callable
+        ``value(scale)``, non-increasing in the scale.
+    bound : float
+        A scale is accepted when its value is at most ``bound`` (> 0).
+    lo, hi : float
+        The bracket, :math:`0 < lo < hi`: ``lo`` rejected, ``hi`` accepted.
+    v_hi : float
+        ``value(hi)``.
+    rtol : float
+        Close the bracket until ``hi / lo - 1 <= rtol`` (>= 0).
+    max_steps : int
+        Evaluations allowed in all, those already spent included.
+    steps : int
+        Evaluations already spent finding the bracket.
+    v_lo : float, optional
+        ``value(lo)`` if known.
+
     Returns
     -------
     tuple
         ``(scale, value, steps, reason)`` like :func:`smallest_scale`: the accepted end ``hi``
         (an evaluated scale), or inf with a reason when ``max_steps`` evaluations in all do not
         close the bracket. Deterministic: the same inputs give the same result, bit for bit.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        An argument of the wrong type or out of range (naming it), e.g. ``lo >= hi``.
     """
     bound, lo, hi, v_hi, rtol, max_steps, steps, v_lo = _check_bracket(value, bound, lo, hi, v_hi, rtol,
                                                                        max_steps, steps, v_lo)

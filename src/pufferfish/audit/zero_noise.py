@@ -32,8 +32,26 @@ def _on_hull(p: LatticePMF, q: LatticePMF) -> tuple[np.ndarray, np.ndarray]:
 
 
 def zero_noise_directions(p: LatticePMF, q: LatticePMF) -> tuple[float, float]:
-    """(max_x log P(x)/Q(x), max_x log Q(x)/P(x)) over the union of the supports (inf where one
-    prior charges an atom the other does not): the two directions of :func:`zero_noise_loss`."""
+    r"""(max_x log P(x)/Q(x), max_x log Q(x)/P(x)) over the union of the supports (inf where one
+    prior charges an atom the other does not): the two directions of :func:`zero_noise_loss`.
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        The priors :math:`P` and :math:`Q` of the secret pair.
+
+    Returns
+    -------
+    tuple of float
+        ``(forward, backward)`` (``inf`` where one prior charges an atom the other does not).
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``p`` or ``q`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`.
+    InvalidArgumentError
+        A common hull too large to hold in memory.
+    """
     a, b = _on_hull(p, q)
     both = (a > 0) & (b > 0)
     gap = np.log(a[both]) - np.log(b[both])
@@ -43,7 +61,25 @@ def zero_noise_directions(p: LatticePMF, q: LatticePMF) -> tuple[float, float]:
 
 
 def zero_noise_loss(p: LatticePMF, q: LatticePMF) -> float:
-    """lim_{theta -> 0} L(theta) = max over lattice points of |log P_i(x) / P_j(x)| (inf if supports differ)."""
+    r"""lim_{theta -> 0} L(theta) = max over lattice points of |log P_i(x) / P_j(x)| (inf if supports differ).
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        The priors :math:`P` and :math:`Q` of the secret pair.
+
+    Returns
+    -------
+    float
+        The larger direction of :func:`zero_noise_directions`.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``p`` or ``q`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`.
+    InvalidArgumentError
+        A common hull too large to hold in memory.
+    """
     a, b = _on_hull(p, q)
     if np.any((a > 0) != (b > 0)):
         return math.inf
@@ -52,11 +88,30 @@ def zero_noise_loss(p: LatticePMF, q: LatticePMF) -> float:
 
 
 def zero_noise_hockey_stick(p: LatticePMF, q: LatticePMF, *, epsilon: float) -> tuple[float, float]:
-    """The noise-free limit: (sum_x [P(x) - e^eps Q(x)]_+, sum_x [Q(x) - e^eps P(x)]_+).
+    r"""The noise-free limit: (sum_x [P(x) - e^eps Q(x)]_+, sum_x [Q(x) - e^eps P(x)]_+).
 
     The hockey-stick divergences of the priors themselves; every noise scale does at least
     as well (data processing), and as the scale tends to 0 the audit tends to this value.
     ``epsilon`` >= 0 (0 gives the total variation distance).
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        The priors :math:`P` and :math:`Q` of the secret pair.
+    epsilon : float
+        :math:`\epsilon \ge 0`.
+
+    Returns
+    -------
+    tuple of float
+        ``(forward, backward)``: the divergence from :math:`P_Y` to :math:`Q_Y` and back.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``p`` or ``q`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`, or a number not real.
+    InvalidArgumentError
+        A number out of its range (naming it).
     """
     eps = real(epsilon, name="epsilon", lo=0.0)
     a, b = _on_hull(p, q)
@@ -65,11 +120,30 @@ def zero_noise_hockey_stick(p: LatticePMF, q: LatticePMF, *, epsilon: float) -> 
 
 
 def zero_noise_renyi(p: LatticePMF, q: LatticePMF, *, alpha: float) -> tuple[float, float]:
-    """The noise-free limit: (D_alpha(P || Q), D_alpha(Q || P)) of the priors themselves (inf where a
+    r"""The noise-free limit: (D_alpha(P || Q), D_alpha(Q || P)) of the priors themselves (inf where a
     support is not inside the other's); an upper bound on the audit of every noise scale (data processing).
 
     D_alpha(P || Q) = log sum_x P(x)^alpha Q(x)^(1 - alpha) / (alpha - 1), alpha > 1 (paper 002, Def. 3.1),
     the sum taken as a log-sum-exp.
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        The priors :math:`P` and :math:`Q` of the secret pair.
+    alpha : float
+        The Renyi order, :math:`\alpha > 1`.
+
+    Returns
+    -------
+    tuple of float
+        ``(forward, backward)``: the divergence from :math:`P_Y` to :math:`Q_Y` and back.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``p`` or ``q`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`, or a number not real.
+    InvalidArgumentError
+        A number out of its range (naming it).
     """
     alpha = real(alpha, name="alpha", lo=1.0, lo_open=True)
     a, b = _on_hull(p, q)
