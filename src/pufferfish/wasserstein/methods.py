@@ -72,7 +72,7 @@ def _check_alpha(alpha) -> float:
 
 # ------------------------------------------------------------------------------ Laplace
 def gwm_laplace(p: LatticePMF, q: LatticePMF, *, epsilons) -> np.ndarray:
-    """General Wasserstein mechanism with Laplace noise: b = W_inf(P, Q) / epsilon gives epsilon-PP.
+    r"""General Wasserstein mechanism with Laplace noise: b = W_inf(P, Q) / epsilon gives epsilon-PP.
 
     Paper 002, Cor. 3.1 (Laplace, alpha = inf), which is the Wasserstein mechanism of Song et
     al. (2017). Proof: along a W_inf-optimal coupling every shift is at most W_inf, and
@@ -80,13 +80,32 @@ def gwm_laplace(p: LatticePMF, q: LatticePMF, *, epsilons) -> np.ndarray:
     bound holding for every component of two mixtures with the same weights holds for the
     mixtures. On the lattice W_inf is the span of the monotone plan pi*, so this equals
     paper 000's ``kantorovich`` (eq. 5).
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        The query priors :math:`P` and :math:`Q` of the secret pair.
+    epsilons : float or sequence of float
+        The grid of :math:`\epsilon > 0`.
+
+    Returns
+    -------
+    numpy.ndarray
+        The scale :math:`b` for each :math:`\epsilon`.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``p`` or ``q`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`, or a number not real.
+    InvalidArgumentError
+        A number out of its range (naming it).
     """
     _check_pmfs(p, q)
     return laplace_scale(float(wasserstein_inf(p, q)), epsilons=epsilons)
 
 
 def gawm_laplace(p: LatticePMF, q: LatticePMF, *, epsilons, delta) -> np.ndarray:
-    """General approximate Wasserstein mechanism with Laplace noise: b = Delta_delta / epsilon
+    r"""General approximate Wasserstein mechanism with Laplace noise: b = Delta_delta / epsilon
     gives (epsilon, delta)-PP.
 
     Paper 002, Thm 4.3 with Def. 4.2 (Delta-delta-proximity; "closeness" in Chen and
@@ -100,6 +119,27 @@ def gawm_laplace(p: LatticePMF, q: LatticePMF, *, epsilons, delta) -> np.ndarray
     it, L_x(S) <= 1: the coupling loses at most delta there. So P_Y(S) <= e^eps Q_Y(S) +
     delta, and the same in the other direction. With Delta_delta = 0 (the near part is the
     diagonal) no noise is needed: b = 0.
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        The query priors :math:`P` and :math:`Q` of the secret pair.
+    epsilons : float or sequence of float
+        The grid of :math:`\epsilon > 0`.
+    delta : float
+        :math:`0 < \delta < 1`.
+
+    Returns
+    -------
+    numpy.ndarray
+        The scale :math:`b` for each :math:`\epsilon`.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``p`` or ``q`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`, or a number not real.
+    InvalidArgumentError
+        A number out of its range (naming it).
     """
     from pufferfish.lattice.distances import delta_near
 
@@ -109,7 +149,7 @@ def gawm_laplace(p: LatticePMF, q: LatticePMF, *, epsilons, delta) -> np.ndarray
 
 # ------------------------------------------------------------------------------ Gaussian via RDP
 def gwm_gaussian_rdp(p: LatticePMF, q: LatticePMF, *, epsilons, delta) -> np.ndarray:
-    """General Wasserstein mechanism with Gaussian noise, through RPP: (epsilon, delta)-PP.
+    r"""General Wasserstein mechanism with Gaussian noise, through RPP: (epsilon, delta)-PP.
 
     Paper 002, Cor. 3.1: N(0, sigma^2) is (alpha, alpha W_inf^2 / (2 sigma^2))-RPP for every
     alpha > 1 (along the W_inf coupling each shift is at most W_inf, D_alpha of two Gaussians
@@ -118,6 +158,27 @@ def gwm_gaussian_rdp(p: LatticePMF, q: LatticePMF, *, epsilons, delta) -> np.nda
     and minimised over alpha > 1 in closed form
     (:func:`pufferfish.mechanisms.gaussian.gaussian_rdp_sigma`; the order used is
     :func:`pufferfish.mechanisms.gaussian.gaussian_rdp_alpha`). sigma = 0 when P = Q (W_inf = 0).
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        The query priors :math:`P` and :math:`Q` of the secret pair.
+    epsilons : float or sequence of float
+        The grid of :math:`\epsilon > 0`.
+    delta : float
+        :math:`0 < \delta < 1`.
+
+    Returns
+    -------
+    numpy.ndarray
+        The scale :math:`\sigma` for each :math:`\epsilon`.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``p`` or ``q`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`, or a number not real.
+    InvalidArgumentError
+        A number out of its range (naming it).
     """
     _check_pmfs(p, q)
     delta = _check_delta(delta)
@@ -127,7 +188,7 @@ def gwm_gaussian_rdp(p: LatticePMF, q: LatticePMF, *, epsilons, delta) -> np.nda
 
 # ------------------------------------------------------------------------------ Gaussian, analytic
 def gwm_gaussian_analytic(p: LatticePMF, q: LatticePMF, *, epsilons, delta) -> np.ndarray:
-    """Gaussian noise for (epsilon, delta)-PP from the exact (epsilon, delta) curve of one shift W_inf.
+    r"""Gaussian noise for (epsilon, delta)-PP from the exact (epsilon, delta) curve of one shift W_inf.
 
     sigma solves Phi(W/(2 sigma) - eps sigma/W) - e^eps Phi(-W/(2 sigma) - eps sigma/W) = delta,
     W = W_inf(P, Q) (Balle and Wang 2018, the analytic Gaussian mechanism;
@@ -135,6 +196,27 @@ def gwm_gaussian_analytic(p: LatticePMF, q: LatticePMF, *, epsilons, delta) -> n
     because the hockey-stick divergence is jointly convex: along the W_inf coupling,
     H_{e^eps}(P_Y || Q_Y) <= sum pi(x, x') H_{e^eps}(N_x || N_{x'}) <= the delta of one shift
     of size W_inf (the delta of a Gaussian shift grows with its size). sigma = 0 when P = Q.
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        The query priors :math:`P` and :math:`Q` of the secret pair.
+    epsilons : float or sequence of float
+        The grid of :math:`\epsilon > 0`.
+    delta : float
+        :math:`0 < \delta < 1`.
+
+    Returns
+    -------
+    numpy.ndarray
+        The scale :math:`\sigma` for each :math:`\epsilon`.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``p`` or ``q`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`, or a number not real.
+    InvalidArgumentError
+        A number out of its range (naming it).
     """
     _check_pmfs(p, q)
     delta = _check_delta(delta)
@@ -144,7 +226,7 @@ def gwm_gaussian_analytic(p: LatticePMF, q: LatticePMF, *, epsilons, delta) -> n
 
 # ------------------------------------------------------------------------------ Cauchy
 def dagwm_cauchy(p: LatticePMF, q: LatticePMF, *, epsilons, alpha=CAUCHY_ALPHA) -> np.ndarray:
-    """Distribution-aware GWM with Cauchy noise: gamma = W_2 / sqrt(2 (e^eps - 1)) gives (2, epsilon)-RPP.
+    r"""Distribution-aware GWM with Cauchy noise: gamma = W_2 / sqrt(2 (e^eps - 1)) gives (2, epsilon)-RPP.
 
     Paper 002, Cor. 4.1 (Cauchy mechanism) at alpha = 2, via Thm 4.5 (DAGWM). For Cauchy(0,
     gamma) shifted by s, exp(D_2) = int f(z - s)^2 / f(z) dz = 1 + s^2 / (2 gamma^2) (the
@@ -153,6 +235,29 @@ def dagwm_cauchy(p: LatticePMF, q: LatticePMF, *, epsilons, alpha=CAUCHY_ALPHA) 
     pi(x, x') (1 + (x - x')^2 / (2 gamma^2)) = 1 + W_2^2 / (2 gamma^2) <= e^eps for the gamma
     above (and the same with P and Q swapped). Stated here for alpha = 2 only: another
     ``alpha`` is refused (the registry record says so before any work). gamma = 0 when P = Q.
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        The query priors :math:`P` and :math:`Q` of the secret pair.
+    epsilons : float or sequence of float
+        The grid of :math:`\epsilon > 0`.
+    alpha : float
+        The Renyi order; only 2 is supported.
+
+    Returns
+    -------
+    numpy.ndarray
+        The scale :math:`\gamma` for each :math:`\epsilon`.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``p`` or ``q`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`, or a number not real.
+    InvalidArgumentError
+        A number out of its range (naming it).
+    NotApplicableError
+        ``alpha`` other than 2.
     """
     _check_pmfs(p, q)
     if _check_alpha(alpha) != CAUCHY_ALPHA:
