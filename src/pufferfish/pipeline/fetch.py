@@ -146,22 +146,32 @@ def download(dataset: str, spec: Mapping, *, csv_path: str | os.PathLike, json_p
     An ``archive`` member without a ``sha256`` pin is checked against, or on its first
     download recorded in, ``record_path`` (:func:`record_path_for`).
 
-    Args:
-        dataset: the key of the dataset in ``config["datasets"]`` (used in messages).
-        spec: the dataset's entry of ``config["datasets"]``.
-        csv_path, json_path: where to write the table and its :class:`Provenance`.
-        mirror: a local mirror of archive.ics.uci.edu; ``None``: ``$UCI_MIRROR`` if set,
-            else the network.
-        timeout: seconds a network connection may stay silent.
-        record_path: the record file of an unpinned member's SHA-256; ``None``:
-            :func:`record_path_for` ``(json_path)``.
+    Parameters
+    ----------
+    dataset : str
+        The key of the dataset in ``config["datasets"]`` (used in messages).
+    spec : collections.abc.Mapping
+        The dataset's entry of ``config["datasets"]``.
+    csv_path, json_path : str or os.PathLike
+        Where to write the table and its :class:`Provenance`.
+    mirror : str or os.PathLike, optional
+        A local mirror of archive.ics.uci.edu; ``None``: ``$UCI_MIRROR`` if set, else the network.
+    timeout : float
+        Seconds a network connection may stay silent.
+    record_path : str or os.PathLike, optional
+        The record file of an unpinned member's SHA-256; ``None``:
+        :func:`record_path_for` ``(json_path)``.
 
-    Returns:
+    Returns
+    -------
+    Provenance
         The provenance record written to ``json_path``.
 
-    Raises:
-        DownloadError, DataError, ConfigError: see :func:`fetch_dataset`, plus a
-            :class:`DataError` if the CSV would not read back as the parsed table.
+    Raises
+    ------
+    DownloadError, DataError, ConfigError
+        See :func:`fetch_dataset`, plus a :class:`~pufferfish.errors.DataError` if the CSV
+        would not read back as the parsed table.
     """
     record_path = record_path_for(json_path) if record_path is None else Path(record_path)
     frame, record = fetch_dataset(dataset, spec, mirror=mirror, timeout=timeout, record_path=record_path)
@@ -193,26 +203,39 @@ def fetch_dataset(dataset: str, spec: Mapping, *, mirror: str | os.PathLike | No
                   record_path: str | os.PathLike | None = None) -> tuple[pd.DataFrame, Provenance]:
     """Read ``dataset`` as its ``spec`` says, check it, and return the table and its provenance.
 
-    Args:
-        dataset: the key of the dataset in ``config["datasets"]`` (used in messages).
-        spec: ``source`` (``ucimlrepo`` with ``uci_id``, or ``archive`` with ``url``,
-            ``member`` (a name, or a list of names into nested zips) and optionally
-            ``sha256``), ``rows``, ``columns``, and optionally ``read_csv`` and ``citation``.
-        mirror: a local mirror of archive.ics.uci.edu; ``None``: ``$UCI_MIRROR`` if set,
-            else the network.
-        timeout: seconds a network connection may stay silent.
-        record_path: for an ``archive`` member without a ``sha256`` pin, the record file
-            of its SHA-256: if it exists (and names the same URL and member) the bytes must
-            match it, else the provenance names it for :func:`download` to write. ``None``:
-            no record is read or kept (the member is then not verified at all).
+    Parameters
+    ----------
+    dataset : str
+        The key of the dataset in ``config["datasets"]`` (used in messages).
+    spec : collections.abc.Mapping
+        ``source`` (``ucimlrepo`` with ``uci_id``, or ``archive`` with ``url``, ``member``
+        (a name, or a list of names into nested zips) and optionally ``sha256``), ``rows``,
+        ``columns``, and optionally ``read_csv`` and ``citation``.
+    mirror : str or os.PathLike, optional
+        A local mirror of archive.ics.uci.edu; ``None``: ``$UCI_MIRROR`` if set, else the network.
+    timeout : float
+        Seconds a network connection may stay silent.
+    record_path : str or os.PathLike, optional
+        For an ``archive`` member without a ``sha256`` pin, the record file of its SHA-256:
+        if it exists (and names the same URL and member) the bytes must match it, else the
+        provenance names it for :func:`download` to write. ``None``: no record is read or
+        kept (the member is then not verified at all).
 
-    Raises:
-        DownloadError: the bytes cannot be obtained (no network, not in the mirror, not
-            a zip, no such member, a corrupt record file) or their SHA-256 differs from
-            the pin or from the recorded hash.
-        DataError: the bytes do not parse, or the table has other ``rows`` or lacks
-            some of ``columns``.
-        ConfigError: the spec lacks a key its source needs, or ``member`` is malformed.
+    Returns
+    -------
+    tuple
+        ``(frame, provenance)``: the table (a :class:`pandas.DataFrame`) and its :class:`Provenance`.
+
+    Raises
+    ------
+    DownloadError
+        The bytes cannot be obtained (no network, not in the mirror, not a zip, no such
+        member, a corrupt record file) or their SHA-256 differs from the pin or from the
+        recorded hash.
+    DataError
+        The bytes do not parse, or the table has other ``rows`` or lacks some of ``columns``.
+    ConfigError
+        The spec lacks a key its source needs, or ``member`` is malformed.
     """
     source = _require(dataset, spec, "source")
     rows = _require(dataset, spec, "rows")
@@ -302,7 +325,22 @@ def _verify(dataset: str, spec: Mapping, source: str, data: bytes, *, url: str, 
 def member_path(member, *, dataset: str = "?") -> tuple[str, ...]:
     """The spec's ``member`` as a tuple of names, outer zip first (a string is one name).
 
-    Raises :class:`ConfigError` for anything but a non-empty name or a non-empty list of them.
+    Parameters
+    ----------
+    member : str or list of str
+        The spec's ``member``.
+    dataset : str
+        The dataset's key (in messages).
+
+    Returns
+    -------
+    tuple of str
+        The names, outer zip first.
+
+    Raises
+    ------
+    ConfigError
+        Anything but a non-empty name or a non-empty list of them.
     """
     names = (member,) if isinstance(member, str) else tuple(member) if isinstance(member, (list, tuple)) else None
     if not names or not all(isinstance(n, str) and n for n in names):
@@ -312,13 +350,47 @@ def member_path(member, *, dataset: str = "?") -> tuple[str, ...]:
 
 
 def describe_member(member, url: str) -> str:
-    """``member a of URL``, or ``member b of member a of URL`` for a member of a nested zip."""
+    """``member a of URL``, or ``member b of member a of URL`` for a member of a nested zip.
+
+    Parameters
+    ----------
+    member : str or list of str
+        The spec's ``member``.
+    url : str
+        The archive's URL.
+
+    Returns
+    -------
+    str
+        The description used in messages.
+
+    Raises
+    ------
+    ConfigError
+        ``member`` malformed (:func:`member_path`).
+    """
     path = member_path(member)
     return " of ".join(f"member {name}" for name in reversed(path)) + f" of {url}"
 
 
 def record_path_for(json_path: str | os.PathLike) -> Path:
-    """The record file of an unpinned member's SHA-256 beside its provenance: ``<dir>/<name>.sha256.json``."""
+    """The record file of an unpinned member's SHA-256 beside its provenance: ``<dir>/<name>.sha256.json``.
+
+    Parameters
+    ----------
+    json_path : str or os.PathLike
+        The provenance file ``<dir>/<name>.json``.
+
+    Returns
+    -------
+    pathlib.Path
+        ``<dir>/<name>.sha256.json``.
+
+    Raises
+    ------
+    TypeError
+        ``json_path`` not a path.
+    """
     json_path = Path(json_path)
     return json_path.with_name(json_path.stem + ".sha256.json")
 
@@ -328,6 +400,27 @@ def read_recorded_sha256(record_path: str | os.PathLike, *, dataset: str, url: s
 
     A record of another URL or member (the spec changed) does not apply: ``None``, and the
     new member is recorded anew. An unreadable record is a :class:`DownloadError`.
+
+    Parameters
+    ----------
+    record_path : str or os.PathLike
+        The record file.
+    dataset : str
+        The dataset's key (in messages).
+    url : str
+        The archive's URL.
+    member : str or list of str
+        The spec's ``member``.
+
+    Returns
+    -------
+    str or None
+        The recorded lower-case hex SHA-256, or ``None``.
+
+    Raises
+    ------
+    DownloadError
+        The record file exists but cannot be read or parsed.
     """
     path = Path(record_path)
     if not path.exists():
@@ -346,7 +439,23 @@ def read_recorded_sha256(record_path: str | os.PathLike, *, dataset: str, url: s
 
 
 def mirror_from_env(environ: Mapping[str, str] | None = None) -> Path | None:
-    """The mirror named by ``$UCI_MIRROR`` as an absolute path, or ``None`` if unset or empty."""
+    """The mirror named by ``$UCI_MIRROR`` as an absolute path, or ``None`` if unset or empty.
+
+    Parameters
+    ----------
+    environ : collections.abc.Mapping, optional
+        The environment (``None``: :data:`os.environ`).
+
+    Returns
+    -------
+    pathlib.Path or None
+        The mirror's absolute path, or ``None``.
+
+    Raises
+    ------
+    RuntimeError
+        The path cannot be resolved (a symlink loop).
+    """
     value = (os.environ if environ is None else environ).get(MIRROR_ENV, "")
     return Path(value).resolve() if value.strip() else None
 
@@ -356,6 +465,23 @@ def mirror_path(mirror: str | os.PathLike, url: str) -> Path:
 
     The URL path is percent-decoded (``%2B`` and ``+`` both name ``+``). A URL of another
     site, with a query, or with a ``..`` in its path is refused (``DownloadError``).
+
+    Parameters
+    ----------
+    mirror : str or os.PathLike
+        The mirror's root directory.
+    url : str
+        A URL under :data:`UCI_SITE`.
+
+    Returns
+    -------
+    pathlib.Path
+        The mirror's file for ``url``.
+
+    Raises
+    ------
+    DownloadError
+        A URL of another site, with a query, or with ``..`` in its path.
     """
     parts = urllib.parse.urlsplit(url)
     if not url.startswith(UCI_SITE) or parts.query or parts.fragment:
@@ -368,7 +494,27 @@ def mirror_path(mirror: str | os.PathLike, url: str) -> Path:
 
 
 def ucimlrepo_data_url(uci_id: int, *, dataset: str, timeout: float = DEFAULT_TIMEOUT) -> str:
-    """Ask UCI's API for the ``data.csv`` URL of dataset ``uci_id``, as ``fetch_ucirepo`` does."""
+    """Ask UCI's API for the ``data.csv`` URL of dataset ``uci_id``, as ``fetch_ucirepo`` does.
+
+    Parameters
+    ----------
+    uci_id : int
+        The UCI dataset id.
+    dataset : str
+        The dataset's key (in messages).
+    timeout : float
+        Seconds a network connection may stay silent.
+
+    Returns
+    -------
+    str
+        The URL of the dataset's ``data.csv``.
+
+    Raises
+    ------
+    DownloadError
+        UCI cannot be reached, does not answer with JSON, or has no such dataset or file.
+    """
     api_url = f"{API_BASE_URL}?id={int(uci_id)}"
     answer = _read_url(dataset, api_url, timeout=timeout)
     try:
@@ -387,7 +533,31 @@ def ucimlrepo_data_url(uci_id: int, *, dataset: str, timeout: float = DEFAULT_TI
 
 
 def parse_csv(data: bytes, *, read_csv: Mapping | None = None, dataset: str = "?", where: str = "data") -> pd.DataFrame:
-    """Parse ``data`` with ``pandas.read_csv(**read_csv)`` (no options: as ucimlrepo does)."""
+    """Parse ``data`` with ``pandas.read_csv(**read_csv)`` (no options: as ucimlrepo does).
+
+    Parameters
+    ----------
+    data : bytes
+        The CSV bytes.
+    read_csv : collections.abc.Mapping, optional
+        Options of :func:`pandas.read_csv` (none: pandas' defaults).
+    dataset : str
+        The dataset's key (in messages).
+    where : str
+        What the bytes are (in messages).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The parsed table.
+
+    Raises
+    ------
+    ConfigError
+        An option :func:`pandas.read_csv` does not take.
+    DataError
+        The bytes do not parse.
+    """
     options = dict(read_csv or {})
     try:
         return pd.read_csv(io.BytesIO(data), **options)
@@ -398,7 +568,29 @@ def parse_csv(data: bytes, *, read_csv: Mapping | None = None, dataset: str = "?
 
 
 def check_table(dataset: str, frame: pd.DataFrame, *, rows: int, columns) -> None:
-    """Refuse (``DataError``) a table without exactly ``rows`` rows or lacking one of ``columns``."""
+    """Refuse (``DataError``) a table without exactly ``rows`` rows or lacking one of ``columns``.
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's key (in messages).
+    frame : pandas.DataFrame
+        The parsed table.
+    rows : int
+        The number of rows expected.
+    columns : sequence of str
+        Columns that must be present.
+
+    Returns
+    -------
+    None
+        The table passed.
+
+    Raises
+    ------
+    DataError
+        Other than ``rows`` rows, or a column of ``columns`` missing.
+    """
     found = [str(c) for c in frame.columns]
     missing = [c for c in columns if c not in found]
     if missing:
@@ -409,7 +601,23 @@ def check_table(dataset: str, frame: pd.DataFrame, *, rows: int, columns) -> Non
 
 
 def sha256_hex(data: bytes) -> str:
-    """Lower-case hex SHA-256 of ``data``."""
+    """Lower-case hex SHA-256 of ``data``.
+
+    Parameters
+    ----------
+    data : bytes
+        The bytes.
+
+    Returns
+    -------
+    str
+        64 lower-case hex digits.
+
+    Raises
+    ------
+    TypeError
+        ``data`` not bytes-like.
+    """
     return hashlib.sha256(data).hexdigest()
 
 
