@@ -132,23 +132,21 @@ def cauchy_renyi(p: LatticePMF, q: LatticePMF, *, alpha: float, gamma: float) ->
     Parameters
     ----------
     p, q : pufferfish.lattice.pmf.LatticePMF
-        The priors :math:`P` and :math:`Q` of the secret pair.
+        The priors whose Cauchy-noise outputs :math:`P_Y`, :math:`Q_Y` are compared.
     alpha : float
-        The Renyi order, :math:`\alpha > 1`.
+        Order of the divergence, :math:`\alpha > 1`.
     gamma : float
-        The Cauchy scale, :math:`\gamma > 0`.
+        Cauchy scale :math:`\gamma > 0`.
 
     Returns
     -------
     tuple of float
-        ``(forward, backward)``: the divergence from :math:`P_Y` to :math:`Q_Y` and back.
+        ``(D_alpha(P_Y || Q_Y), D_alpha(Q_Y || P_Y))``.
 
     Raises
     ------
-    ArgumentTypeError
-        ``p`` or ``q`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`, or a number not real.
-    InvalidArgumentError
-        A number out of its range (naming it).
+    ArgumentTypeError, InvalidArgumentError
+        ``p`` or ``q`` not a lattice pmf, :math:`\alpha \le 1` or :math:`\gamma \le 0` (naming it).
     """
     instance(p, LatticePMF, name="p")
     instance(q, LatticePMF, name="q")

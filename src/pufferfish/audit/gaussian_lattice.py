@@ -347,23 +347,21 @@ def gaussian_hockey_stick(p: LatticePMF, q: LatticePMF, *, epsilon: float, sigma
     Parameters
     ----------
     p, q : pufferfish.lattice.pmf.LatticePMF
-        The priors :math:`P` and :math:`Q` of the secret pair.
+        Priors of the pair, released with :math:`\mathcal{N}(0, \sigma^2)` added.
     epsilon : float
-        :math:`\epsilon \ge 0`.
+        The :math:`\epsilon \ge 0` of the hockey stick :math:`H_{e^\epsilon}`.
     sigma : float
-        The Gaussian standard deviation, :math:`\sigma > 0`.
+        Standard deviation of the Gaussian noise, :math:`> 0`.
 
     Returns
     -------
     tuple of float
-        ``(forward, backward)``: the divergence from :math:`P_Y` to :math:`Q_Y` and back.
+        The smallest :math:`\delta` in each direction, ``(P to Q, Q to P)``.
 
     Raises
     ------
-    ArgumentTypeError
-        ``p`` or ``q`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`, or a number not real.
-    InvalidArgumentError
-        A number out of its range (naming it).
+    ArgumentTypeError, InvalidArgumentError
+        Bad priors, a negative ``epsilon`` or a non-positive ``sigma``.
     """
     _check_pmfs(p, q)
     eps = _check_epsilon(epsilon)
@@ -492,23 +490,21 @@ def gaussian_renyi(p: LatticePMF, q: LatticePMF, *, alpha: float, sigma: float) 
     Parameters
     ----------
     p, q : pufferfish.lattice.pmf.LatticePMF
-        The priors :math:`P` and :math:`Q` of the secret pair.
+        Priors of the pair, audited under Gaussian noise.
     alpha : float
-        The Renyi order, :math:`\alpha > 1`.
+        Renyi order (:math:`> 1`) of the guarantee checked.
     sigma : float
-        The Gaussian standard deviation, :math:`\sigma > 0`.
+        Noise standard deviation :math:`\sigma > 0`.
 
     Returns
     -------
     tuple of float
-        ``(forward, backward)``: the divergence from :math:`P_Y` to :math:`Q_Y` and back.
+        Forward and backward :math:`D_\alpha` of the noisy outputs.
 
     Raises
     ------
-    ArgumentTypeError
-        ``p`` or ``q`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`, or a number not real.
-    InvalidArgumentError
-        A number out of its range (naming it).
+    ArgumentTypeError, InvalidArgumentError
+        A prior that is not a lattice pmf, or ``alpha`` / ``sigma`` out of range.
     """
     _check_pmfs(p, q)
     alpha = _check_alpha(alpha)

@@ -135,20 +135,19 @@ def geometric_privacy_loss(p: LatticePMF, q: LatticePMF, *, scale: float) -> tup
     Parameters
     ----------
     p, q : pufferfish.lattice.pmf.LatticePMF
-        The priors :math:`P` and :math:`Q` of the secret pair.
+        Lattice priors released with two-sided geometric noise.
     scale : float
-        The scale :math:`b > 0` of the two-sided geometric noise, :math:`r = e^{-1/b}`.
+        The geometric scale :math:`b > 0` (:math:`r = e^{-1/b}`).
 
     Returns
     -------
     tuple of float
-        ``(forward, backward)``: the divergence from :math:`P_Y` to :math:`Q_Y` and back.
+        Pure-:math:`\epsilon` loss in each direction, a max over the integers.
 
     Raises
     ------
     ArgumentTypeError, InvalidArgumentError
-        ``p``, ``q`` not lattice pmfs, or ``scale`` not finite and > 0 (or below 1e-290 times the
-        width of the priors' hull).
+        ``p``, ``q`` not lattice pmfs, or ``scale`` not finite and > 0 (or below 1e-290 times the width of the priors' hull).
     """
     return _loss(_Pair(p, q), _check_scale(scale))
 
@@ -163,16 +162,16 @@ def geometric_hockey_stick(p: LatticePMF, q: LatticePMF, *, epsilon: float, scal
     Parameters
     ----------
     p, q : pufferfish.lattice.pmf.LatticePMF
-        The priors :math:`P` and :math:`Q` of the secret pair.
+        The pair's priors; the output is :math:`X + G`.
     epsilon : float
-        :math:`\epsilon \ge 0`.
+        Hockey-stick level :math:`\epsilon \ge 0` (0: total variation).
     scale : float
-        The scale :math:`b > 0` of the two-sided geometric noise, :math:`r = e^{-1/b}`.
+        :math:`b > 0`, the scale of :math:`G`.
 
     Returns
     -------
     tuple of float
-        ``(forward, backward)``: the divergence from :math:`P_Y` to :math:`Q_Y` and back.
+        The smallest :math:`\delta` of :math:`(\epsilon, \delta)`-PP, forward and backward.
 
     Raises
     ------
@@ -192,16 +191,16 @@ def geometric_renyi(p: LatticePMF, q: LatticePMF, *, alpha: float, scale: float)
     Parameters
     ----------
     p, q : pufferfish.lattice.pmf.LatticePMF
-        The priors :math:`P` and :math:`Q` of the secret pair.
+        The two priors, each convolved with the geometric noise.
     alpha : float
-        The Renyi order, :math:`\alpha > 1`.
+        Order :math:`\alpha > 1` of the Renyi divergence.
     scale : float
-        The scale :math:`b > 0` of the two-sided geometric noise, :math:`r = e^{-1/b}`.
+        Scale :math:`b > 0` of the two-sided geometric law.
 
     Returns
     -------
     tuple of float
-        ``(forward, backward)``: the divergence from :math:`P_Y` to :math:`Q_Y` and back.
+        ``(D_alpha(P_Y || Q_Y), D_alpha(Q_Y || P_Y))``, exact sums and geometric tails.
 
     Raises
     ------

@@ -155,14 +155,19 @@ def log_kernel_sums(logp: np.ndarray, rate: float) -> np.ndarray:
     Parameters
     ----------
     logp : numpy.ndarray
-        :math:`\log P(x)`, one row per prior (m x n, ``-inf`` for no mass).
+        An m x n array, a row of :math:`\log P(x)` per prior (``-inf``: no mass).
     rate : float
-        The decay per lattice step, :math:`\ge 0`.
+        Kernel decay :math:`\ge 0` per lattice step.
 
     Returns
     -------
     numpy.ndarray
-        The m x n log sums.
+        The m x n two-sided log sums.
+
+    Raises
+    ------
+    ValueError
+        ``logp`` not two-dimensional (the caller validates everything else).
     """
     m, n = logp.shape
     block = int(min(n, _SCAN_MAX_BLOCK, _SCAN_EXPONENT / rate)) if rate > 0 else min(n, _SCAN_MAX_BLOCK)
@@ -210,14 +215,19 @@ def one_sided_sums(logp: np.ndarray, rate: float) -> tuple[np.ndarray, np.ndarra
     Parameters
     ----------
     logp : numpy.ndarray
-        :math:`\log P(x)`, one row per prior (m x n, ``-inf`` for no mass).
+        Log masses, one prior per row (m x n).
     rate : float
-        The decay per lattice step, :math:`\ge 0`.
+        Decay of the one-sided kernel per step, :math:`\ge 0`.
 
     Returns
     -------
     tuple of numpy.ndarray
-        ``(F, H)``, each m x n, in linear space.
+        ``(F, H)`` in linear space, each m x n.
+
+    Raises
+    ------
+    IndexError
+        ``logp`` is one-dimensional (the caller passes an m x n array).
     """
     m = logp.shape[0]
     scans = _log_forward_rows(np.vstack((logp, logp[:, ::-1])), rate)
@@ -237,14 +247,19 @@ def nearest_sums(logp: np.ndarray, rate: float) -> tuple[np.ndarray, np.ndarray]
     Parameters
     ----------
     logp : numpy.ndarray
-        :math:`\log P(x)`, one row per prior (m x n, ``-inf`` for no mass; some row has an atom).
+        Rows of log masses; at least one row has an atom.
     rate : float
-        The decay per lattice step, at least :data:`NEAREST_RATE`.
+        A decay of at least :data:`NEAREST_RATE` per step.
 
     Returns
     -------
     tuple of numpy.ndarray
-        ``(d, log_s)``: the integer distances (n) and the m x n log sums.
+        ``(d, log_s)``: the integer distances (length n) and the m x n factored log sums.
+
+    Raises
+    ------
+    ValueError
+        ``logp`` is not two-dimensional.
     """
     m, n = logp.shape
     k = np.arange(n)

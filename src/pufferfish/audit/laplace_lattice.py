@@ -80,21 +80,19 @@ def log_density_at_lattice(pmf_values: np.ndarray, theta: float) -> np.ndarray:
     Parameters
     ----------
     pmf_values : numpy.ndarray
-        The masses (:math:`\ge 0`) at the lattice points :math:`0, \dots, n - 1`.
+        Masses (:math:`\ge 0`) of :math:`X` at :math:`0, \dots, n - 1`.
     theta : float
-        The Laplace scale, :math:`\theta > 0`.
+        Scale of the Laplace noise added, :math:`> 0`.
 
     Returns
     -------
     numpy.ndarray
-        :math:`\log p_Y(k)` for :math:`k = 0, \dots, n - 1`.
+        :math:`\log p_Y(k)` at :math:`k = 0, \dots, n - 1`.
 
     Raises
     ------
-    ArgumentTypeError
-        ``pmf_values`` or ``theta`` not real.
-    InvalidArgumentError
-        A negative mass, or :math:`\theta \le 0` or not finite.
+    ArgumentTypeError, InvalidArgumentError
+        A negative or non-real mass, or :math:`\theta` not finite and positive.
     """
     pmf_values = reals(pmf_values, name="pmf_values", lo=0.0)
     theta = _check_theta(theta)
@@ -153,23 +151,21 @@ def laplace_hockey_stick(p: LatticePMF, q: LatticePMF, *, epsilon: float, scale:
     Parameters
     ----------
     p, q : pufferfish.lattice.pmf.LatticePMF
-        The priors :math:`P` and :math:`Q` of the secret pair.
+        Lattice priors of the secret pair under Laplace noise.
     epsilon : float
-        :math:`\epsilon \ge 0`.
+        :math:`\epsilon \ge 0` (0: total variation).
     scale : float
-        The Laplace scale :math:`\theta > 0`.
+        Laplace scale :math:`\theta > 0`.
 
     Returns
     -------
     tuple of float
-        ``(forward, backward)``: the divergence from :math:`P_Y` to :math:`Q_Y` and back.
+        :math:`(H_{e^\epsilon}(P_Y \| Q_Y), H_{e^\epsilon}(Q_Y \| P_Y))`.
 
     Raises
     ------
-    ArgumentTypeError
-        ``p`` or ``q`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`, or a number not real.
-    InvalidArgumentError
-        A number out of its range (naming it).
+    ArgumentTypeError, InvalidArgumentError
+        ``p``, ``q``, ``epsilon`` or ``scale`` invalid (the message names which).
     """
     _check_pair(p, q)
     eps = _check_epsilon(epsilon)
@@ -263,21 +259,19 @@ def lattice_privacy_loss(p: LatticePMF, q: LatticePMF, theta: float) -> PrivacyL
     Parameters
     ----------
     p, q : pufferfish.lattice.pmf.LatticePMF
-        The priors :math:`P` and :math:`Q` of the secret pair.
+        The two query priors :math:`P_i`, :math:`P_j`.
     theta : float
-        The Laplace scale, :math:`\theta > 0`.
+        The Laplace scale :math:`\theta > 0` audited.
 
     Returns
     -------
     PrivacyLoss
-        Both directions of the loss and where they are attained.
+        Forward and backward sup of the log-ratio, and where they are attained.
 
     Raises
     ------
-    ArgumentTypeError
-        ``p`` or ``q`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`, or a number not real.
-    InvalidArgumentError
-        A number out of its range (naming it).
+    ArgumentTypeError, InvalidArgumentError
+        Priors that are not lattice pmfs, or :math:`\theta` not finite and positive.
     """
     theta = _check_theta(theta)
     _check_pair(p, q)
@@ -296,21 +290,19 @@ def mgf_tail_loss(a: LatticePMF, b: LatticePMF, theta: float) -> tuple[float, fl
     Parameters
     ----------
     a, b : pufferfish.lattice.pmf.LatticePMF
-        The priors :math:`A` and :math:`B` of the one user whose value differs between the secrets.
+        Laws :math:`A`, :math:`B` of the one user that differs between the secrets.
     theta : float
-        The Laplace scale, :math:`\theta > 0`.
+        Laplace scale at which the tail limits are taken, :math:`> 0`.
 
     Returns
     -------
     tuple of float
-        The limits at :math:`y \to +\infty` and :math:`y \to -\infty`.
+        The limits of the log-ratio at :math:`y \to +\infty` and :math:`y \to -\infty`.
 
     Raises
     ------
-    ArgumentTypeError
-        ``a`` or ``b`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`, or ``theta`` not real.
-    InvalidArgumentError
-        :math:`\theta \le 0` or not finite.
+    ArgumentTypeError, InvalidArgumentError
+        ``a`` or ``b`` not a lattice pmf, or ``theta`` invalid.
     """
     theta = _check_theta(theta)
     instance(a, LatticePMF, name="a")
@@ -400,26 +392,23 @@ def tight(p: LatticePMF, q: LatticePMF, *, epsilons, rtol: float = 1e-12, max_st
     Parameters
     ----------
     p, q : pufferfish.lattice.pmf.LatticePMF
-        The priors :math:`P` and :math:`Q` of the secret pair.
+        The secret pair's priors to calibrate for.
     epsilons : float or sequence of float
-        The grid of :math:`\epsilon > 0`.
+        Targets :math:`\epsilon > 0`, one tight scale each.
     rtol : float
-        Relative width of the final bracket.
+        Relative width at which each bracket is closed.
     max_steps : int
-        Audits allowed per :math:`\epsilon`.
+        Audits allowed for one :math:`\epsilon`.
 
     Returns
     -------
     numpy.ndarray
-        :math:`\theta_{\min}` for each :math:`\epsilon`.
+        :math:`\theta_{\min}(\epsilon)` for each target, each an audited, accepted scale.
 
     Raises
     ------
-    ArgumentTypeError
-        ``p`` or ``q`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`, or a number not real.
-    InvalidArgumentError
-        A number out of its range (naming it).
-        Also when an :math:`\epsilon` has no finite tight scale within ``max_steps``.
+    ArgumentTypeError, InvalidArgumentError
+        Bad priors or grid, or an :math:`\epsilon` whose bracket does not close within ``max_steps``.
     """
     epsilons = check_epsilons(epsilons)
     out = []

@@ -293,23 +293,21 @@ def emg_logpdf(y, prior, b) -> np.ndarray:
     Parameters
     ----------
     y : float or numpy.ndarray
-        The points (finite).
+        Finite points at which the log density is evaluated.
     prior : pufferfish.mixture.GMM or tuple
-        The prior of :math:`X` (see :func:`as_prior`).
+        Law of :math:`X`, as :func:`as_prior` reads it.
     b : float
-        The Laplace scale, :math:`b > 0`.
+        Scale of the Laplace noise, :math:`b > 0`.
 
     Returns
     -------
     numpy.ndarray
-        :math:`\log p_Y(y)` at every point.
+        :math:`\log p_Y(y)`, one value a point.
 
     Raises
     ------
-    ArgumentTypeError
-        A prior that is neither a mixture nor ``(mean, std)``, or a number not real.
-    InvalidArgumentError
-        A number out of its range (naming it).
+    ArgumentTypeError, InvalidArgumentError
+        A bad prior, a non-finite ``y`` or ``b`` not finite and positive.
     """
     prior, b = as_prior(prior), _check_b(b)
     return _Emg(prior, b).logpdf(np.atleast_1d(_check_y(y)))
@@ -321,23 +319,21 @@ def emg_pdf(y, prior, b) -> np.ndarray:
     Parameters
     ----------
     y : float or numpy.ndarray
-        The points (finite).
+        Where to evaluate the density (finite).
     prior : pufferfish.mixture.GMM or tuple
-        The prior of :math:`X` (see :func:`as_prior`).
+        A mixture, or ``(mean, std)`` of one Gaussian.
     b : float
-        The Laplace scale, :math:`b > 0`.
+        The Laplace scale.
 
     Returns
     -------
     numpy.ndarray
-        :math:`p_Y(y)` at every point.
+        :math:`p_Y(y)` (the exponential of :func:`emg_logpdf`).
 
     Raises
     ------
-    ArgumentTypeError
-        A prior that is neither a mixture nor ``(mean, std)``, or a number not real.
-    InvalidArgumentError
-        A number out of its range (naming it).
+    ArgumentTypeError, InvalidArgumentError
+        As :func:`emg_logpdf`.
     """
     return np.exp(emg_logpdf(y, prior, b))
 
@@ -386,21 +382,19 @@ def tail_log_ratios(prior_i, prior_j, *, b) -> tuple[float, float]:
     Parameters
     ----------
     prior_i, prior_j : pufferfish.mixture.GMM or tuple
-        The priors of the pair: a mixture, or ``(mean, std)`` of one Gaussian (std 0: a point mass).
+        The two mixture priors (or ``(mean, std)`` pairs).
     b : float
-        The Laplace scale, :math:`b > 0`.
+        Laplace scale :math:`b > 0` of the limits.
 
     Returns
     -------
     tuple of float
-        The limits of :math:`r` at :math:`-\infty` and at :math:`+\infty`.
+        Limits of :math:`r` at :math:`-\infty` then :math:`+\infty`, from the mixtures' MGFs.
 
     Raises
     ------
-    ArgumentTypeError
-        A prior that is neither a mixture nor ``(mean, std)``, or a number not real.
-    InvalidArgumentError
-        A number out of its range (naming it).
+    ArgumentTypeError, InvalidArgumentError
+        A prior neither a mixture nor ``(mean, std)``, or a bad ``b``.
     """
     pi, pj, b = as_prior(prior_i, name="prior_i"), as_prior(prior_j, name="prior_j"), _check_b(b)
     return (_log_mgf(pi, -1.0 / b) - _log_mgf(pj, -1.0 / b), _log_mgf(pi, 1.0 / b) - _log_mgf(pj, 1.0 / b))
@@ -625,11 +619,11 @@ def hockey_stick(prior_i, prior_j, *, epsilon: float, b: float) -> HockeyStick:
     Parameters
     ----------
     prior_i, prior_j : pufferfish.mixture.GMM or tuple
-        The priors of the pair: a mixture, or ``(mean, std)`` of one Gaussian (std 0: a point mass).
+        Priors of :math:`X` under the two secrets.
     epsilon : float
-        :math:`\epsilon > 0`.
+        Level :math:`\epsilon > 0`.
     b : float
-        The Laplace scale, :math:`b > 0`.
+        Laplace noise scale, positive.
 
     Returns
     -------
@@ -638,10 +632,8 @@ def hockey_stick(prior_i, prior_j, *, epsilon: float, b: float) -> HockeyStick:
 
     Raises
     ------
-    ArgumentTypeError
-        A prior that is neither a mixture nor ``(mean, std)``, or a number not real.
-    InvalidArgumentError
-        A number out of its range (naming it).
+    ArgumentTypeError, InvalidArgumentError
+        Bad priors, or ``epsilon`` / ``b`` not finite and positive.
     """
     pi, pj, b = as_prior(prior_i, name="prior_i"), as_prior(prior_j, name="prior_j"), _check_b(b)
     eps = real(epsilon, name="epsilon", lo=0.0, lo_open=True)
@@ -664,21 +656,19 @@ def prior_hockey_stick(prior_i, prior_j, *, epsilon: float) -> HockeyStick:
     Parameters
     ----------
     prior_i, prior_j : pufferfish.mixture.GMM or tuple
-        The priors of the pair: a mixture, or ``(mean, std)`` of one Gaussian (std 0: a point mass).
+        Mixtures compared as they are (no noise).
     epsilon : float
-        :math:`\epsilon > 0`.
+        The :math:`\epsilon > 0` of the divergence.
 
     Returns
     -------
     HockeyStick
-        Both directions for the priors themselves (no noise).
+        The noise-free divergences, an upper bound for every :math:`b`.
 
     Raises
     ------
-    ArgumentTypeError
-        A prior that is neither a mixture nor ``(mean, std)``, or a number not real.
-    InvalidArgumentError
-        A number out of its range (naming it).
+    ArgumentTypeError, InvalidArgumentError
+        Bad priors or ``epsilon``.
     """
     pi, pj = as_prior(prior_i, name="prior_i"), as_prior(prior_j, name="prior_j")
     eps = real(epsilon, name="epsilon", lo=0.0, lo_open=True)
@@ -721,19 +711,17 @@ def prior_epsilon_achieved(prior_i, prior_j) -> float:
     Parameters
     ----------
     prior_i, prior_j : pufferfish.mixture.GMM or tuple
-        The priors of the pair: a mixture, or ``(mean, std)`` of one Gaussian (std 0: a point mass).
+        Mixtures whose own log-density ratio is bounded.
 
     Returns
     -------
     float
-        The noise-free pure-:math:`\epsilon` loss (``inf`` when the tails or atoms differ).
+        The noise-free pure-:math:`\epsilon` loss (``inf`` when tails or atoms differ).
 
     Raises
     ------
-    ArgumentTypeError
-        A prior that is neither a mixture nor ``(mean, std)``, or a number not real.
-    InvalidArgumentError
-        A number out of its range (naming it).
+    ArgumentTypeError, InvalidArgumentError
+        A prior that :func:`as_prior` refuses.
     """
     pi, pj = as_prior(prior_i, name="prior_i"), as_prior(prior_j, name="prior_j")
 
@@ -780,23 +768,21 @@ def delta_achieved(prior_i, prior_j, *, epsilon: float, b: float) -> float:
     Parameters
     ----------
     prior_i, prior_j : pufferfish.mixture.GMM or tuple
-        The priors of the pair: a mixture, or ``(mean, std)`` of one Gaussian (std 0: a point mass).
+        The pair's Gaussian-mixture priors.
     epsilon : float
-        :math:`\epsilon > 0`.
+        Target :math:`\epsilon > 0` of the :math:`(\epsilon, \delta)` guarantee.
     b : float
-        The Laplace scale, :math:`b > 0`.
+        Scale of the Laplace mechanism audited.
 
     Returns
     -------
     float
-        The larger of the two hockey-stick divergences.
+        The larger hockey-stick divergence: the smallest :math:`\delta` met.
 
     Raises
     ------
-    ArgumentTypeError
-        A prior that is neither a mixture nor ``(mean, std)``, or a number not real.
-    InvalidArgumentError
-        A number out of its range (naming it).
+    ArgumentTypeError, InvalidArgumentError
+        As :func:`hockey_stick`.
     """
     return hockey_stick(prior_i, prior_j, epsilon=epsilon, b=b).delta
 
@@ -816,23 +802,21 @@ def epsilon_achieved(prior_i, prior_j, *, b: float, window: tuple[float, float] 
     Parameters
     ----------
     prior_i, prior_j : pufferfish.mixture.GMM or tuple
-        The priors of the pair: a mixture, or ``(mean, std)`` of one Gaussian (std 0: a point mass).
+        Priors of the secret pair.
     b : float
-        The Laplace scale, :math:`b > 0`.
+        Laplace scale, :math:`> 0`.
     window : tuple of float, optional
-        ``(lo, hi)``, finite with ``lo < hi``: the sup over that window only; ``None``: over all :math:`y`.
+        ``(lo, hi)``, finite, ``lo < hi``: the sup over that window only; ``None``: over all :math:`y`.
 
     Returns
     -------
     float
-        The pure-:math:`\epsilon` loss.
+        The pure-:math:`\epsilon` loss :math:`\sup_y |r(y)|`.
 
     Raises
     ------
-    ArgumentTypeError
-        A prior that is neither a mixture nor ``(mean, std)``, or a number not real.
-    InvalidArgumentError
-        A number out of its range (naming it).
+    ArgumentTypeError, InvalidArgumentError
+        Bad priors or ``b``, or a window that is not a finite ``lo < hi``.
     """
     pi, pj, b = as_prior(prior_i, name="prior_i"), as_prior(prior_j, name="prior_j"), _check_b(b)
     ev = _Pair(_Emg(pi, b), _Emg(pj, b))

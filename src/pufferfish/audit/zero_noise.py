@@ -38,19 +38,17 @@ def zero_noise_directions(p: LatticePMF, q: LatticePMF) -> tuple[float, float]:
     Parameters
     ----------
     p, q : pufferfish.lattice.pmf.LatticePMF
-        The priors :math:`P` and :math:`Q` of the secret pair.
+        The priors compared atom by atom, without noise.
 
     Returns
     -------
     tuple of float
-        ``(forward, backward)`` (``inf`` where one prior charges an atom the other does not).
+        ``(max log P/Q, max log Q/P)`` over the supports (``inf`` if one charges an atom the other does not).
 
     Raises
     ------
-    ArgumentTypeError
-        ``p`` or ``q`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`.
-    InvalidArgumentError
-        A common hull too large to hold in memory.
+    ArgumentTypeError, InvalidArgumentError
+        Not lattice pmfs, or a common hull too large to hold.
     """
     a, b = _on_hull(p, q)
     both = (a > 0) & (b > 0)
@@ -66,7 +64,7 @@ def zero_noise_loss(p: LatticePMF, q: LatticePMF) -> float:
     Parameters
     ----------
     p, q : pufferfish.lattice.pmf.LatticePMF
-        The priors :math:`P` and :math:`Q` of the secret pair.
+        Priors whose noise-free pure-:math:`\epsilon` loss is wanted.
 
     Returns
     -------
@@ -75,10 +73,8 @@ def zero_noise_loss(p: LatticePMF, q: LatticePMF) -> float:
 
     Raises
     ------
-    ArgumentTypeError
-        ``p`` or ``q`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`.
-    InvalidArgumentError
-        A common hull too large to hold in memory.
+    ArgumentTypeError, InvalidArgumentError
+        ``p`` / ``q`` of the wrong type, or their hull too large.
     """
     a, b = _on_hull(p, q)
     if np.any((a > 0) != (b > 0)):
@@ -97,21 +93,19 @@ def zero_noise_hockey_stick(p: LatticePMF, q: LatticePMF, *, epsilon: float) -> 
     Parameters
     ----------
     p, q : pufferfish.lattice.pmf.LatticePMF
-        The priors :math:`P` and :math:`Q` of the secret pair.
+        Priors :math:`P`, :math:`Q` released as they are.
     epsilon : float
-        :math:`\epsilon \ge 0`.
+        Level of the hockey stick, :math:`\ge 0`.
 
     Returns
     -------
     tuple of float
-        ``(forward, backward)``: the divergence from :math:`P_Y` to :math:`Q_Y` and back.
+        The two sums :math:`\sum_x [P(x) - e^\epsilon Q(x)]_+` and its mirror.
 
     Raises
     ------
-    ArgumentTypeError
-        ``p`` or ``q`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`, or a number not real.
-    InvalidArgumentError
-        A number out of its range (naming it).
+    ArgumentTypeError, InvalidArgumentError
+        Bad priors, or ``epsilon`` negative or not finite.
     """
     eps = real(epsilon, name="epsilon", lo=0.0)
     a, b = _on_hull(p, q)
@@ -129,21 +123,19 @@ def zero_noise_renyi(p: LatticePMF, q: LatticePMF, *, alpha: float) -> tuple[flo
     Parameters
     ----------
     p, q : pufferfish.lattice.pmf.LatticePMF
-        The priors :math:`P` and :math:`Q` of the secret pair.
+        The priors whose own Renyi divergences bound every audit.
     alpha : float
-        The Renyi order, :math:`\alpha > 1`.
+        The order, greater than 1.
 
     Returns
     -------
     tuple of float
-        ``(forward, backward)``: the divergence from :math:`P_Y` to :math:`Q_Y` and back.
+        :math:`(D_\alpha(P \| Q), D_\alpha(Q \| P))`, ``inf`` where a support is not inside the other.
 
     Raises
     ------
-    ArgumentTypeError
-        ``p`` or ``q`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`, or a number not real.
-    InvalidArgumentError
-        A number out of its range (naming it).
+    ArgumentTypeError, InvalidArgumentError
+        Priors of the wrong type, or ``alpha`` at most 1.
     """
     alpha = real(alpha, name="alpha", lo=1.0, lo_open=True)
     a, b = _on_hull(p, q)

@@ -51,21 +51,19 @@ def wasserstein_p(p: LatticePMF, q: LatticePMF, order: float = 1.0) -> float:
     Parameters
     ----------
     p, q : pufferfish.lattice.pmf.LatticePMF
-        The query priors :math:`P` and :math:`Q` of the secret pair.
+        The two laws on the lattice.
     order : float
-        :math:`p \ge 1`, or ``inf`` for :math:`W_\infty`.
+        The order :math:`p \ge 1`, or ``inf`` for :math:`W_\infty`.
 
     Returns
     -------
     float
-        :math:`W_p(P, Q)`.
+        :math:`W_p(P, Q)` along the monotone plan.
 
     Raises
     ------
-    ArgumentTypeError
-        ``p`` or ``q`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`, or a number not real.
-    InvalidArgumentError
-        A number out of its range (naming it).
+    ArgumentTypeError, InvalidArgumentError
+        Not lattice pmfs, or an order below 1 or not real.
     """
     _check_pmfs(p, q)
     order = _real_or_inf(order, name="order", lo=1.0)
@@ -85,12 +83,12 @@ def wasserstein_inf(p: LatticePMF, q: LatticePMF) -> int:
     Parameters
     ----------
     p, q : pufferfish.lattice.pmf.LatticePMF
-        The query priors :math:`P` and :math:`Q` of the secret pair.
+        Laws whose :math:`W_\infty` is wanted.
 
     Returns
     -------
     int
-        :math:`W_\infty(P, Q)`.
+        The span of the monotone plan :math:`\pi^*`.
 
     Raises
     ------
@@ -194,21 +192,19 @@ def near_mass(p: LatticePMF, q: LatticePMF, distance: float) -> float:
     Parameters
     ----------
     p, q : pufferfish.lattice.pmf.LatticePMF
-        The query priors :math:`P` and :math:`Q` of the secret pair.
+        The marginals of the couplings considered.
     distance : float
-        :math:`\ge 0`, or ``inf``.
+        The radius of the near set, :math:`\ge 0` or ``inf``.
 
     Returns
     -------
     float
-        The largest near mass, in :math:`[0, 1]`.
+        The largest mass on :math:`|x - x'| \le` ``distance``, in :math:`[0, 1]`.
 
     Raises
     ------
-    ArgumentTypeError
-        ``p`` or ``q`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`, or a number not real.
-    InvalidArgumentError
-        A number out of its range (naming it).
+    ArgumentTypeError, InvalidArgumentError
+        Bad pmfs, or a negative or non-real ``distance``.
     """
     _check_pmfs(p, q)
     value = _check_distance(distance)
@@ -235,21 +231,19 @@ def delta_near(p: LatticePMF, q: LatticePMF, delta: float) -> int:
     Parameters
     ----------
     p, q : pufferfish.lattice.pmf.LatticePMF
-        The query priors :math:`P` and :math:`Q` of the secret pair.
+        Laws tested for :math:`(\Delta, \delta)`-proximity.
     delta : float
-        :math:`0 \le \delta < 1`.
+        The mass allowed off the near set, :math:`0 \le \delta < 1`.
 
     Returns
     -------
     int
-        :math:`\Delta_\delta(P, Q)`.
+        :math:`\Delta_\delta(P, Q)` (:math:`W_\infty` when :math:`\delta = 0`).
 
     Raises
     ------
-    ArgumentTypeError
-        ``p`` or ``q`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`, or a number not real.
-    InvalidArgumentError
-        A number out of its range (naming it).
+    ArgumentTypeError, InvalidArgumentError
+        Bad pmfs, or ``delta`` outside :math:`[0, 1)`.
     """
     _check_pmfs(p, q)
     value = _check_delta(delta)

@@ -98,21 +98,19 @@ def kantorovich_plan(p: LatticePMF, q: LatticePMF, *, tol: float = FLOAT_TIE_TOL
     Parameters
     ----------
     p, q : pufferfish.lattice.pmf.LatticePMF
-        The query priors :math:`P` and :math:`Q` of the secret pair.
+        The source and target laws of the plan.
     tol : float
-        Relative tolerance under which two float64 cuts are one.
+        Relative tolerance under which two float64 quantile cuts merge.
 
     Returns
     -------
     TransportPlan
-        The entries :math:`(x, x', \pi^*(x, x'))` of the plan.
+        The entries :math:`(x, x', \pi^*(x, x'))`.
 
     Raises
     ------
-    ArgumentTypeError
-        ``p`` or ``q`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`, or a number not real.
-    InvalidArgumentError
-        A number out of its range (naming it).
+    ArgumentTypeError, InvalidArgumentError
+        Bad pmfs or a bad ``tol``.
     """
     _check_pair(p, q, tol)
     exact = _exact_masses(p, q)
@@ -229,21 +227,19 @@ def delta_star(p: LatticePMF, q: LatticePMF, *, tol: float = FLOAT_TIE_TOL) -> t
     Parameters
     ----------
     p, q : pufferfish.lattice.pmf.LatticePMF
-        The query priors :math:`P` and :math:`Q` of the secret pair.
+        The laws with CDFs :math:`F_i`, :math:`F_j`.
     tol : float
-        Relative tolerance under which two float64 CDF values are equal.
+        Relative tolerance for equal float64 CDF values.
 
     Returns
     -------
     tuple of numpy.ndarray
-        ``(x, delta)``: the lattice points and :math:`\Delta^*(x)`.
+        ``(x, delta)``: the lattice points of the hull and :math:`\Delta^*(x)`.
 
     Raises
     ------
-    ArgumentTypeError
-        ``p`` or ``q`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`, or a number not real.
-    InvalidArgumentError
-        A number out of its range (naming it).
+    ArgumentTypeError, InvalidArgumentError
+        ``p`` / ``q`` not lattice pmfs, or ``tol`` invalid.
     """
     _check_pair(p, q, tol)
     lo, hi = _hull(p, q)
@@ -309,17 +305,17 @@ def plan_span(p: LatticePMF, q: LatticePMF) -> int:
     Parameters
     ----------
     p, q : pufferfish.lattice.pmf.LatticePMF
-        The query priors :math:`P` and :math:`Q` of the secret pair.
+        The marginals of :math:`\pi^*`.
 
     Returns
     -------
     int
-        The span of :math:`\pi^*`.
+        :math:`\max_x \Delta^*(x)`, the span of the plan.
 
     Raises
     ------
     ArgumentTypeError
-        ``p`` or ``q`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`.
+        Either argument not a lattice pmf.
     """
     _check_pair(p, q)
     return int(np.max(delta_star(p, q)[1]))

@@ -84,21 +84,19 @@ def gwm_laplace(p: LatticePMF, q: LatticePMF, *, epsilons) -> np.ndarray:
     Parameters
     ----------
     p, q : pufferfish.lattice.pmf.LatticePMF
-        The query priors :math:`P` and :math:`Q` of the secret pair.
+        Query priors of the secret pair; only :math:`W_\infty(P, Q)` matters.
     epsilons : float or sequence of float
-        The grid of :math:`\epsilon > 0`.
+        The :math:`\epsilon > 0` of pure :math:`\epsilon`-PP.
 
     Returns
     -------
     numpy.ndarray
-        The scale :math:`b` for each :math:`\epsilon`.
+        :math:`b = W_\infty / \epsilon` for each :math:`\epsilon`.
 
     Raises
     ------
-    ArgumentTypeError
-        ``p`` or ``q`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`, or a number not real.
-    InvalidArgumentError
-        A number out of its range (naming it).
+    ArgumentTypeError, InvalidArgumentError
+        Priors that are not lattice pmfs, or a bad grid.
     """
     _check_pmfs(p, q)
     return laplace_scale(float(wasserstein_inf(p, q)), epsilons=epsilons)
@@ -123,23 +121,21 @@ def gawm_laplace(p: LatticePMF, q: LatticePMF, *, epsilons, delta) -> np.ndarray
     Parameters
     ----------
     p, q : pufferfish.lattice.pmf.LatticePMF
-        The query priors :math:`P` and :math:`Q` of the secret pair.
+        The priors whose :math:`\Delta_\delta` is the sensitivity.
     epsilons : float or sequence of float
-        The grid of :math:`\epsilon > 0`.
+        Targets :math:`\epsilon > 0`.
     delta : float
-        :math:`0 < \delta < 1`.
+        The :math:`\delta` of the guarantee and of the proximity, in :math:`(0, 1)`.
 
     Returns
     -------
     numpy.ndarray
-        The scale :math:`b` for each :math:`\epsilon`.
+        Laplace scales :math:`\Delta_\delta / \epsilon` (0 when :math:`\Delta_\delta = 0`).
 
     Raises
     ------
-    ArgumentTypeError
-        ``p`` or ``q`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`, or a number not real.
-    InvalidArgumentError
-        A number out of its range (naming it).
+    ArgumentTypeError, InvalidArgumentError
+        Bad priors, grid or ``delta``.
     """
     from pufferfish.lattice.distances import delta_near
 
@@ -162,23 +158,21 @@ def gwm_gaussian_rdp(p: LatticePMF, q: LatticePMF, *, epsilons, delta) -> np.nda
     Parameters
     ----------
     p, q : pufferfish.lattice.pmf.LatticePMF
-        The query priors :math:`P` and :math:`Q` of the secret pair.
+        Priors of the pair (through :math:`W_\infty`).
     epsilons : float or sequence of float
-        The grid of :math:`\epsilon > 0`.
+        The :math:`\epsilon` grid, each :math:`> 0`.
     delta : float
-        :math:`0 < \delta < 1`.
+        :math:`0 < \delta < 1` of the converted guarantee.
 
     Returns
     -------
     numpy.ndarray
-        The scale :math:`\sigma` for each :math:`\epsilon`.
+        Gaussian :math:`\sigma` through RPP, best order, per :math:`\epsilon`.
 
     Raises
     ------
-    ArgumentTypeError
-        ``p`` or ``q`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`, or a number not real.
-    InvalidArgumentError
-        A number out of its range (naming it).
+    ArgumentTypeError, InvalidArgumentError
+        A prior of the wrong type, an :math:`\epsilon \le 0` or ``delta`` outside (0, 1).
     """
     _check_pmfs(p, q)
     delta = _check_delta(delta)
@@ -200,23 +194,21 @@ def gwm_gaussian_analytic(p: LatticePMF, q: LatticePMF, *, epsilons, delta) -> n
     Parameters
     ----------
     p, q : pufferfish.lattice.pmf.LatticePMF
-        The query priors :math:`P` and :math:`Q` of the secret pair.
+        The pair's priors; the shift is their :math:`W_\infty`.
     epsilons : float or sequence of float
-        The grid of :math:`\epsilon > 0`.
+        Values of :math:`\epsilon > 0` to calibrate.
     delta : float
-        :math:`0 < \delta < 1`.
+        Target :math:`\delta \in (0, 1)`.
 
     Returns
     -------
     numpy.ndarray
-        The scale :math:`\sigma` for each :math:`\epsilon`.
+        Balle-Wang :math:`\sigma` of one shift :math:`W_\infty`, per :math:`\epsilon`.
 
     Raises
     ------
-    ArgumentTypeError
-        ``p`` or ``q`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`, or a number not real.
-    InvalidArgumentError
-        A number out of its range (naming it).
+    ArgumentTypeError, InvalidArgumentError
+        Invalid priors, epsilons or delta (the message names which).
     """
     _check_pmfs(p, q)
     delta = _check_delta(delta)
@@ -239,23 +231,21 @@ def dagwm_cauchy(p: LatticePMF, q: LatticePMF, *, epsilons, alpha=CAUCHY_ALPHA) 
     Parameters
     ----------
     p, q : pufferfish.lattice.pmf.LatticePMF
-        The query priors :math:`P` and :math:`Q` of the secret pair.
+        Priors whose :math:`W_2` sets the Cauchy scale.
     epsilons : float or sequence of float
-        The grid of :math:`\epsilon > 0`.
+        The Renyi bounds :math:`\epsilon > 0`.
     alpha : float
-        The Renyi order; only 2 is supported.
+        The Renyi order; the corollary is stated for 2 only.
 
     Returns
     -------
     numpy.ndarray
-        The scale :math:`\gamma` for each :math:`\epsilon`.
+        :math:`\gamma = W_2 / \sqrt{2 (e^\epsilon - 1)}` for each :math:`\epsilon`.
 
     Raises
     ------
-    ArgumentTypeError
-        ``p`` or ``q`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`, or a number not real.
-    InvalidArgumentError
-        A number out of its range (naming it).
+    ArgumentTypeError, InvalidArgumentError
+        Bad priors or grid, or ``alpha`` not a real > 1.
     NotApplicableError
         ``alpha`` other than 2.
     """
