@@ -166,9 +166,7 @@ def secret_values(frame: pd.DataFrame, column: str, values: Sequence | None = No
 def conditional_priors(frame: pd.DataFrame, spec: Mapping, *, setting: str) -> ConditionalPriors:
     r"""Pr(attribute | column = s) for every secret value s of a ``wasserstein.settings`` entry.
 
-    Rows missing the attribute or the secret column are dropped (and counted); a declared
-    secret value that no row has, an encoded value outside the declared ``domain``, or
-    fewer than two secret values are a :class:`DataError` naming the setting.
+    Rows missing the attribute or the secret column are dropped (and counted).
 
     Parameters
     ----------
@@ -187,9 +185,10 @@ def conditional_priors(frame: pd.DataFrame, spec: Mapping, *, setting: str) -> C
     Raises
     ------
     DataError
-        A missing column, a declared value no row has, a value outside the domain, or fewer than two secret values.
+        A missing column, a declared value no row has, an encoded value outside the declared
+        ``domain``, or fewer than two secret values (naming the setting).
     ConfigError
-        The attribute is the secret column, a declared value repeats, or the range is not declared.
+        The attribute is the secret column, a declared value repeats, or no range is declared.
     """
     where = _where(setting)
     attribute, column, dataset = spec["attribute"], spec["column"], spec["dataset"]
@@ -213,12 +212,7 @@ def conditional_priors(frame: pd.DataFrame, spec: Mapping, *, setting: str) -> C
             raise DataError(f"{where}.values: {err}") from None
         codes = encode(cond.values, spec["encoding"], name=f"{where} ({column} = {_label(value)})",
                        column=frame[attribute])
-        if "domain" in spec:
-            lo, hi = spec["domain"]
-            outside = codes[(codes < lo) | (codes > hi)]
-            if outside.size:
-                raise DataError(f"{where}: {attribute} = {int(outside[0])} (given {column} = {_label(value)}) is "
-                                f"outside domain [{lo}, {hi}]")
+        _check_domain(spec, codes, f"{where}: {attribute}", f"(given {column} = {_label(value)})")
         pmf = empirical_pmf(codes, name=f"{where} ({column} = {_label(value)})")
         support, counts = np.unique(codes, return_counts=True)
         conditionals.append(SecretConditional(_label(value), pmf, cond.rows_matching))
@@ -247,6 +241,15 @@ def conditional_priors(frame: pd.DataFrame, spec: Mapping, *, setting: str) -> C
     log.info("%s: %d secret values of %s, %d rows used of %d (%d dropped for a missing value)", where,
              len(conditionals), column, used, rows_in_dataset, dropped)
     return ConditionalPriors(setting, tuple(conditionals), attribute_range, range_source, record)
+
+
+def _check_domain(spec: Mapping, codes: np.ndarray, what: str, given: str) -> None:
+    """Refuse an encoded value outside the setting's declared ``domain`` (if it declares one)."""
+    if "domain" in spec:
+        lo, hi = spec["domain"]
+        outside = codes[(codes < lo) | (codes > hi)]
+        if outside.size:
+            raise DataError(f"{what} = {int(outside[0])} {given} is outside domain [{lo}, {hi}]")
 
 
 def prior_rows(priors: ConditionalPriors) -> pd.DataFrame:
@@ -468,13 +471,7 @@ def plot_conditionals(priors: ConditionalPriors, *, title: str, attribute_label:
     """
     import matplotlib.pyplot as plt
 
-    from pufferfish.lattice.transport import kantorovich_plan
-    from pufferfish.plotting import (
-        OKABE_ITO,
-        save_figure,
-        series_style,
-        setup_style,
-    )
+    from pufferfish.plotting import save_figure, series_style, setup_style
 
     setup_style()
     conds = priors.conditionals
@@ -504,7 +501,23 @@ def plot_conditionals(priors: ConditionalPriors, *, title: str, attribute_label:
                   label=cond.secret)
         table.append(pd.DataFrame({"setting": priors.setting, "secret": cond.secret, "value": xs,
                                    "probability": probs, "cdf": cdf}))
-    # where W_inf is attained: the plan entry of the binding pair with the largest |x - x'|
+    _mark_w_inf(ax_c, conds, bind)
+    _label_axes(ax_p, ax_c, priors, rows, attribute_label)
+    if len(xs) <= 25:
+        for ax in (ax_p, ax_c):
+            ax.set_xticks(xs)
+    fig.suptitle(title)
+    fig.tight_layout()
+    write_csv(pd.concat(table, ignore_index=True)[FIGURE_COLUMNS], csv)
+    save_figure(fig, png, pdf)
+    return bind
+
+
+def _mark_w_inf(ax_c, conds, bind: PairSensitivity) -> None:
+    """Draw where W_inf is attained: the plan entry of the binding pair with the largest |x - x'|."""
+    from pufferfish.lattice.transport import kantorovich_plan
+    from pufferfish.plotting import OKABE_ITO
+
     by_label = {c.secret: c for c in conds}
     plan = kantorovich_plan(by_label[bind.secret_i].pmf, by_label[bind.secret_j].pmf)
     gaps = np.abs(plan.x - plan.x_prime)
@@ -515,6 +528,10 @@ def plot_conditionals(priors: ConditionalPriors, *, title: str, attribute_label:
     ax_c.text((plan.x[k] + plan.x_prime[k]) / 2, level - 0.03,
               f"W∞ = {bind.w_inf} ({bind.secret_i} vs {bind.secret_j})", ha="center", va="top",
               fontsize=8, bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8})
+
+
+def _label_axes(ax_p, ax_c, priors: ConditionalPriors, rows: list, attribute_label: str) -> None:
+    """Labels, titles and legends of the two panels of :func:`plot_conditionals`."""
     ax_p.set_xlabel(attribute_label)
     ax_p.set_ylabel("probability")
     ax_p.set_title(f"(a) Pr({attribute_label} | {priors.record.get('column', 'secret')})")
@@ -525,14 +542,6 @@ def plot_conditionals(priors: ConditionalPriors, *, title: str, attribute_label:
     ax_c.set_title(f"(b) CDFs; max W∞ = {max(r.w_inf for r in rows if not r.is_max)}, "
                    f"max W₂ = {max(r.w_2 for r in rows if not r.is_max):.3f}, DP range = {priors.attribute_range:g}")
     ax_c.legend(title=priors.record.get("column"), loc="lower right")
-    if len(xs) <= 25:
-        for ax in (ax_p, ax_c):
-            ax.set_xticks(xs)
-    fig.suptitle(title)
-    fig.tight_layout()
-    write_csv(pd.concat(table, ignore_index=True)[FIGURE_COLUMNS], csv)
-    save_figure(fig, png, pdf)
-    return bind
 
 
 def write_conditionals_figure(*, priors_json, spec: Mapping, png, pdf, csv) -> PairSensitivity:
