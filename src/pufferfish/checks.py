@@ -24,14 +24,36 @@ def _show(value) -> str:
 
 
 def is_real(value) -> bool:
-    """A real number: int, float, Fraction, numpy int/float (0-d arrays too); never a bool."""
+    r"""A real number: int, float, Fraction, numpy int/float (0-d arrays too); never a bool.
+
+    Parameters
+    ----------
+    value : object
+        Anything.
+
+    Returns
+    -------
+    bool
+        Whether ``value`` is a real number (a predicate: it never raises).
+    """
     if isinstance(value, np.ndarray) and value.ndim == 0:
         return value.dtype.kind in "iuf"
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
 
 def is_integer(value) -> bool:
-    """An integer-valued real number (``2`` and ``2.0``, not ``2.5``, ``nan`` or ``True``)."""
+    r"""An integer-valued real number (``2`` and ``2.0``, not ``2.5``, ``nan`` or ``True``).
+
+    Parameters
+    ----------
+    value : object
+        The value tested (of any type).
+
+    Returns
+    -------
+    bool
+        Whether ``value`` is a finite integer-valued real (never raises).
+    """
     if not is_real(value):
         return False
     if isinstance(value, (numbers.Integral, np.integer)):
@@ -42,11 +64,36 @@ def is_integer(value) -> bool:
 
 def real(value, *, name: str, lo: float | None = None, hi: float | None = None, lo_open: bool = False,
          hi_open: bool = False, error: type[ValueError] = InvalidArgumentError) -> float:
-    """``value`` as a finite float in the stated range, else one line naming ``name`` and the value.
+    r"""``value`` as a finite float in the stated range, else one line naming ``name`` and the value.
 
     ``lo``/``hi`` are inclusive unless ``lo_open``/``hi_open``; e.g. ``real(e, name="epsilon",
     lo=0, lo_open=True)`` accepts exactly the finite e > 0. A value out of range raises
     ``error`` (default :class:`InvalidArgumentError`).
+
+    Parameters
+    ----------
+    value : object
+        The value to check.
+    name : str
+        What the message calls it.
+    lo, hi : float, optional
+        The bounds (inclusive unless open).
+    lo_open, hi_open : bool
+        Exclude ``lo`` / ``hi``.
+    error : type
+        The exception class of a value out of range.
+
+    Returns
+    -------
+    float
+        ``value`` as a finite float.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``value`` not a real number (booleans are not).
+    InvalidArgumentError
+        Not finite or out of range (or ``error`` if given).
     """
     if not is_real(value):
         raise ArgumentTypeError(f"{name} = {_show(value)}: must be a real number, not {type(value).__name__}")
@@ -70,7 +117,29 @@ def real(value, *, name: str, lo: float | None = None, hi: float | None = None, 
 
 
 def integer(value, *, name: str, lo: int | None = None, hi: int | None = None) -> int:
-    """``value`` as an int (integral floats such as ``3.0`` are accepted), within [lo, hi] if given."""
+    r"""``value`` as an int (integral floats such as ``3.0`` are accepted), within [lo, hi] if given.
+
+    Parameters
+    ----------
+    value : object
+        The value to check.
+    name : str
+        Its name in the message.
+    lo, hi : int, optional
+        Inclusive bounds.
+
+    Returns
+    -------
+    int
+        ``value`` as an int.
+
+    Raises
+    ------
+    ArgumentTypeError
+        Not a real number.
+    InvalidArgumentError
+        Not integer-valued, or outside ``[lo, hi]``.
+    """
     if not is_real(value):
         raise ArgumentTypeError(f"{name} = {_show(value)}: must be an integer, not {type(value).__name__}")
     if not is_integer(value):
@@ -84,7 +153,29 @@ def integer(value, *, name: str, lo: int | None = None, hi: int | None = None) -
 
 
 def instance(value, cls, *, name: str, hint: str = ""):
-    """``value`` if it is an instance of ``cls`` (a class or tuple), else an :class:`ArgumentTypeError`."""
+    r"""``value`` if it is an instance of ``cls`` (a class or tuple), else an :class:`ArgumentTypeError`.
+
+    Parameters
+    ----------
+    value : object
+        The value to check.
+    cls : type or tuple of type
+        The accepted classes.
+    name : str
+        The argument named in the message.
+    hint : str
+        Advice appended to the message.
+
+    Returns
+    -------
+    object
+        ``value``, unchanged.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``value`` is not an instance of ``cls``.
+    """
     if not isinstance(value, cls):
         names = " or ".join(c.__name__ for c in (cls if isinstance(cls, tuple) else (cls,)))
         raise ArgumentTypeError(f"{name} = {_show(value)}: must be a {names}, not {type(value).__name__}"
@@ -94,9 +185,35 @@ def instance(value, cls, *, name: str, hint: str = ""):
 
 def reals(values, *, name: str, lo: float | None = None, hi: float | None = None, lo_open: bool = False,
           hi_open: bool = False, empty: bool = False) -> np.ndarray:
-    """``values`` (a real number or an array-like of them) as a float array of the same shape, every
+    r"""``values`` (a real number or an array-like of them) as a float array of the same shape, every
     entry checked as :func:`real` checks one (``name[k]`` names the entry); an empty array is
-    refused unless ``empty``."""
+    refused unless ``empty``.
+
+    Parameters
+    ----------
+    values : float or array-like
+        A real number or an array-like of them.
+    name : str
+        The argument named in messages (``name[k]`` for an entry).
+    lo, hi : float, optional
+        Bounds, as for :func:`real`.
+    lo_open, hi_open : bool
+        Exclude the bounds.
+    empty : bool
+        Accept an empty array.
+
+    Returns
+    -------
+    numpy.ndarray
+        A float array of the shape of ``values``.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``values`` or an entry not a real number.
+    InvalidArgumentError
+        An empty array (unless ``empty``), or an entry not finite or out of range.
+    """
     if is_real(values):
         return np.asarray(real(values, name=name, lo=lo, hi=hi, lo_open=lo_open, hi_open=hi_open))
     if values is None or isinstance(values, (str, bytes, dict, set, frozenset)):
@@ -126,7 +243,29 @@ def reals(values, *, name: str, lo: float | None = None, hi: float | None = None
 
 
 def choice(value, options, *, name: str) -> str:
-    """``value`` if it is one of the strings ``options``, else one line naming ``name``."""
+    r"""``value`` if it is one of the strings ``options``, else one line naming ``name``.
+
+    Parameters
+    ----------
+    value : object
+        The value to check.
+    options : sequence of str
+        The accepted strings.
+    name : str
+        The argument's name in messages.
+
+    Returns
+    -------
+    str
+        ``value``.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``value`` not a string.
+    InvalidArgumentError
+        ``value`` not among ``options``.
+    """
     if not isinstance(value, str):
         raise ArgumentTypeError(f"{name} = {_show(value)}: must be a string, one of {', '.join(map(str, options))}")
     if value not in options:
@@ -135,12 +274,48 @@ def choice(value, options, *, name: str) -> str:
 
 
 def function(value, *, name: str):
-    """``value`` if it is callable, else an :class:`ArgumentTypeError` naming ``name``."""
+    r"""``value`` if it is callable, else an :class:`ArgumentTypeError` naming ``name``.
+
+    Parameters
+    ----------
+    value : object
+        The value to check.
+    name : str
+        The argument's name for the message.
+
+    Returns
+    -------
+    callable
+        ``value``.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``value`` is not callable.
+    """
     if not callable(value):
         raise ArgumentTypeError(f"{name} = {_show(value)}: must be a function, not {type(value).__name__}")
     return value
 
 
 def search(rtol, max_steps) -> tuple[float, int]:
-    """The relative tolerance (finite, > 0) and step budget (an integer >= 1) of a search for a scale."""
+    r"""The relative tolerance (finite, > 0) and step budget (an integer >= 1) of a search for a scale.
+
+    Parameters
+    ----------
+    rtol : float
+        Relative tolerance, finite and > 0.
+    max_steps : int
+        Step budget, an integer >= 1.
+
+    Returns
+    -------
+    tuple
+        ``(rtol, max_steps)`` as ``(float, int)``.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        Either value of the wrong type or out of range.
+    """
     return real(rtol, name="rtol", lo=0.0, lo_open=True), integer(max_steps, name="max_steps", lo=1)

@@ -22,7 +22,7 @@ __all__ = ["atomic_path", "write_csv", "write_json", "remove_quietly", "check_ou
 
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike, suffix: str | None = None):
-    """Yield a temporary path beside ``path``; on success rename it onto ``path``.
+    r"""Yield a temporary path beside ``path``; on success rename it onto ``path``.
 
     The rename is atomic on one file system, so ``path`` is either absent, the old file
     or the complete new one. On error the temporary file is removed; temporaries left by a
@@ -30,6 +30,23 @@ def atomic_path(path: str | os.PathLike, suffix: str | None = None):
     An ``OSError`` (the directory is a file, the disk is full, no permission) becomes an
     :class:`~pufferfish.errors.OutputError` whose one line names ``path`` and the cause,
     e.g. ``cannot write results/plans/x.csv: results/plans is a file, not a directory``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file to write.
+    suffix : str, optional
+        Suffix of the temporary file (default: that of ``path``).
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        Yields the temporary :class:`pathlib.Path` to write.
+
+    Raises
+    ------
+    OutputError
+        The temporary cannot be made or renamed (naming ``path`` and the cause).
     """
     path = Path(path)
     try:
@@ -57,7 +74,22 @@ def atomic_path(path: str | os.PathLike, suffix: str | None = None):
 
 
 def os_cause(err: OSError, path: str | os.PathLike, tmp: str | os.PathLike | None = None) -> str:
-    """The cause of ``err`` in a few words: the ancestor of ``path`` that is a file, else the system's reason."""
+    r"""The cause of ``err`` in a few words: the ancestor of ``path`` that is a file, else the system's reason.
+
+    Parameters
+    ----------
+    err : OSError
+        The error raised while writing.
+    path : str or os.PathLike
+        The file being written.
+    tmp : str or os.PathLike, optional
+        Its temporary file, not named in the cause.
+
+    Returns
+    -------
+    str
+        A few words: the ancestor that is a file, or the system's reason.
+    """
     blocking = blocking_file(path)
     if blocking is not None:
         return f"{blocking} is a file, not a directory"
@@ -69,7 +101,23 @@ def os_cause(err: OSError, path: str | os.PathLike, tmp: str | os.PathLike | Non
 
 
 def blocking_file(path: str | os.PathLike) -> Path | None:
-    """The first ancestor directory of ``path`` that exists but is not a directory, if any."""
+    r"""The first ancestor directory of ``path`` that exists but is not a directory, if any.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A path that may not exist yet.
+
+    Returns
+    -------
+    pathlib.Path or None
+        The first ancestor that exists but is not a directory.
+
+    Raises
+    ------
+    TypeError
+        ``path`` is not a path.
+    """
     for parent in reversed(Path(path).parents):
         if parent.exists() and not parent.is_dir():
             return parent
@@ -96,12 +144,27 @@ def _plain_wildcards(pattern: str) -> str:
 
 
 def check_output_paths(paths) -> None:
-    """Refuse, before any job, output paths that cannot be written.
+    r"""Refuse, before any job, output paths that cannot be written.
 
     ``paths`` may hold wildcards (``results/priors/{user}.csv``): the directory before the
     first ``{`` is checked. An ancestor that exists as a file, an output that exists as a
     directory, or a directory that exists but cannot be written is an
     :class:`~pufferfish.errors.OutputError` naming the path.
+
+    Parameters
+    ----------
+    paths : iterable of str
+        Output paths, possibly with ``{wildcards}``.
+
+    Returns
+    -------
+    None
+        Every path can be written.
+
+    Raises
+    ------
+    OutputError
+        An ancestor is a file, an output is a directory, or a directory is not writable.
     """
     seen = set()
     for pattern in paths:
@@ -128,7 +191,25 @@ def _umask() -> int:
 
 
 def write_csv(frame: pd.DataFrame, path: str | os.PathLike) -> None:
-    """Write ``frame`` as CSV (no index, LF line ends, floats in shortest round-trip form)."""
+    r"""Write ``frame`` as CSV (no index, LF line ends, floats in shortest round-trip form).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table.
+    path : str or os.PathLike
+        Where to write it.
+
+    Returns
+    -------
+    None
+        The file is in place.
+
+    Raises
+    ------
+    OutputError
+        The file cannot be written (:func:`atomic_path`).
+    """
     with atomic_path(path) as tmp:
         frame.to_csv(tmp, index=False, lineterminator="\n")
 
@@ -149,7 +230,27 @@ def read_table(path: str | os.PathLike) -> pd.DataFrame:
 
 
 def write_json(obj, path: str | os.PathLike) -> None:
-    """Write ``obj`` as indented JSON with sorted keys (byte-identical for equal objects)."""
+    r"""Write ``obj`` as indented JSON with sorted keys (byte-identical for equal objects).
+
+    Parameters
+    ----------
+    obj : object
+        A JSON-serialisable object (numpy scalars and arrays allowed).
+    path : str or os.PathLike
+        The destination.
+
+    Returns
+    -------
+    None
+        ``path`` holds the new JSON once this returns.
+
+    Raises
+    ------
+    OutputError
+        ``path`` cannot be written.
+    TypeError
+        ``obj`` holds something JSON cannot encode.
+    """
     with atomic_path(path) as tmp:
         tmp.write_text(json.dumps(obj, indent=2, sort_keys=True, default=_default) + "\n", encoding="utf-8")
 
@@ -168,7 +269,23 @@ def _default(value):
 
 
 def remove_quietly(*paths) -> None:
-    """Remove files if they exist (used to leave no partial output behind)."""
+    r"""Remove files if they exist (used to leave no partial output behind).
+
+    Parameters
+    ----------
+    *paths : str or os.PathLike
+        Files to remove.
+
+    Returns
+    -------
+    None
+        Missing files and directories are skipped.
+
+    Raises
+    ------
+    PermissionError
+        A file exists but cannot be removed.
+    """
     for p in paths:
         with contextlib.suppress(FileNotFoundError, IsADirectoryError, NotADirectoryError):
             os.remove(p)

@@ -19,7 +19,7 @@ MAX_GRID = 100_000
 
 
 def expand_grid(spec, *, name: str = "grid") -> np.ndarray:
-    """Return the values of a grid spec as a float array.
+    r"""Return the values of a grid spec as a float array.
 
     ``spec`` is a non-empty list of numbers, or a mapping ``{start, stop, step}`` meaning
     ``start, start + step, ..., stop`` with ``stop`` included; those values are rounded
@@ -27,6 +27,25 @@ def expand_grid(spec, *, name: str = "grid") -> np.ndarray:
     Strings, booleans and non-finite values are refused (one line naming ``name``); a
     ``{start, stop, step}`` with more than :data:`MAX_GRID` values is refused before any
     value is made.
+
+    Parameters
+    ----------
+    spec : list or collections.abc.Mapping
+        Numbers, or ``{start, stop, step}``.
+    name : str
+        The config key named in messages.
+
+    Returns
+    -------
+    numpy.ndarray
+        The grid's values (rounded to :data:`GRID_DECIMALS` decimals for a range).
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        A non-number, a missing key or ``step <= 0``.
+    ConfigError
+        ``stop < start``, or a range of more than :data:`MAX_GRID` values.
     """
     if isinstance(spec, Mapping):
         missing = [k for k in ("start", "stop", "step") if k not in spec]
@@ -72,10 +91,27 @@ def _real_vector(values, *, name: str) -> np.ndarray:
 
 
 def check_epsilons(epsilons, *, name: str = "epsilons") -> np.ndarray:
-    """``epsilons`` as a non-empty 1-D float array of finite values > 0 (a number counts as one).
+    r"""``epsilons`` as a non-empty 1-D float array of finite values > 0 (a number counts as one).
 
     Strings, booleans, ``None``, NaN, inf, zero, negative values and an empty grid are
     refused with one line naming ``name`` and the offending entry.
+
+    Parameters
+    ----------
+    epsilons : float or sequence of float
+        The grid.
+    name : str
+        Its name in messages.
+
+    Returns
+    -------
+    numpy.ndarray
+        A non-empty 1-D float array of finite values > 0.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        A non-number, an empty grid, or an entry not finite and > 0 (naming it).
     """
     values = _real_vector(epsilons, name=name)
     for k, value in enumerate(values):
@@ -85,7 +121,25 @@ def check_epsilons(epsilons, *, name: str = "epsilons") -> np.ndarray:
 
 
 def check_deltas(deltas, *, name: str = "deltas") -> np.ndarray:
-    """``deltas`` as a non-empty 1-D float array of values in the open interval (0, 1)."""
+    r"""``deltas`` as a non-empty 1-D float array of values in the open interval (0, 1).
+
+    Parameters
+    ----------
+    deltas : float or sequence of float
+        The grid.
+    name : str
+        What messages call it.
+
+    Returns
+    -------
+    numpy.ndarray
+        A non-empty 1-D float array of values in (0, 1).
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        A non-number, an empty grid, or an entry outside (0, 1).
+    """
     values = _real_vector(deltas, name=name)
     for k, value in enumerate(values):
         if not (0.0 < value < 1.0):

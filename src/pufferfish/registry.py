@@ -87,7 +87,23 @@ _loaded = False
 
 
 def register(*records: Method) -> tuple[Method, ...]:
-    """Add ``records`` to the registry (a name may be registered once)."""
+    r"""Add ``records`` to the registry (a name may be registered once).
+
+    Parameters
+    ----------
+    *records : Method
+        The method records to add.
+
+    Returns
+    -------
+    tuple of Method
+        ``records``, unchanged.
+
+    Raises
+    ------
+    ValueError
+        Another record already holds one of the names (a programming error).
+    """
     for record in records:
         if record.name in _REGISTRY and _REGISTRY[record.name] is not record:
             raise ValueError(f"method {record.name!r} is registered twice")
@@ -122,10 +138,21 @@ def _smallest_scales(cls, guarantee: str, name: str):
 
 
 def tight_methods() -> list[Method]:
-    """The tight methods, derived: one record per lattice auditor class and guarantee it declares in
+    r"""The tight methods, derived: one record per lattice auditor class and guarantee it declares in
     ``tight`` (:class:`pufferfish.audit.auditor.TightMethod`), its scale the auditor's smallest scale
     (``smallest=True``); a scale that cannot be found raises with the search's reason, it is never
-    returned as inf or NaN."""
+    returned as inf or NaN.
+
+    Returns
+    -------
+    list of Method
+        One automatic record per lattice auditor class and declared guarantee.
+
+    Raises
+    ------
+    ImportError
+        An auditor module of :mod:`pufferfish.audit` cannot be imported (a broken installation).
+    """
     out = []
     for cls in audit.auditor_classes("lattice"):
         for guarantee, spec in cls.tight.items():
@@ -136,18 +163,63 @@ def tight_methods() -> list[Method]:
 
 
 def methods() -> dict[str, Method]:
-    """Every registered method, by name: those a config lists, then the automatic (tight) ones."""
+    r"""Every registered method, by name: those a config lists, then the automatic (tight) ones.
+
+    Returns
+    -------
+    dict
+        Name to :class:`Method`: the listable ones first, then the automatic ones.
+
+    Raises
+    ------
+    ImportError
+        A module registering methods cannot be imported (a broken installation).
+    """
     _load()
     return {n: m for auto in (False, True) for n, m in _REGISTRY.items() if m.automatic == auto}
 
 
 def names(*, automatic: bool | None = None) -> list[str]:
-    """Method names (``automatic=False``: those a config lists; ``True``: the tight ones)."""
+    r"""Method names (``automatic=False``: those a config lists; ``True``: the tight ones).
+
+    Parameters
+    ----------
+    automatic : bool, optional
+        ``False``: the names a config lists; ``True``: the tight ones; ``None``: all.
+
+    Returns
+    -------
+    list of str
+        The method names, in registry order.
+
+    Raises
+    ------
+    ImportError
+        As :func:`methods`.
+    """
     return [n for n, m in methods().items() if automatic is None or m.automatic == automatic]
 
 
 def get(name: str) -> Method:
-    """The record of ``name``; :class:`NotApplicableError` naming the known ones otherwise."""
+    r"""The record of ``name``; :class:`NotApplicableError` naming the known ones otherwise.
+
+    Parameters
+    ----------
+    name : str
+        A registered method name.
+
+    Returns
+    -------
+    Method
+        Its record.
+
+    Raises
+    ------
+    NotApplicableError
+        No method of that name (the message lists the known ones).
+    ArgumentTypeError
+        ``name`` not a string.
+    """
     return _lookup(name, argument="name")
 
 
@@ -166,7 +238,23 @@ def pair_of(*kinds: str) -> frozenset:
 
 
 def secret_kind(secret) -> str:
-    """``value`` / ``absent`` / ``user`` of a secret object (:mod:`pufferfish.lattice.system`)."""
+    r"""``value`` / ``absent`` / ``user`` of a secret object (:mod:`pufferfish.lattice.system`).
+
+    Parameters
+    ----------
+    secret : object
+        A :class:`~pufferfish.lattice.system.Reports`, :class:`~pufferfish.lattice.system.Absent` or :class:`~pufferfish.lattice.system.Draws`.
+
+    Returns
+    -------
+    str
+        ``"value"``, ``"absent"`` or ``"user"``.
+
+    Raises
+    ------
+    ArgumentTypeError
+        Any other object.
+    """
     from pufferfish.lattice.system import Absent, Draws, Reports
 
     for cls, kind in ((Reports, "value"), (Absent, "absent"), (Draws, "user")):
@@ -176,8 +264,28 @@ def secret_kind(secret) -> str:
 
 
 def check_applicable(method: Method, kinds: Iterable[str], params: Mapping) -> None:
-    """Raise :class:`NotApplicableError` when ``method`` is not stated for the pair, misses a
-    parameter it ``needs`` or is not stated for the parameter values given (``refuses``)."""
+    r"""Raise :class:`NotApplicableError` when ``method`` is not stated for the pair, misses a
+    parameter it ``needs`` or is not stated for the parameter values given (``refuses``).
+
+    Parameters
+    ----------
+    method : Method
+        The record checked.
+    kinds : iterable of str
+        The :func:`secret_kind` of the two secrets of the pair.
+    params : collections.abc.Mapping
+        The parameters given (``delta``, ``alpha``).
+
+    Returns
+    -------
+    None
+        The method applies.
+
+    Raises
+    ------
+    NotApplicableError
+        The pair's form, a missing needed parameter or a refused value (naming it).
+    """
     kinds = tuple(kinds)
     if not method.applies_to(kinds):
         raise NotApplicableError(f"{method.name} does not apply to the secret pair ({kinds[0]}, {kinds[1]})")
@@ -190,11 +298,32 @@ def check_applicable(method: Method, kinds: Iterable[str], params: Mapping) -> N
 
 
 def calibrate(method: str, pair, *, epsilons, **params) -> np.ndarray:
-    """The noise scale of ``method`` (a registered name) on ``pair`` for every epsilon.
+    r"""The noise scale of ``method`` (a registered name) on ``pair`` for every epsilon.
 
-    ``params``: ``delta`` / ``alpha`` for the methods that need them. Raises
-    :class:`~pufferfish.errors.NotApplicableError` when the pair is not of the form the
-    method is stated for, or a needed parameter is missing.
+    ``params``: ``delta`` / ``alpha`` for the methods that need them.
+
+    Parameters
+    ----------
+    method : str
+        A registered method name.
+    pair : pufferfish.lattice.system.SecretPair
+        The secret pair and the other users.
+    epsilons : float or sequence of float
+        The grid of :math:`\epsilon > 0`.
+    **params
+        ``delta`` / ``alpha`` for the methods that need them.
+
+    Returns
+    -------
+    numpy.ndarray
+        The scale for each :math:`\epsilon`.
+
+    Raises
+    ------
+    NotApplicableError
+        Unknown method, a pair not of the form the method is stated for, or a needed parameter missing.
+    ArgumentTypeError, InvalidArgumentError
+        ``pair`` not a ``SecretPair``, or a bad grid.
     """
     from pufferfish.lattice.system import SecretPair
 

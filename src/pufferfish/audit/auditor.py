@@ -189,6 +189,16 @@ def auditor_classes(prior: str | None = None) -> list[type[Auditor]]:
     The modules ``pufferfish.audit.*_lattice`` (and ``*_mixture``) are imported first, so that
     each family registers itself: a new family is one new module.
 
+    Parameters
+    ----------
+    prior : str, optional
+        ``"lattice"`` or ``"mixture"`` (:data:`PRIORS`); ``None``: every class.
+
+    Returns
+    -------
+    list of type
+        The concrete :class:`Auditor` subclasses, sorted by ``order``, module and name.
+
     Raises
     ------
     InvalidArgumentError
@@ -214,7 +224,19 @@ def _discover(priors) -> None:
 
 
 def noises() -> tuple[str, ...]:
-    """The noise families audited (each once, in the order of :func:`auditor_classes`)."""
+    """The noise families audited (each once, in the order of :func:`auditor_classes`).
+
+    Returns
+    -------
+    tuple of str
+        The ``noise`` of every auditor class, without repeats.
+
+    Raises
+    ------
+    ImportError
+        A module of :mod:`pufferfish.audit` named like an auditor module cannot be imported
+        (a broken installation; never a user mistake).
+    """
     return tuple(dict.fromkeys(c.noise for c in auditor_classes()))
 
 

@@ -1,38 +1,21 @@
-"""Exact audit of Cauchy noise on lattice priors: the Renyi divergence and the smallest scale.
+r"""Exact audit of Cauchy noise on lattice priors: the Renyi divergence and the smallest scale.
 
-Y = X + C, C ~ Cauchy(0, gamma) with density k(z) = gamma / (pi (gamma^2 + z^2)), X|s_i ~ P and
-X|s_j ~ Q on the integer lattice: p_Y(y) = sum_x P(x) k(y - x). Paper 002 (Pierquin et al.,
-Renyi Pufferfish Privacy, ICML 2024, Cor. 4.1) calibrates gamma = W_2 / sqrt(2 (e^eps - 1))
-for (2, eps)-RPP (the DAGWM); this module computes what a gamma achieves.
+:math:`Y = X + C`, :math:`C \sim \mathrm{Cauchy}(0, \gamma)`, :math:`X \mid s_i \sim P` and
+:math:`X \mid s_j \sim Q` on the integer lattice. Paper 002 (Pierquin et al., Renyi Pufferfish
+Privacy, ICML 2024, Cor. 4.1) calibrates :math:`\gamma = W_2 / \sqrt{2 (e^\epsilon - 1)}` for
+:math:`(2, \epsilon)`-RPP (the DAGWM); this module computes what a :math:`\gamma` achieves.
 
-Renyi divergence, relative accuracy 1e-10 (tested to 1e-8 or better). As for Gaussian noise
-(:mod:`pufferfish.audit.gaussian_lattice`), D_alpha(P_Y || Q_Y) = log(1 + J) / (alpha - 1) with
-J = integral q_Y psi(p_Y / q_Y) dy, psi(t) = t^alpha - 1 - alpha (t - 1) >= 0, an integrand
-without cancellation, l = log(p_Y / q_Y) from sum_x (P(x) - Q(x)) k(y - x) where p_Y and q_Y
-are close. Cauchy tails are heavy (p_Y ~ gamma / (pi y^2)) but p_Y / q_Y -> 1 like 1 + O(1/y),
-so the integrand falls like 1/y^4: J is integrated by adaptive Gauss-Kronrod (7-15) over
-the core [lo - 10 gamma, hi + 10 gamma], lo and hi the end atoms (panels of width gamma, or
-for gamma < 1/4 graded geometrically around every atom, :func:`_core_edges`, cut at the core's
-ends: the mapped tails start there, so every point is integrated once); refined until the sum of
-|K15 - G7| is below 1e-12 J) and over each tail (to 1e-12 of the core's J) after the
-substitution y = edge +- s tan(t),
-t in [0, pi/2), s = gamma + (hi - lo) + 1, which maps the tail onto a finite interval with
-an integrand that tends to 0 (nothing is cut off). Every atom contributes at every y (no
-window, O(n) a point): meant for priors of up to a few thousand atoms. Scales below 1e-8
-times the largest |atom| (centred, at least 1) are refused: the quadrature nodes sit at
-float64 coordinates, rounded by up to 1.1e-16 |atom|, which near the floor is 1e-8 of a spike
-of width gamma (at 1e-9 the rounding noise keeps the error estimate above its 1e-12 target,
-and at 1e-8 the result still agrees with 30-digit quadrature to 1e-10: tests/unit/
-test_audit_oracles.py); the smallest-scale search stops there and says so.
+:func:`cauchy_renyi` gives :math:`D_\alpha(P_Y \| Q_Y)` (both directions) to relative accuracy
+:math:`10^{-10}`: as for Gaussian noise (:mod:`pufferfish.audit.gaussian_lattice`), an integrand
+without cancellation, integrated by adaptive Gauss-Kronrod over the core and over each
+heavy tail mapped onto a finite interval (nothing is cut off). Every atom contributes at
+every point: meant for priors of up to a few thousand atoms. Scales below :math:`10^{-8}`
+times the largest centred atom are refused (float64 rounding of the nodes), and the
+smallest-scale search stops there and says so. :class:`CauchyLatticeAuditor` finds the
+smallest :math:`\gamma` meeting a target: Cauchy is stable, so :math:`D_\alpha` is non-increasing
+in :math:`\gamma` (data processing).
 
-Monotonicity in gamma (why a bracket search is valid). Cauchy is stable: for gamma_2 > gamma_1,
-Cauchy(0, gamma_2) = Cauchy(0, gamma_1) + Cauchy(0, gamma_2 - gamma_1) in law with the terms
-independent, so Y_2 is a post-processing of Y_1 by one Markov kernel whatever the secret;
-the Renyi divergence obeys the data-processing inequality, so D_alpha does not increase
-with gamma, and the smallest gamma meeting a target is found by galloping and safeguarded
-interpolation on log gamma. As
-gamma -> 0 it tends to D_alpha of the priors themselves (an upper bound for every gamma):
-when that already meets the target the smallest gamma is 0.
+Derivation and error bounds: docs/math/audits.md, "Cauchy noise on lattice priors".
 """
 
 from __future__ import annotations
@@ -112,12 +95,12 @@ def _core_edges(x: np.ndarray, gamma: float, lo: float, hi: float) -> np.ndarray
 
 def _floor(at: PairAtoms) -> float:
     """The smallest gamma audited: 1e-8 times the largest |atom| (centred, at least 1), so that the
-    spikes x +- gamma around every atom are resolved in float64 coordinates (module docstring)."""
+    spikes x +- gamma around every atom are resolved in float64 coordinates (docs/math/audits.md)."""
     return _FLOOR * max(1.0, float(np.max(np.abs(at.x))))
 
 
 def _renyi_cauchy(at: PairAtoms, gamma: float, alpha: float) -> tuple[float, float]:
-    """(D_alpha(P_Y || Q_Y), D_alpha(Q_Y || P_Y)) for Cauchy noise (module docstring)."""
+    """(D_alpha(P_Y || Q_Y), D_alpha(Q_Y || P_Y)) for Cauchy noise (docs/math/audits.md)."""
     if gamma < _floor(at):
         raise ConfigError(f"gamma = {gamma!r}: below {_floor(at):.3g}, the smallest Cauchy scale this audit "
                           f"resolves on these priors")
@@ -141,10 +124,29 @@ def _renyi_cauchy(at: PairAtoms, gamma: float, alpha: float) -> tuple[float, flo
 
 
 def cauchy_renyi(p: LatticePMF, q: LatticePMF, *, alpha: float, gamma: float) -> tuple[float, float]:
-    """Both directions of the Renyi divergence of Y = X + Cauchy(0, ``gamma``): (D_alpha(P_Y || Q_Y), D_alpha(Q_Y || P_Y)).
+    r"""Both directions of the Renyi divergence of Y = X + Cauchy(0, ``gamma``): (D_alpha(P_Y || Q_Y), D_alpha(Q_Y || P_Y)).
 
-    alpha > 1; relative accuracy 1e-10 (module docstring). (alpha, epsilon)-RPP (paper 002,
+    alpha > 1; relative accuracy 1e-10 (docs/math/audits.md). (alpha, epsilon)-RPP (paper 002,
     Def. 3.1) holds in a direction when its value is <= epsilon.
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        The priors whose Cauchy-noise outputs :math:`P_Y`, :math:`Q_Y` are compared.
+    alpha : float
+        Order of the divergence, :math:`\alpha > 1`.
+    gamma : float
+        Cauchy scale :math:`\gamma > 0`.
+
+    Returns
+    -------
+    tuple of float
+        ``(D_alpha(P_Y || Q_Y), D_alpha(Q_Y || P_Y))``.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        ``p`` or ``q`` not a lattice pmf, :math:`\alpha \le 1` or :math:`\gamma \le 0` (naming it).
     """
     instance(p, LatticePMF, name="p")
     instance(q, LatticePMF, name="q")
@@ -158,7 +160,7 @@ class CauchyLatticeAuditor(LatticeAuditor):
 
     ``Target(epsilon, alpha=a)`` means D_alpha <= epsilon; ``achieved`` is :func:`cauchy_renyi`
     (forward = D_alpha(P_Y|s_i || P_Y|s_j)); ``smallest_scale`` the generic search (galloping;
-    valid by stability, module docstring) from :meth:`start_scale`, no gamma below
+    valid by stability, docs/math/audits.md) from :meth:`start_scale`, no gamma below
     :meth:`floor`; the bracket is widened as needed. D_alpha does not depend on epsilon, so
     the audits of earlier targets at the same alpha seed the search.
     """

@@ -1,82 +1,30 @@
-"""Exact audits of Gaussian noise on lattice priors: hockey stick and Renyi divergence.
+r"""Exact audits of Gaussian noise on lattice priors: hockey stick and Renyi divergence.
 
-Y = X + N(0, sigma^2), X|s_i ~ P and X|s_j ~ Q two priors on the integer lattice, so
-p_Y(y) = sum_x P(x) phi_sigma(y - x): a finite mixture of Gaussians of one variance.
-Paper 002 (Pierquin, Bellet, Tommasi, Boussard, Renyi Pufferfish Privacy, ICML 2024)
-calibrates sigma with W_inf (Cor. 3.1); this module computes what a sigma achieves:
+:math:`Y = X + \mathcal{N}(0, \sigma^2)`, :math:`X \mid s_i \sim P` and :math:`X \mid s_j \sim Q` two priors
+on the integer lattice, so :math:`p_Y` is a finite mixture of Gaussians of one variance. Paper
+002 (Pierquin et al., Renyi Pufferfish Privacy, ICML 2024) calibrates :math:`\sigma` with
+:math:`W_\infty` (Cor. 3.1); this module computes what a :math:`\sigma` achieves:
 
-* :func:`gaussian_hockey_stick` -- delta(eps) = sup_S P_Y(S) - e^eps Q_Y(S) (both directions),
-  the smallest delta of (eps, delta)-pufferfish privacy;
-* :func:`gaussian_renyi` -- D_alpha(P_Y || Q_Y) (both directions), alpha > 1, the Renyi
-  pufferfish privacy (RPP) of paper 002, Def. 3.1;
-* :class:`GaussianLatticeAuditor` -- both, and the smallest sigma meeting a target.
+* :func:`gaussian_hockey_stick` -- :math:`\delta(\epsilon) = \sup_S P_Y(S) - e^\epsilon Q_Y(S)` (both
+  directions), the smallest :math:`\delta` of :math:`(\epsilon, \delta)`-pufferfish privacy, exact to
+  floating point: cells of the output line certified by a derivative enclosure (posterior
+  means are monotone), split at the roots of :math:`r = \pm\epsilon`
+  (:func:`pufferfish.audit.roots.illinois_roots`), then normal CDF differences, no quadrature;
+* :func:`gaussian_renyi` -- :math:`D_\alpha(P_Y \| Q_Y)` (both directions), :math:`\alpha > 1`, the
+  Renyi pufferfish privacy of paper 002, Def. 3.1, to relative accuracy :math:`10^{-10}` by
+  adaptive Gauss-Kronrod quadrature of an integrand without cancellation, with tails
+  bounded in closed form;
+* :class:`GaussianLatticeAuditor` -- both, and the smallest :math:`\sigma` meeting a target.
 
-Evaluation. log p_Y(y) is a log-sum-exp over the atoms, never underflowing. At y only the
-atoms x with log P(x) - (y-x)^2 / 2 sigma^2 within 60 + log n of the largest such term are
-summed (a lower bound on the largest comes from the atoms next to y): the n others add less
-than e^-60 = 1e-26 relative in all, below float64 resolution. So a point costs O(atoms
-within ~12 sigma of it), not O(n), and the priors of 10^5 users (3e4 atoms) are audited in
-seconds.
+:math:`\log p_Y(y)` is a log-sum-exp over the atoms within :math:`60 + \log n` of the largest term,
+so a point costs the atoms within about :math:`12\sigma` of it and priors of :math:`10^5` users are
+audited in seconds. Both divergences are non-increasing in :math:`\sigma` (a larger Gaussian is
+the smaller one plus independent Gaussian noise, and data processing), so the accepted
+scales form a half-line found by :func:`pufferfish.audit.search.smallest_scale`; as
+:math:`\sigma \to 0` the audits tend to the priors' own divergences.
 
-Hockey stick, exact to floating point. The difference p_Y - e^eps q_Y changes sign where
-r(y) = log p_Y(y) - log q_Y(y) crosses eps. Its derivative is r'(y) = (m_P(y) - m_Q(y)) /
-sigma^2, m_P(y) = E[X | Y = y] the posterior mean under the prior P, and a posterior mean
-of a Gaussian location family is non-decreasing in y (its derivative is Var(X | Y = y) /
-sigma^2 >= 0). So on a cell [a, c], r' lies in [(m_P(a) - m_Q(c)) / sigma^2,
-(m_P(c) - m_Q(a)) / sigma^2], and r is enclosed by the two tents through (a, r(a)) and
-(c, r(c)) with these slopes. A cell whose tent stays below eps (or above it) is certified;
-a cell whose ends straddle eps with a derivative enclosure that excludes 0 holds exactly
-one root, found by regula falsi (Illinois) to 1e-13 sigma and then split there; every other
-cell is bisected. Cells start at sigma / 2 over the atoms +- 38.5 sigma (beyond that each
-prior puts mass below Phi(-38.5) < 1e-300 and the tails take the sign at the ends), and the
-result is independent of that start: the certificate decides, not the grid. A cell that can
-still not be certified at width 1e-12 sigma (a tangency) is counted with the bound
-(1 + e^eps) width / (sigma sqrt(2 pi)) on what it could add, which is added to delta (so
-the audit never reports less than the truth). delta is then the sum, over the maximal
-intervals J where r > eps, of P_Y(J) - e^eps Q_Y(J) = sum_x (P(x) - e^eps Q(x))
-[Phi((J_hi - x)/sigma) - Phi((J_lo - x)/sigma)] (normal CDF differences on the side of the
-median, no quadrature). Certification allows r to exceed eps by 1e-12 on a cell called
-negative (the rounding of r), which can hide at most 1e-12 e^eps Q_Y(cell); in practice the
-error is the rounding of the CDF sums, about 1e-15 (1 + e^eps).
-
-Renyi divergence, relative accuracy 1e-10 (tested to 1e-8 or better). For alpha > 1,
-D_alpha(P_Y || Q_Y) = log(1 + J) / (alpha - 1) with
-
-    J = integral q_Y psi(p_Y / q_Y) dy,    psi(t) = t^alpha - 1 - alpha (t - 1) >= 0
-
-(integral q_Y (t - 1) = 0 and psi is convex with psi(1) = psi'(1) = 0), an integrand without
-cancellation even where P_Y and Q_Y are close. psi(e^l) is a series in l for |alpha l| <= 1
-and a closed form otherwise (:func:`~pufferfish.audit.quadrature.log_psi`), and l = log(p_Y / q_Y) is computed as
-log1p(sum_x (P(x) - Q(x)) phi(y - x) / q_Y) where the two are close, so that a divergence
-of 1e-12 still has all its digits. J is integrated by adaptive Gauss-Kronrod (7-15) on
-panels of width sigma (refined until the sum of |K15 - G7| over panels is below 1e-12 J)
-over [A, B], A and B far enough that the tails are bounded below 1e-13 J in closed form:
-for y beyond every atom, p_Y(y) <= phi_sigma(y - x_P+) and q_Y(y) >= Q(x_Q+) phi_sigma(y - x_Q+),
-so q psi(p/q) <= p^alpha q^(1-alpha) + (alpha - 1) q is bounded by a Gaussian centred at
-alpha x_P+ - (alpha - 1) x_Q+ (where the integrand of a large alpha can peak, far outside
-the priors) and a Gaussian tail of Q_Y; likewise on the left.
-
-One support (P and Q with the same atoms, the usual case), without a panel of width sigma
-between far atoms: p^alpha q^(1-alpha) is jointly convex and 1-homogeneous in (p, q), so
-p_Y^alpha q_Y^(1-alpha) <= sum_x P(x)^alpha Q(x)^(1-alpha) phi_sigma(y - x) and the integrand
-q psi(p/q) <= sum_x c(x) phi_sigma(y - x), c = P^alpha Q^(1-alpha) + (alpha - 1) Q. Beyond
-38.5 sigma of every atom it therefore adds at most (sum_x c(x)) 2 Phi(-38.5) < 1e-320 (sum c):
-only the atoms +- 38.5 sigma are integrated (panels of width sigma, one panel across each
-gap between them), when that bound is below 1e-13 J (else, and for different supports, as
-above). A sigma of 1e-6 then costs ~80 panels an atom, not (hull / sigma) panels. The
-segments are integrated in runs at most 1e5 sigma wide, each in coordinates centred on one
-of its atoms: a node at y = 20 is rounded by 3.6e-15, 4e-9 of a sigma of 1e-6, which would
-cost ~5e-10 of D; within a run the rounding stays below 2e-11 sigma.
-
-Monotonicity in sigma (why a bracket search is valid). For sigma_2 > sigma_1, N(0, sigma_2^2) =
-N(0, sigma_1^2) + N(0, sigma_2^2 - sigma_1^2) in law, with the second term independent: Y_2
-is a post-processing of Y_1 by the same Markov kernel whatever the secret, and both the
-hockey-stick and the Renyi divergences obey the data-processing inequality. So neither
-increases with sigma, the accepted sigmas form a half-line [sigma_min, inf), and
-sigma_min is found by galloping and closing the bracket on log sigma
-(:func:`pufferfish.audit.search.smallest_scale`). As sigma -> 0 the audits tend to the
-divergences of the priors themselves (atoms one apart separate), which bound them for every
-sigma: when those already meet the target, sigma_min = 0.
+Derivation, error bounds and the monotonicity proof: docs/math/audits.md, "Gaussian noise on
+lattice priors".
 """
 
 from __future__ import annotations
@@ -89,6 +37,7 @@ import numpy as np
 from pufferfish.audit.atoms import PairAtoms
 from pufferfish.audit.auditor import LatticeAuditor, TightMethod
 from pufferfish.audit.quadrature import MAX_PANELS, QUAD_RTOL, gk_log, log_psi, lse
+from pufferfish.audit.roots import illinois_roots
 from pufferfish.audit.target import Achieved, Target
 from pufferfish.checks import instance, real
 from pufferfish.checks import search as checked_search
@@ -144,7 +93,7 @@ class _GaussPair:
         self.drop = _DROP + math.log(atoms.x.size)
 
     def _radius(self, y: np.ndarray, idx: np.ndarray, logm: np.ndarray, top: float) -> np.ndarray:
-        """Distance beyond which an atom's term is below e^-drop of the largest at y (module docstring)."""
+        """Distance beyond which an atom's term is below e^-drop of the largest at y (docs/math/audits.md)."""
         xs = self.at.x[idx]
         j = np.searchsorted(xs, y)
         best = np.full(y.size, -np.inf)
@@ -229,34 +178,6 @@ def _tents(ra, rc, h, s_lo, s_hi):
     return np.maximum(up, np.maximum(ra, rc)), np.minimum(dn, np.minimum(ra, rc))
 
 
-def _illinois(f, a, c, fa, fc, xtol, max_iter=200):
-    """Roots of f in the brackets [a, c] (fa, fc of opposite signs), all at once (regula falsi, Illinois)."""
-    a, c, fa, fc = a.copy(), c.copy(), fa.copy(), fc.copy()
-    x = 0.5 * (a + c)
-    side = np.zeros(a.size, dtype=int)
-    active = np.ones(a.size, dtype=bool)
-    for _ in range(max_iter):
-        idx = np.flatnonzero(active)
-        if idx.size == 0:
-            break
-        aa, cc, ffa, ffc = a[idx], c[idx], fa[idx], fc[idx]
-        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            xs = (aa * ffc - cc * ffa) / (ffc - ffa)
-        bad = ~np.isfinite(xs) | (xs <= aa) | (xs >= cc)
-        xs = np.where(bad, 0.5 * (aa + cc), xs)
-        fx = f(xs)
-        x[idx] = xs
-        right = np.sign(fx) == np.sign(ffa)            # the root is in [x, c]
-        new_fa = np.where(right, fx, np.where(side[idx] == -1, 0.5 * ffa, ffa))
-        new_fc = np.where(right, np.where(side[idx] == 1, 0.5 * ffc, ffc), fx)
-        a[idx] = np.where(right, xs, aa)
-        c[idx] = np.where(right, cc, xs)
-        fa[idx], fc[idx] = new_fa, new_fc
-        side[idx] = np.where(right, 1, -1)
-        active[idx] = (fx != 0) & (c[idx] - a[idx] > xtol)
-    return x
-
-
 def _phi_mass(lo: np.ndarray, hi: np.ndarray, x: np.ndarray, sigma: float) -> np.ndarray:
     """Phi((hi - x)/sigma) - Phi((lo - x)/sigma) for every interval (rows) and atom (columns), on the side of the median."""
     from scipy.special import ndtr
@@ -321,7 +242,7 @@ def _certify(cells: dict, ev: _GaussPair, sigma: float, eps: float, scale_m: flo
     f_cross = (ra - eps) * (rc - eps) < 0
     b_cross = (ra + eps) * (rc + eps) < 0
     ok = (f_below | f_above) & (b_below | b_above) & ~f_cross & ~b_cross
-    give_up = ~ok & ~f_cross & ~b_cross & (h <= _MIN_CELL * sigma)   # a tangency (module docstring)
+    give_up = ~ok & ~f_cross & ~b_cross & (h <= _MIN_CELL * sigma)   # a tangency (docs/math/audits.md)
     width = float(np.sum(h[give_up])) if give_up.any() else 0.0
     fin = ok | give_up
     f_pos = np.where(f_below | f_above, f_above & ~f_below, np.minimum(ra, rc) > eps)
@@ -338,8 +259,9 @@ def _certify(cells: dict, ev: _GaussPair, sigma: float, eps: float, scale_m: flo
     for level, cross in zip((eps, -eps), (f_cross, b_cross & ~f_cross)):
         pick = np.flatnonzero(cross & monotone & (cc - ca > _MIN_CELL * sigma))
         if pick.size:
-            root = _illinois(lambda t, lv=level: (lambda v: v[0] - v[1] - lv)(ev(t)),
-                             ca[pick], cc[pick], ra[pick] - level, rc[pick] - level, 1e-13 * sigma)
+            root = illinois_roots(lambda t, _, lv=level: (lambda v: v[0] - v[1] - lv)(ev(t)),
+                                  ca[pick], cc[pick], ra[pick] - level, rc[pick] - level, 1e-13 * sigma,
+                                  max_iter=200)
             inside = (root > ca[pick]) & (root < cc[pick])
             split[pick[inside]] = root[inside]
     lps, lqs, mps, mqs = ev(split)
@@ -351,7 +273,7 @@ def _certify(cells: dict, ev: _GaussPair, sigma: float, eps: float, scale_m: flo
 
 
 def _hockey_gauss(at: PairAtoms, sigma: float, eps: float) -> tuple[float, float]:
-    """(H_{e^eps}(P_Y || Q_Y), H_{e^eps}(Q_Y || P_Y)) for Gaussian noise (module docstring)."""
+    """(H_{e^eps}(P_Y || Q_Y), H_{e^eps}(Q_Y || P_Y)) for Gaussian noise (docs/math/audits.md)."""
     if np.array_equal(at.pa, at.pb):  # P = Q: P_Y = Q_Y and sup_S (1 - e^eps) P_Y(S) = 0 (no sign change to certify)
         return 0.0, 0.0
     ev = _GaussPair(at, sigma)
@@ -364,7 +286,7 @@ def _hockey_gauss(at: PairAtoms, sigma: float, eps: float) -> tuple[float, float
         if cells["ca"].size == 0:
             break
         finished, width, cells = _certify(cells, ev, sigma, eps, scale_m)
-        if width:                                      # a tangency: bound what it could add (module docstring)
+        if width:                                      # a tangency: bound what it could add (docs/math/audits.md)
             extra += width * (1.0 + c_eps) / (sigma * math.sqrt(2.0 * math.pi))
         done.append(finished)
     if cells["ca"].size:                               # never seen: bound the leftovers
@@ -374,7 +296,7 @@ def _hockey_gauss(at: PairAtoms, sigma: float, eps: float) -> tuple[float, float
 
 def _sum_runs(at: PairAtoms, sigma: float, eps: float, done: list, r: np.ndarray, extra: float) -> tuple[float, float]:
     """delta in both directions: over the maximal runs of positive cells, sum_x (P(x) - e^eps Q(x))
-    times the normal mass of the run (module docstring), plus ``extra``."""
+    times the normal mass of the run (docs/math/audits.md), plus ``extra``."""
     c_eps = math.exp(eps)
     a_all, c_all, f_all, b_all = (np.concatenate([d[k] for d in done]) for k in range(4))
     order = np.argsort(a_all, kind="stable")
@@ -415,12 +337,31 @@ def _runs(a, c, positive, first: bool, last: bool) -> list[tuple[float, float]]:
 
 
 def gaussian_hockey_stick(p: LatticePMF, q: LatticePMF, *, epsilon: float, sigma: float) -> tuple[float, float]:
-    """Both directions of the hockey-stick divergence of Y = X + N(0, ``sigma``^2), exactly.
+    r"""Both directions of the hockey-stick divergence of Y = X + N(0, ``sigma``^2), exactly.
 
     Returns ``(H_{e^eps}(P_Y || Q_Y), H_{e^eps}(Q_Y || P_Y))``, H_c(P || Q) = sup_S P(S) - c Q(S):
     the smallest delta of (epsilon, delta)-PP in each direction. Certified sign changes and
-    closed-form normal CDF differences (module docstring): exact to floating point, about
+    closed-form normal CDF differences (docs/math/audits.md): exact to floating point, about
     1e-15 (1 + e^eps) absolute, never below the truth by more than that.
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        Priors of the pair, released with :math:`\mathcal{N}(0, \sigma^2)` added.
+    epsilon : float
+        The :math:`\epsilon \ge 0` of the hockey stick :math:`H_{e^\epsilon}`.
+    sigma : float
+        Standard deviation of the Gaussian noise, :math:`> 0`.
+
+    Returns
+    -------
+    tuple of float
+        The smallest :math:`\delta` in each direction, ``(P to Q, Q to P)``.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        Bad priors, a negative ``epsilon`` or a non-positive ``sigma``.
     """
     _check_pmfs(p, q)
     eps = _check_epsilon(epsilon)
@@ -430,7 +371,7 @@ def gaussian_hockey_stick(p: LatticePMF, q: LatticePMF, *, epsilon: float, sigma
 
 # ------------------------------------------------------------------------ Renyi
 def _log_tail_bound(at: PairAtoms, sigma: float, alpha: float, bound: float, right: bool, forward: bool) -> float:
-    """log of a bound on the integral of q_Y psi(p_Y / q_Y) beyond ``bound`` (module docstring).
+    """log of a bound on the integral of q_Y psi(p_Y / q_Y) beyond ``bound`` (docs/math/audits.md).
 
     (P, Q) = (P, Q) if ``forward`` else (Q, P). q psi(p/q) <= p^alpha q^(1-alpha) + (alpha - 1) q.
     Right tail (y >= bound >= every atom; the left one is its mirror image), a = the largest
@@ -460,7 +401,7 @@ def _log_tail_bound(at: PairAtoms, sigma: float, alpha: float, bound: float, rig
 
 
 def _renyi_gauss(at: PairAtoms, sigma: float, alpha: float) -> tuple[float, float]:
-    """(D_alpha(P_Y || Q_Y), D_alpha(Q_Y || P_Y)) for Gaussian noise (module docstring)."""
+    """(D_alpha(P_Y || Q_Y), D_alpha(Q_Y || P_Y)) for Gaussian noise (docs/math/audits.md)."""
     if np.array_equal(at.pa, at.pb):
         return 0.0, 0.0                                # the same prior: p_Y = q_Y
     ev = _GaussPair(at, sigma)
@@ -471,7 +412,7 @@ def _renyi_gauss(at: PairAtoms, sigma: float, alpha: float) -> tuple[float, floa
         return np.vstack((lq + log_psi(ell, alpha), lp + log_psi(-ell, alpha))) - log_norm
 
     if np.array_equal(at.pa > 0, at.pb > 0):
-        # one support: only the atoms +- _REACH sigma are integrated (module docstring, "One support")
+        # one support: only the atoms +- _REACH sigma are integrated (docs/math/audits.md, "One support")
         from scipy.special import log_ndtr
 
         m = at.pa > 0
@@ -540,11 +481,30 @@ def _renyi_gauss(at: PairAtoms, sigma: float, alpha: float) -> tuple[float, floa
 
 
 def gaussian_renyi(p: LatticePMF, q: LatticePMF, *, alpha: float, sigma: float) -> tuple[float, float]:
-    """Both directions of the Renyi divergence of Y = X + N(0, ``sigma``^2): (D_alpha(P_Y || Q_Y), D_alpha(Q_Y || P_Y)).
+    r"""Both directions of the Renyi divergence of Y = X + N(0, ``sigma``^2): (D_alpha(P_Y || Q_Y), D_alpha(Q_Y || P_Y)).
 
-    alpha > 1; relative accuracy 1e-10 (module docstring: J = integral q psi(p/q) by adaptive
+    alpha > 1; relative accuracy 1e-10 (docs/math/audits.md: J = integral q psi(p/q) by adaptive
     Gauss-Kronrod with bounded tails, D = log(1 + J) / (alpha - 1)). (alpha, epsilon)-RPP
     (paper 002, Def. 3.1) holds in a direction when its value is <= epsilon.
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        Priors of the pair, audited under Gaussian noise.
+    alpha : float
+        Renyi order (:math:`> 1`) of the guarantee checked.
+    sigma : float
+        Noise standard deviation :math:`\sigma > 0`.
+
+    Returns
+    -------
+    tuple of float
+        Forward and backward :math:`D_\alpha` of the noisy outputs.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        A prior that is not a lattice pmf, or ``alpha`` / ``sigma`` out of range.
     """
     _check_pmfs(p, q)
     alpha = _check_alpha(alpha)
@@ -561,7 +521,7 @@ class GaussianLatticeAuditor(LatticeAuditor):
     ``epsilon_delta``: :func:`gaussian_hockey_stick` (forward = H_{e^eps}(P_Y|s_i || P_Y|s_j)).
     ``renyi`` (``Target(epsilon, alpha=a)``, meaning D_alpha <= epsilon): :func:`gaussian_renyi`.
     ``smallest_scale``: the generic search (galloping, valid by the monotonicity argument of
-    the module docstring) from :meth:`start_scale`; the bracket is widened as needed, so the
+    docs/math/audits.md) from :meth:`start_scale`; the bracket is widened as needed, so the
     start only saves steps.
     """
 

@@ -127,26 +127,51 @@ def _check_scale(scale) -> float:
 
 
 def geometric_privacy_loss(p: LatticePMF, q: LatticePMF, *, scale: float) -> tuple[float, float]:
-    """Both directions of the pure-epsilon loss of Y = X + G, G two-sided geometric of scale b.
+    r"""Both directions of the pure-epsilon loss of Y = X + G, G two-sided geometric of scale b.
 
     Returns ``(max_y log p_Y(y) / q_Y(y), max_y log q_Y(y) / p_Y(y))`` over every integer y: a max
     over the hull, the tails being constant (module docstring).
 
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        Lattice priors released with two-sided geometric noise.
+    scale : float
+        The geometric scale :math:`b > 0` (:math:`r = e^{-1/b}`).
+
+    Returns
+    -------
+    tuple of float
+        Pure-:math:`\epsilon` loss in each direction, a max over the integers.
+
     Raises
     ------
     ArgumentTypeError, InvalidArgumentError
-        ``p``, ``q`` not lattice pmfs, or ``scale`` not finite and > 0 (or below 1e-290 times the
-        width of the priors' hull).
+        ``p``, ``q`` not lattice pmfs, or ``scale`` not finite and > 0 (or below 1e-290 times the width of the priors' hull).
     """
     return _loss(_Pair(p, q), _check_scale(scale))
 
 
 def geometric_hockey_stick(p: LatticePMF, q: LatticePMF, *, epsilon: float, scale: float) -> tuple[float, float]:
-    """Both directions of the hockey-stick divergence of Y = X + G, exactly.
+    r"""Both directions of the hockey-stick divergence of Y = X + G, exactly.
 
     Returns ``(H_{e^eps}(P_Y || Q_Y), H_{e^eps}(Q_Y || P_Y))``, H_c(P || Q) = sum_y [p(y) - c q(y)]_+:
     the smallest delta of (epsilon, delta)-PP in each direction; absolute error about
     1e-16 (1 + e^eps). ``epsilon`` >= 0 (0: the total variation distance).
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        The pair's priors; the output is :math:`X + G`.
+    epsilon : float
+        Hockey-stick level :math:`\epsilon \ge 0` (0: total variation).
+    scale : float
+        :math:`b > 0`, the scale of :math:`G`.
+
+    Returns
+    -------
+    tuple of float
+        The smallest :math:`\delta` of :math:`(\epsilon, \delta)`-PP, forward and backward.
 
     Raises
     ------
@@ -158,10 +183,24 @@ def geometric_hockey_stick(p: LatticePMF, q: LatticePMF, *, epsilon: float, scal
 
 
 def geometric_renyi(p: LatticePMF, q: LatticePMF, *, alpha: float, scale: float) -> tuple[float, float]:
-    """Both directions of the Renyi divergence of Y = X + G: (D_alpha(P_Y || Q_Y), D_alpha(Q_Y || P_Y)).
+    r"""Both directions of the Renyi divergence of Y = X + G: (D_alpha(P_Y || Q_Y), D_alpha(Q_Y || P_Y)).
 
     alpha > 1; D_alpha = log(1 + J) / (alpha - 1), J a finite sum and two geometric tails
     (module docstring). (alpha, epsilon)-RPP holds in a direction when its value is <= epsilon.
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        The two priors, each convolved with the geometric noise.
+    alpha : float
+        Order :math:`\alpha > 1` of the Renyi divergence.
+    scale : float
+        Scale :math:`b > 0` of the two-sided geometric law.
+
+    Returns
+    -------
+    tuple of float
+        ``(D_alpha(P_Y || Q_Y), D_alpha(Q_Y || P_Y))``, exact sums and geometric tails.
 
     Raises
     ------

@@ -38,10 +38,26 @@ _SCAN_MAX_BLOCK = 256
 
 def log_forward(logp: np.ndarray, rate: float, *, exponent: float = _BLOCK_EXPONENT,
                 min_block: int = 64) -> np.ndarray:
-    """log F(k), F(k) = sum_{x<=k} P(x) exp(-(k-x) rate), for k = 0..n-1, in log space.
+    r"""log F(k), F(k) = sum_{x<=k} P(x) exp(-(k-x) rate), for k = 0..n-1, in log space.
 
     The reference recursion: blocks of at least ``min_block`` points, within a block
     ``numpy.logaddexp.accumulate`` of logP + i rate (exponents below ``exponent``).
+
+    Parameters
+    ----------
+    logp : numpy.ndarray
+        :math:`\log P(x)` at the lattice points :math:`0, \dots, n - 1` (1-D; ``-inf`` for no mass).
+    rate : float
+        The decay per lattice step, :math:`\ge 0` (``1 / theta`` for Laplace noise).
+    exponent : float
+        Within a block the exponents stay below this.
+    min_block : int
+        The smallest block.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`\log F(k)` for :math:`k = 0, \dots, n - 1`.
     """
     n = logp.size
     out = np.empty(n)
@@ -59,7 +75,18 @@ def log_forward(logp: np.ndarray, rate: float, *, exponent: float = _BLOCK_EXPON
 
 
 def logaddexp(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """log(e^a + e^b) elementwise (``numpy.logaddexp`` has no vectorized loop; this is 5x faster)."""
+    r"""log(e^a + e^b) elementwise (``numpy.logaddexp`` has no vectorized loop; this is 5x faster).
+
+    Parameters
+    ----------
+    a, b : numpy.ndarray
+        Arrays of one shape (``-inf`` allowed).
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`\log(e^a + e^b)`, ``-inf`` where both are ``-inf``.
+    """
     top = np.maximum(a, b)
     with np.errstate(invalid="ignore"):
         gap = np.abs(a - b)                            # nan where both are -inf
@@ -123,7 +150,25 @@ def _block_scans(seqs: np.ndarray, rate: float, block: int) -> np.ndarray:
 
 
 def log_kernel_sums(logp: np.ndarray, rate: float) -> np.ndarray:
-    """log sum_x P(x) e^{-|k-x| rate} at every lattice point k, for every row of ``logp`` (m x n)."""
+    r"""log sum_x P(x) e^{-|k-x| rate} at every lattice point k, for every row of ``logp`` (m x n).
+
+    Parameters
+    ----------
+    logp : numpy.ndarray
+        An m x n array, a row of :math:`\log P(x)` per prior (``-inf``: no mass).
+    rate : float
+        Kernel decay :math:`\ge 0` per lattice step.
+
+    Returns
+    -------
+    numpy.ndarray
+        The m x n two-sided log sums.
+
+    Raises
+    ------
+    ValueError
+        ``logp`` not two-dimensional (the caller validates everything else).
+    """
     m, n = logp.shape
     block = int(min(n, _SCAN_MAX_BLOCK, _SCAN_EXPONENT / rate)) if rate > 0 else min(n, _SCAN_MAX_BLOCK)
     if block < _SCAN_MIN_BLOCK or n < 4 * _SCAN_MIN_BLOCK:
@@ -165,7 +210,25 @@ def _log_forward_rows(seqs: np.ndarray, rate: float) -> np.ndarray:
 
 
 def one_sided_sums(logp: np.ndarray, rate: float) -> tuple[np.ndarray, np.ndarray]:
-    """F(k) = sum_{x<=k} P(x) e^{-(k-x) rate} and H(k) = sum_{x>=k} P(x) e^{-(x-k) rate}, rows of ``logp``."""
+    r"""F(k) = sum_{x<=k} P(x) e^{-(k-x) rate} and H(k) = sum_{x>=k} P(x) e^{-(x-k) rate}, rows of ``logp``.
+
+    Parameters
+    ----------
+    logp : numpy.ndarray
+        Log masses, one prior per row (m x n).
+    rate : float
+        Decay of the one-sided kernel per step, :math:`\ge 0`.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(F, H)`` in linear space, each m x n.
+
+    Raises
+    ------
+    IndexError
+        ``logp`` is one-dimensional (the caller passes an m x n array).
+    """
     m = logp.shape[0]
     scans = _log_forward_rows(np.vstack((logp, logp[:, ::-1])), rate)
     with np.errstate(under="ignore"):
@@ -173,13 +236,30 @@ def one_sided_sums(logp: np.ndarray, rate: float) -> tuple[np.ndarray, np.ndarra
 
 
 def nearest_sums(logp: np.ndarray, rate: float) -> tuple[np.ndarray, np.ndarray]:
-    """The kernel sums at a large ``rate`` (>= :data:`NEAREST_RATE`), factored: (d, log S) with
+    r"""The kernel sums at a large ``rate`` (>= :data:`NEAREST_RATE`), factored: (d, log S) with
     sum_x P(x) e^(-|k - x| rate) = e^(-rate d(k)) S(k), d(k) the distance from k to the nearest atom
     of any row (an integer array) and S(k) the sum over the row's atoms nearest to k on either side
     with exponents -(|k - x| - d(k)) rate (every other term is below e^-800 of those, relative).
 
     Ratios of two rows are log S_P - log S_Q, exactly: the huge common exponent rate d(k) never
     enters them (where :func:`log_kernel_sums` would subtract two rounded numbers of that size).
+
+    Parameters
+    ----------
+    logp : numpy.ndarray
+        Rows of log masses; at least one row has an atom.
+    rate : float
+        A decay of at least :data:`NEAREST_RATE` per step.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(d, log_s)``: the integer distances (length n) and the m x n factored log sums.
+
+    Raises
+    ------
+    ValueError
+        ``logp`` is not two-dimensional.
     """
     m, n = logp.shape
     k = np.arange(n)

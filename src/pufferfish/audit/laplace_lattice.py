@@ -1,80 +1,27 @@
-"""Exact privacy loss of Laplace noise on lattice priors, and the tight calibration.
+r"""Exact privacy loss of Laplace noise on lattice priors, and the tight calibration.
 
-For priors P_i, P_j on the integer lattice and Y = X + N_theta (eq. 2), the privacy loss is
+For priors :math:`P_i`, :math:`P_j` on the integer lattice and :math:`Y = X + N_\theta` (paper 000,
+eq. 2), the privacy loss :math:`L(\theta) = \sup_y |\log p_Y(y \mid s_i) / p_Y(y \mid s_j)|` is
+reported as its two directions (forward :math:`\sup_y \log(p_i / p_j)`, backward
+:math:`\sup_y \log(p_j / p_i)`, both :math:`\ge 0`).
 
-    L(theta) = sup over all real y of |log p_Y(y|s_i) / p_Y(y|s_j)|,
+* :func:`lattice_privacy_loss` -- the sup is exact, not sampled: between lattice points the
+  ratio is linear-fractional in :math:`e^{2y/\theta}`, hence monotone, so the sup is a max over
+  the lattice points between the extreme atoms, computed by linear-time one-sided scans
+  (:mod:`pufferfish.audit.kernel`) that neither overflow nor underflow for any
+  :math:`\theta > 0`;
+* :func:`laplace_hockey_stick` -- :math:`\delta(\epsilon) = \int [p_Y - e^\epsilon q_Y]_+ \, dy` in closed
+  form on every unit interval (its sign changes at most once there), no quadrature,
+  absolute error about :math:`10^{-15}(1 + e^\epsilon)`;
+* :func:`theta_min`, :class:`LaplaceLatticeAuditor` -- the smallest scale meeting a target, by
+  :mod:`pufferfish.audit.search`: both losses are non-increasing in :math:`\theta` (a larger
+  Laplace is the smaller one plus independent noise, and data processing);
+* :func:`mgf_tail_loss` -- the exact :math:`y \to \pm\infty` limits
+  :math:`\log M_A(\pm 1/\theta) - \log M_B(\pm 1/\theta)` of a pair of users, valid for the true rest
+  of a large system whose float64 prior drops masses below :math:`10^{-300}`.
 
-reported as its two directions: forward = sup_y log(p_i/p_j), backward = sup_y log(p_j/p_i),
-L = max(forward, backward) (each direction is >= 0 since both densities integrate to 1).
-
-Where the sup lies. Between consecutive lattice points k <= y <= k + 1 every density
-p_Y(y) = (1/2theta) sum_x P(x) e^{-|y-x|/theta} has the form A e^{-y/theta} + B e^{y/theta}
-with A = sum_{x<=k} P(x) e^{x/theta}, B = sum_{x>k} P(x) e^{-x/theta} (both >= 0, not both
-0). So, with u = e^{2y/theta} (increasing in y), the ratio is (A_i + B_i u) / (A_j + B_j u):
-a linear-fractional function of u whose denominator does not vanish on u > 0, hence
-monotone on the interval; its sup and inf over [k, k+1] are at the end points. Left of
-the smallest atom (and right of the largest) only one of A, B is non-zero and the ratio
-is constant, equal to its value at that atom. The sup over all real y is therefore the
-max over the lattice points between the extreme atoms of both priors: computed exactly,
-not on a sampled grid.
-
-Computation. At a lattice point k, p_Y(k) is proportional to F(k) + G(k) with
-F(k) = sum_{x<=k} P(x) e^{-(k-x)/theta} and G(k) = sum_{x>k} P(x) e^{-(x-k)/theta}; G is
-the forward sum of the reversed masses, shifted by one point. Both are computed in time
-and memory linear in the support, never forming an n x m matrix (:mod:`pufferfish.audit.kernel`):
-the support is cut into blocks of B points (B <= 64 theta, B <= 256); within every block
-at once, a cumulative sum down the rows of the transposed B x (n/B) array, in linear
-space scaled by the block's maximum of log P(x) + x/theta (a block whose partial sums span
-more than 1e280 is redone in log space); the block ends carry over by the same recursion
-at rate B/theta in log space (:func:`~pufferfish.audit.kernel.log_forward`); one vectorized log-sum-exp adds the
-carried part. The four scans (F and G of both priors) share one array. Neither overflow
-nor underflow occurs for any theta > 0 or support size; rounding is about 1e-16 of the
-magnitude of the log-densities (about 1e-13 absolute where a density is near 1e-300;
-measured 5e-15 against 34-digit sums, where the previous blocked
-``numpy.logaddexp.accumulate`` reached 1e-12). For theta < 1/8 (blocks under 8 points)
-the blocked log-space recursion alone is used; for
-theta <= 1.25e-3 the loss comes from each point's nearest atoms with the common factor
-e^(-d/theta) cancelled (:func:`~pufferfish.audit.kernel.nearest_sums`), and the hockey stick is
-the priors' own (a bump's mass beyond the next lattice point is below e^-800).
-
-Hockey stick, (epsilon, delta) (:func:`laplace_hockey_stick`). delta(eps) = sup_S
-P_Y(S) - e^eps Q_Y(S) = integral of [p_Y - e^eps q_Y]_+ dy is computed exactly, with no
-quadrature. On [k, k+1] write y = k + t; then 2 theta p_Y(k + t) = F(k) e^{-t/theta} +
-H(k+1) e^{-(1-t)/theta} with F(k) = sum_{x<=k} P(x) e^{-(k-x)/theta} and H(k+1) =
-sum_{x>=k+1} P(x) e^{-(x-k-1)/theta} (both <= 1, the one-sided scans above). So
-2 theta (p_Y - e^eps q_Y) = a e^{-t/theta} + beta e^{-(1-t)/theta}, a = F_P - e^eps F_Q,
-beta = H_P - e^eps H_Q: with u = e^{2t/theta} its sign is that of a + beta e^{-1/theta} u,
-which changes at most once, at t* = (1/theta + log(a/-beta)) theta / 2 when a and beta
-have opposite signs. The positive part of each unit interval is therefore [0, 1], [0, t*],
-[t*, 1] or empty, and its integral is in closed form: (a/2)(e^{-s/theta} - e^{-t/theta}) +
-(beta/2)(e^{-(1-t)/theta} - e^{-(1-s)/theta}) over [s, t] (the difference of the two
-mixtures' CDFs, computed without subtracting numbers near 1). Left of the hull the
-difference is beta_L e^{-(L-y)/theta} / 2 theta (integral beta_L / 2 if positive), right of
-it a_R e^{-(y-R)/theta} / 2 theta. Every term is a product of scan values with relative
-error about 1e-15, so delta has absolute error about 1e-15 (1 + e^eps): exact to floating
-point. The noise-free limit theta -> 0 is sum_x [P(x) - e^eps Q(x)]_+
-(:func:`~pufferfish.audit.zero_noise.zero_noise_hockey_stick`), an upper bound for every theta by data processing.
-
-Monotonicity in theta (why bisection is valid). For theta_2 > theta_1 the Laplace
-characteristic functions satisfy 1/(1 + theta_2^2 t^2) = 1/(1 + theta_1^2 t^2) * c(t) with
-c(t) = r + (1 - r)/(1 + theta_2^2 t^2), r = (theta_1/theta_2)^2: c is the characteristic
-function of W = 0 w.p. r, Laplace(theta_2) w.p. 1 - r. So N_{theta_2} = N_{theta_1} + W in
-law with W independent: Y_2 is a post-processing of Y_1 and, by the data-processing
-inequality for the max-divergence, L(theta_2) <= L(theta_1) (and for the hockey-stick
-divergence, delta(theta_2) <= delta(theta_1)). L is non-increasing: every
-theta above an accepted one is accepted, every theta below a rejected one is rejected,
-and the smallest accepted theta is found by bracketing and bisection (:func:`theta_min`).
-
-At scale. The audit is exact for the priors it is given. Priors of large systems are
-float64 arrays (:func:`pufferfish.lattice.sums.sum_of_users`): masses below 1e-300 are not
-represented (for 10^5 users on 5 points, about 3e4 of the 4e5 lattice points carry a
-mass). A query prior is R~ + D_i, R~ the resolved sum of the other users convolved
-directly with the short user D_i, so the audit of a pair (R~ + A, R~ + B) is exact for the
-rest R~; its y -> +-inf limits, log M_A(+-1/theta) - log M_B(+-1/theta) (moment generating
-functions of A and B alone), are those of the true rest R too (:func:`mgf_tail_loss`
-gives them exactly: a lower bound on the true L(theta)). Where the sup for the true R lies
-in tails below 1e-300, the audit of R~ can differ from it; the benchmark pairs of
-benchmarks/engine.py have their sup at that limit, from 10^2 to 10^5 users.
+Derivation, the scans, error bounds and the monotonicity proof: docs/math/audits.md,
+"Laplace noise on lattice priors".
 """
 
 from __future__ import annotations
@@ -128,7 +75,25 @@ class PrivacyLoss:
 
 
 def log_density_at_lattice(pmf_values: np.ndarray, theta: float) -> np.ndarray:
-    """log p_Y(k) at k = 0..n-1 for Y = X + Laplace(theta), X with masses ``pmf_values`` at 0..n-1."""
+    r"""log p_Y(k) at k = 0..n-1 for Y = X + Laplace(theta), X with masses ``pmf_values`` at 0..n-1.
+
+    Parameters
+    ----------
+    pmf_values : numpy.ndarray
+        Masses (:math:`\ge 0`) of :math:`X` at :math:`0, \dots, n - 1`.
+    theta : float
+        Scale of the Laplace noise added, :math:`> 0`.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`\log p_Y(k)` at :math:`k = 0, \dots, n - 1`.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        A negative or non-real mass, or :math:`\theta` not finite and positive.
+    """
     pmf_values = reals(pmf_values, name="pmf_values", lo=0.0)
     theta = _check_theta(theta)
     with np.errstate(divide="ignore"):
@@ -139,7 +104,7 @@ def log_density_at_lattice(pmf_values: np.ndarray, theta: float) -> np.ndarray:
 def _positive_part(a: np.ndarray, beta: np.ndarray, rate: float) -> np.ndarray:
     """integral over t in [0, 1] of [a e^{-rate t} + beta e^{-rate (1 - t)}]_+ rate dt / 2, elementwise.
 
-    The bracket changes sign at most once (module docstring), at t* where a e^{-rate t*} =
+    The bracket changes sign at most once (docs/math/audits.md), at t* where a e^{-rate t*} =
     -beta e^{-rate (1 - t*)}; the integral of the bracket over [s, t] is
     (a/2)(e^{-rate s} - e^{-rate t}) + (beta/2)(e^{-rate (1-t)} - e^{-rate (1-s)}).
     """
@@ -176,12 +141,31 @@ def _check_epsilon(epsilon) -> float:
 
 
 def laplace_hockey_stick(p: LatticePMF, q: LatticePMF, *, epsilon: float, scale: float) -> tuple[float, float]:
-    """Both directions of the hockey-stick divergence of Y = X + Laplace(``scale``), exactly.
+    r"""Both directions of the hockey-stick divergence of Y = X + Laplace(``scale``), exactly.
 
     Returns ``(H_{e^eps}(P_Y || Q_Y), H_{e^eps}(Q_Y || P_Y))``, H_c(P || Q) = sup_S P(S) -
     c Q(S): the smallest delta for which the noise gives (epsilon, delta)-PP in each
-    direction. Closed form per unit interval (module docstring, "Hockey stick"); absolute
+    direction. Closed form per unit interval (docs/math/audits.md, "Hockey stick"); absolute
     error about 1e-15 (1 + e^eps). ``epsilon`` >= 0 (0 gives the total variation distance).
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        Lattice priors of the secret pair under Laplace noise.
+    epsilon : float
+        :math:`\epsilon \ge 0` (0: total variation).
+    scale : float
+        Laplace scale :math:`\theta > 0`.
+
+    Returns
+    -------
+    tuple of float
+        :math:`(H_{e^\epsilon}(P_Y \| Q_Y), H_{e^\epsilon}(Q_Y \| P_Y))`.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        ``p``, ``q``, ``epsilon`` or ``scale`` invalid (the message names which).
     """
     _check_pair(p, q)
     eps = _check_epsilon(epsilon)
@@ -229,7 +213,7 @@ class _Auditor:
         return result
 
     def hockey(self, epsilon: float, theta: float) -> tuple[float, float]:
-        """(H_{e^eps}(P_Y || Q_Y), H_{e^eps}(Q_Y || P_Y)) for Laplace(theta) (module docstring)."""
+        """(H_{e^eps}(P_Y || Q_Y), H_{e^eps}(Q_Y || P_Y)) for Laplace(theta) (docs/math/audits.md)."""
         if 1.0 / theta >= NEAREST_RATE:
             # each atom's Laplace bump puts below e^-800 beyond the next lattice point (masses of 1e-300
             # to 1 differ by e^691 at most): to double precision, the priors' own divergences
@@ -268,9 +252,26 @@ def _auditor(p: LatticePMF, q: LatticePMF) -> _Auditor:
 
 
 def lattice_privacy_loss(p: LatticePMF, q: LatticePMF, theta: float) -> PrivacyLoss:
-    """The exact privacy loss L(theta) of Laplace(theta) noise between priors ``p`` and ``q``.
+    r"""The exact privacy loss L(theta) of Laplace(theta) noise between priors ``p`` and ``q``.
 
-    See the module docstring for why the sup over all real y is a max over lattice points.
+    See docs/math/audits.md for why the sup over all real y is a max over lattice points.
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        The two query priors :math:`P_i`, :math:`P_j`.
+    theta : float
+        The Laplace scale :math:`\theta > 0` audited.
+
+    Returns
+    -------
+    PrivacyLoss
+        Forward and backward sup of the log-ratio, and where they are attained.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        Priors that are not lattice pmfs, or :math:`\theta` not finite and positive.
     """
     theta = _check_theta(theta)
     _check_pair(p, q)
@@ -278,13 +279,30 @@ def lattice_privacy_loss(p: LatticePMF, q: LatticePMF, theta: float) -> PrivacyL
 
 
 def mgf_tail_loss(a: LatticePMF, b: LatticePMF, theta: float) -> tuple[float, float]:
-    """The y -> +inf and y -> -inf limits of log p_Y(y|s_i)/p_Y(y|s_j) for X_i = R + A, X_j = R + B.
+    r"""The y -> +inf and y -> -inf limits of log p_Y(y|s_i)/p_Y(y|s_j) for X_i = R + A, X_j = R + B.
 
     For y beyond every atom, p_Y(y) = e^{-y/theta} E[e^{X/theta}] / (2 theta), and R cancels:
     the limits are log M_A(1/theta) - log M_B(1/theta) and log M_A(-1/theta) - log M_B(-1/theta),
     computed from the two user pmfs alone (log-sum-exp). Since L(theta) is a sup over y,
     max(|first|, |second|) <= L(theta) for the true priors, whatever the other users:
-    an exact cross-check of an audit at scale (module docstring).
+    an exact cross-check of an audit at scale (docs/math/audits.md).
+
+    Parameters
+    ----------
+    a, b : pufferfish.lattice.pmf.LatticePMF
+        Laws :math:`A`, :math:`B` of the one user that differs between the secrets.
+    theta : float
+        Laplace scale at which the tail limits are taken, :math:`> 0`.
+
+    Returns
+    -------
+    tuple of float
+        The limits of the log-ratio at :math:`y \to +\infty` and :math:`y \to -\infty`.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        ``a`` or ``b`` not a lattice pmf, or ``theta`` invalid.
     """
     theta = _check_theta(theta)
     instance(a, LatticePMF, name="a")
@@ -326,7 +344,7 @@ def theta_min(p: LatticePMF, q: LatticePMF, epsilon: float, *, rtol: float = 1e-
               max_steps: int = 200) -> TightResult:
     """The smallest theta with L(theta) <= epsilon (the ``tight`` calibration).
 
-    L is non-increasing in theta (module docstring), continuous, and L(span / epsilon) <=
+    L is non-increasing in theta (docs/math/audits.md), continuous, and L(span / epsilon) <=
     epsilon by Proposition 1 (span = sup over supp(pi*) |x - x'|). If the zero-noise loss
     max |log P_i/P_j| is already <= epsilon, theta_min = 0. Otherwise
     :func:`~pufferfish.audit.search.smallest_scale`: a bracket [lo, hi], lo rejected (L >
@@ -366,10 +384,31 @@ def theta_min(p: LatticePMF, q: LatticePMF, epsilon: float, *, rtol: float = 1e-
 
 
 def tight(p: LatticePMF, q: LatticePMF, *, epsilons, rtol: float = 1e-12, max_steps: int = 200) -> np.ndarray:
-    """theta_min(epsilon) for every epsilon of a grid (see :func:`theta_min`); audits are shared.
+    r"""theta_min(epsilon) for every epsilon of a grid (see :func:`theta_min`); audits are shared.
 
     Every value is an audited, accepted scale: an epsilon whose bracket cannot be closed
     within ``max_steps`` (theta_min's theta = inf) raises, naming it and the reason.
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        The secret pair's priors to calibrate for.
+    epsilons : float or sequence of float
+        Targets :math:`\epsilon > 0`, one tight scale each.
+    rtol : float
+        Relative width at which each bracket is closed.
+    max_steps : int
+        Audits allowed for one :math:`\epsilon`.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`\theta_{\min}(\epsilon)` for each target, each an audited, accepted scale.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        Bad priors or grid, or an :math:`\epsilon` whose bracket does not close within ``max_steps``.
     """
     epsilons = check_epsilons(epsilons)
     out = []
@@ -389,7 +428,7 @@ class LaplaceLatticeAuditor(LatticeAuditor):
     (epsilon, delta): ``achieved`` is :func:`laplace_hockey_stick` (forward =
     H_{e^eps}(P_Y|s_i || P_Y|s_j), backward the other way), ``smallest_scale`` the generic
     search (:meth:`~pufferfish.audit.auditor.Auditor.smallest_scale`; valid because delta does
-    not increase with theta, module docstring), doubling or halving from W_inf / epsilon,
+    not increase with theta, docs/math/audits.md), doubling or halving from W_inf / epsilon,
     which gives pure epsilon-PP (paper 000, Prop. 1) and so delta = 0. Audits of the pair are
     shared between calls.
     """

@@ -1,90 +1,27 @@
-"""Exact privacy loss of Laplace noise on Gaussian-mixture priors, and the tight calibration.
+r"""Exact privacy loss of Laplace noise on Gaussian-mixture priors, and the tight calibration.
 
-Paper 004 (N. Ding, IEEE TIFS 2024) gives *sufficient* scales b for Y = X + Laplace(b)
-(Theorems 1-2, Corollaries 1-2). This module computes what a scale really achieves for a
-secret pair with priors X|s_i, X|s_j that are 1-D Gaussian mixtures
+Paper 004 (N. Ding, IEEE TIFS 2024) gives *sufficient* scales :math:`b` for
+:math:`Y = X + \mathrm{Laplace}(b)` (Theorems 1-2, Corollaries 1-2). This module computes what a
+scale really achieves for a secret pair whose priors are 1-D Gaussian mixtures
 (:class:`pufferfish.mixture.GMM`; a component with standard deviation 0 is a point mass):
 
-* ``delta_achieved(P_i, P_j, epsilon=, b=)``: the smallest delta for which (1) holds,
-  max over both directions of the hockey-stick divergence
-  H_eps(P||Q) = sup_B P(B) - e^eps Q(B) = integral of [p(y) - e^eps q(y)]_+ dy;
-* ``epsilon_achieved(P_i, P_j, b=)``: the pure-epsilon loss sup_y |log p_i(y) / p_j(y)|;
-* ``b_min``: the smallest b with delta_achieved <= delta (or epsilon_achieved <= epsilon).
+* :func:`delta_achieved` -- the smallest :math:`\delta` for which eq. (1) holds, the max over both
+  directions of :math:`H_\epsilon(P \| Q) = \int [p(y) - e^\epsilon q(y)]_+ \, dy` (:func:`hockey_stick`);
+* :func:`epsilon_achieved` -- the pure-:math:`\epsilon` loss :math:`\sup_y |\log p_i(y) / p_j(y)|`;
+* :func:`b_min`, :class:`LaplaceMixtureAuditor` -- the smallest :math:`b` meeting a target.
 
-Density (exponentially modified Gaussian). For X ~ G(mu, sigma^2), sigma > 0, and
-N ~ Laplace(b), with s = sigma/b and t = (y - mu)/sigma::
+The density is the exponentially modified Gaussian in log space (no overflow for any
+:math:`y`, :math:`\sigma`, :math:`b`). The positive set of :math:`p - e^\epsilon q` is found exactly: a
+grid refined until a curvature envelope of the log-ratio certifies every interval or brackets a
+root, the roots refined all at once (:func:`pufferfish.audit.roots.illinois_roots`), then the
+closed-form CDFs summed over the positive runs (no quadrature; tails beyond the mass window
+bounded below :math:`2 \cdot 10^{-17}`). The no-noise limit (:func:`prior_hockey_stick`,
+:func:`prior_epsilon_achieved`) bounds every :math:`b`; both losses are non-increasing in
+:math:`b` (a larger Laplace is the smaller one plus independent noise, and data processing), so
+:func:`pufferfish.audit.search.smallest_scale` finds :math:`b_{\min}`.
 
-    A(y) = E[e^{-(y-X)/b}; X <= y] = exp((mu - y)/b + s^2/2) Phi(t - s),
-    B(y) = E[e^{-(X-y)/b}; X >  y] = exp((y - mu)/b + s^2/2) Phi(-t - s),
-    p(y) = (A + B) / (2b),        F(y) = Pr(Y <= y) = Phi(t) - A/2 + B/2,
-                                  1 - F(y) = Phi(-t) + A/2 - B/2,
-
-(F from E[F_N(y - X)] with F_N(u) = 1 - e^{-u/b}/2 for u >= 0, e^{u/b}/2 otherwise).
-A <= Pr(X <= y) and B <= Pr(X > y), so F and 1 - F are sums without cancellation, and
-log A, log B are evaluated with ``scipy.special.log_ndtr`` (no overflow for any y, sigma,
-b). For sigma = 0 (point mass at mu): A = e^{-(y-mu)/b} 1{y >= mu}, B = e^{-(mu-y)/b}
-1{y < mu}, i.e. the Laplace density and CDF. A mixture sums its components' A, B, F.
-
-Facts used below (any X, not only Gaussian mixtures; r = log p_i - log p_j):
-
-(a) (log p)' = (B - A) / (b (A + B)), so |(log p)'| <= 1/b: log p is 1/b-Lipschitz.
-(b) (log p)'' = [4AB/(A+B)^2 - f(y)/p(y)] / b^2, f the density of X (A' = -A/b + f,
-    B' = B/b - f). On an interval I = [a, c]: f/p <= F_I = sup_I f / inf_I p, sup_I f
-    from the components' distance to I and inf_I p >= sqrt(p(a) p(c)) e^{-|I|/(2b)} by
-    (a); and 4AB/(A+B)^2 <= C_I = min(1, 4 min(rho(a), 1/rho(c)) e^{2|I|/b}) with
-    rho = B/A, because (log rho)' = 2/b - f/A - f/B <= 2/b. So (log p)'' lies in
-    [-F_I/b^2, C_I/b^2] and r'' in [-D_I, U_I], D_I = (F_i + C_j)/b^2,
-    U_I = (C_i + F_j)/b^2 (both small in the tails, where rho or 1/rho and f/p vanish).
-    Point masses add no f away from their atom; their atoms are grid nodes, so no
-    interval contains one (at an atom log p has a kink).
-(c) Consequently, with the chord L of r on I = [a, c],
-    L(y) - U_I (y-a)(c-y)/2 <= r(y) <= L(y) + D_I (y-a)(c-y)/2 (r + D y^2/2 is convex,
-    r - U y^2/2 concave): an envelope that either certifies the sign of r - level on I or
-    tells us to split I.
-(d) Tails. As y -> +inf, 2b e^{y/b} p(y) -> M(1/b) and as y -> -inf, 2b e^{-y/b} p(y)
-    -> M(-1/b), M(theta) = E[e^{theta X}] = sum_m alpha_m e^{theta mu_m + theta^2 sigma_m^2/2}
-    (the mixture's MGF): r tends to log M_i(1/b)/M_j(1/b) (y -> +inf) and
-    log M_i(-1/b)/M_j(-1/b) (y -> -inf). For y >= mu_m + sigma_m^2/b + z sigma_m the
-    component's relative distance to its asymptote is at most Q(z) + phi(z)/z (Mills),
-    < 2e-17 for z = 8.5: beyond Y+ = max_m of these (both priors) r equals its limit to
-    double precision, and likewise below Y-.
-
-Hockey stick, computed exactly (``hockey_stick``). The positive set {r > eps} (and
-{r < -eps} for the other direction) is a finite union of intervals whose end points are
-roots of r = +-eps. Outside the mass window W = [min_m(mu_m - z sigma_m) - c,
-max_m(mu_m + z sigma_m) + c], z = 8.5, c = 39 b, each prior puts mass < 2e-17
-(Pr(X_m > mu_m + z sigma_m) + Pr(N > c)), so what happens there changes delta by less
-than 2e-17 (1 + e^eps): the tails are given the sign of r at the window's end. Inside W
-a grid of step b is refined until every interval is certified by (c) to lie entirely
-above or below each level, or brackets a root (a sign change of r -+ eps). Roots are
-refined to 1e-13 (relative) by a bracketing Illinois (regula falsi) iteration run on
-all brackets at once -- the bracketing, superlinear method that ``scipy.optimize.brentq``
-accelerates with inverse quadratic steps; one vectorized call per iteration instead of
-one brentq per root was 20 times faster, and the tests compare with brentq -- then the
-interval is split at the root and both halves are certified in turn, so a bracket with
-three roots is found out. An interval that cannot be certified (a tangency) is given its
-end points' side once its possible contribution, bounded by
-e^eps P_j(I)(e^{max_I r - eps} - 1) or P_i(I)(e^{eps - min_I r} - 1), is below 1e-17;
-the bounds and the tail masses are summed in ``error_bound`` (about 1e-17 in practice).
-delta is then the sum over the positive runs J of P_i(J) - e^eps P_j(J), with the
-closed-form CDF above: no quadrature. The root error enters delta only at second
-order (the integrand vanishes at a root).
-
-No noise (``prior_hockey_stick``, ``prior_epsilon_achieved``): the limit b -> 0, the
-divergences of the priors themselves, by the same engine on the Gaussian densities
-(atoms compared atom by atom). By data processing it bounds delta_achieved(b) for every
-b; when it is already <= delta, b_min = 0: the priors alone meet the target.
-
-Monotonicity in b (why bisection is valid). Laplace(b) has characteristic function
-1/(1 + b^2 t^2). For b2 > b1, 1/(1 + b2^2 t^2) = 1/(1 + b1^2 t^2) * c(t) with
-c(t) = r + (1 - r)/(1 + b2^2 t^2), r = (b1/b2)^2, the characteristic function of
-W = 0 w.p. r and Laplace(b2) w.p. 1 - r. So Laplace(b2) = Laplace(b1) + W in law (W
-independent): Y_{b2} is a post-processing of Y_{b1} by the same Markov kernel whatever
-the secret, and the hockey-stick divergence (and the max-divergence) satisfy the
-data-processing inequality: delta_achieved and epsilon_achieved do not increase with b.
-(Same argument as :mod:`pufferfish.audit.laplace_lattice` for lattice priors.) The accepted
-scales form the half-line [b_min, inf), found by :func:`pufferfish.audit.search.smallest_scale`
-(:func:`b_min`).
+Derivation, the envelope, error bounds and the monotonicity proof: docs/math/audits.md,
+"Laplace noise on Gaussian-mixture priors".
 """
 
 from __future__ import annotations
@@ -96,6 +33,7 @@ import numpy as np
 
 from pufferfish.audit.auditor import Auditor
 from pufferfish.audit.quadrature import lse_rows
+from pufferfish.audit.roots import illinois_roots
 from pufferfish.audit.search import smallest_scale
 from pufferfish.audit.target import Achieved, Target
 from pufferfish.checks import real, reals
@@ -125,7 +63,27 @@ _SUP_RTOL = 1e-9
 
 
 def as_prior(prior, *, name: str = "prior") -> GMM:
-    """A :class:`GMM`, or ``(mean, std)`` for one Gaussian (std 0: point mass)."""
+    r"""A :class:`GMM`, or ``(mean, std)`` for one Gaussian (std 0: point mass).
+
+    Parameters
+    ----------
+    prior : pufferfish.mixture.GMM or tuple
+        A mixture, or ``(mean, std)`` of one Gaussian (std 0: a point mass).
+    name : str
+        The argument's name in messages.
+
+    Returns
+    -------
+    pufferfish.mixture.GMM
+        The prior as a mixture.
+
+    Raises
+    ------
+    ArgumentTypeError
+        Neither a mixture nor a pair, or a mean or std that is not real.
+    InvalidArgumentError
+        A negative or non-finite std, or a non-finite mean.
+    """
     if isinstance(prior, GMM):
         return prior
     if isinstance(prior, (str, bytes)) or not hasattr(prior, "__len__") or len(prior) != 2:
@@ -156,7 +114,7 @@ def _check_b(b) -> float:
 # the log of the sup of the density and bounds lo <= (log p)'' <= hi.
 
 class _Emg:
-    """Y = X + Laplace(b), X a Gaussian mixture (module docstring, facts (a)-(b))."""
+    """Y = X + Laplace(b), X a Gaussian mixture (docs/math/audits.md, facts (a)-(b))."""
 
     def __init__(self, prior: GMM, b: float):
         self.prior, self.b = prior, b
@@ -330,13 +288,53 @@ class _Pair:
 # ----------------------------------------------------------------------------- public EMG helpers
 
 def emg_logpdf(y, prior, b) -> np.ndarray:
-    """log density of Y = X + Laplace(b) at ``y``, X ~ ``prior`` (a mixture; see module docstring)."""
+    r"""log density of Y = X + Laplace(b) at ``y``, X ~ ``prior`` (a mixture; see docs/math/audits.md).
+
+    Parameters
+    ----------
+    y : float or numpy.ndarray
+        Finite points at which the log density is evaluated.
+    prior : pufferfish.mixture.GMM or tuple
+        Law of :math:`X`, as :func:`as_prior` reads it.
+    b : float
+        Scale of the Laplace noise, :math:`b > 0`.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`\log p_Y(y)`, one value a point.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        A bad prior, a non-finite ``y`` or ``b`` not finite and positive.
+    """
     prior, b = as_prior(prior), _check_b(b)
     return _Emg(prior, b).logpdf(np.atleast_1d(_check_y(y)))
 
 
 def emg_pdf(y, prior, b) -> np.ndarray:
-    """Density of Y = X + Laplace(b), X ~ ``prior``."""
+    r"""Density of Y = X + Laplace(b), X ~ ``prior``.
+
+    Parameters
+    ----------
+    y : float or numpy.ndarray
+        Where to evaluate the density (finite).
+    prior : pufferfish.mixture.GMM or tuple
+        A mixture, or ``(mean, std)`` of one Gaussian.
+    b : float
+        The Laplace scale.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`p_Y(y)` (the exponential of :func:`emg_logpdf`).
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        As :func:`emg_logpdf`.
+    """
     return np.exp(emg_logpdf(y, prior, b))
 
 
@@ -379,7 +377,25 @@ def _log_mgf(prior: GMM, theta: float) -> float:
 
 
 def tail_log_ratios(prior_i, prior_j, *, b) -> tuple[float, float]:
-    """(lim_{y->-inf} r(y), lim_{y->+inf} r(y)) = (log M_i(-1/b)/M_j(-1/b), log M_i(1/b)/M_j(1/b)), fact (d)."""
+    r"""(lim_{y->-inf} r(y), lim_{y->+inf} r(y)) = (log M_i(-1/b)/M_j(-1/b), log M_i(1/b)/M_j(1/b)), fact (d).
+
+    Parameters
+    ----------
+    prior_i, prior_j : pufferfish.mixture.GMM or tuple
+        The two mixture priors (or ``(mean, std)`` pairs).
+    b : float
+        Laplace scale :math:`b > 0` of the limits.
+
+    Returns
+    -------
+    tuple of float
+        Limits of :math:`r` at :math:`-\infty` then :math:`+\infty`, from the mixtures' MGFs.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        A prior neither a mixture nor ``(mean, std)``, or a bad ``b``.
+    """
     pi, pj, b = as_prior(prior_i, name="prior_i"), as_prior(prior_j, name="prior_j"), _check_b(b)
     return (_log_mgf(pi, -1.0 / b) - _log_mgf(pj, -1.0 / b), _log_mgf(pi, 1.0 / b) - _log_mgf(pj, 1.0 / b))
 
@@ -421,46 +437,20 @@ def _envelope(ra, rc, h, d_curv, u_curv):
 
 
 def _roots(ev: _Pair, a: np.ndarray, c: np.ndarray, fa: np.ndarray, fc: np.ndarray, level: np.ndarray,
-           xtol: np.ndarray, max_iter: int = 100):
-    """Roots of r(y) = level in brackets [a, c] (f = r - level changes sign), all at once.
+           xtol: np.ndarray):
+    """Roots of r(y) = level in brackets [a, c] (f = r - level changes sign), and the node values there.
 
-    Illinois regula falsi (the bracketing, superlinear method that brentq refines with
-    inverse quadratic steps), vectorized over the brackets; a bisection step is taken
-    whenever an end point has been kept twice, so each bracket at least halves every
-    three steps. Stops when the bracket is narrower than ``xtol`` or f = 0.
-    Returns x and the node values there.
+    :func:`pufferfish.audit.roots.illinois_roots` with a bisection step whenever an end point
+    has been kept twice (each bracket at least halves every three steps), at most 100 steps.
     """
-    a, c, fa, fc = a.copy(), c.copy(), fa.copy(), fc.copy()
-    x = 0.5 * (a + c)
-    side = np.zeros(a.size, dtype=int)   # +1: c kept last time, -1: a kept last time
-    stale = np.zeros(a.size, dtype=int)
-    active = np.ones(a.size, dtype=bool)
     vals = np.empty((a.size, 4))
-    for _ in range(max_iter):
-        idx = np.flatnonzero(active)
-        if idx.size == 0:
-            break
-        aa, cc, ffa, ffc = a[idx], c[idx], fa[idx], fc[idx]
-        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            xs = (aa * ffc - cc * ffa) / (ffc - ffa)
-        bad = ~np.isfinite(xs) | (xs <= aa) | (xs >= cc) | (stale[idx] >= 2)
-        xs = np.where(bad, 0.5 * (aa + cc), xs)
+
+    def f(xs: np.ndarray, idx: np.ndarray) -> np.ndarray:
         v = ev(xs)
-        fx = v[:, 0] - v[:, 1] - level[idx]
-        x[idx], vals[idx] = xs, v
-        left = np.sign(fx) == np.sign(ffa)   # root in [x, c]
-        zero = fx == 0
-        # Illinois: halve the value kept at the end that did not move
-        new_a = np.where(left, xs, aa)
-        new_c = np.where(left, cc, xs)
-        new_fa = np.where(left, fx, np.where(side[idx] == -1, 0.5 * ffa, ffa))
-        new_fc = np.where(left, np.where(side[idx] == 1, 0.5 * ffc, ffc), fx)
-        kept = np.where(left, 1, -1)
-        stale[idx] = np.where(bad, 0, np.where(kept == side[idx], stale[idx] + 1, 0))
-        side[idx] = kept
-        a[idx], c[idx], fa[idx], fc[idx] = new_a, new_c, new_fa, new_fc
-        active[idx] = ~zero & ((new_c - new_a) > xtol[idx])
-    return x, vals
+        vals[idx] = v
+        return v[:, 0] - v[:, 1] - level[idx]
+
+    return illinois_roots(f, a, c, fa, fc, xtol, max_iter=100, bisect_after=2), vals
 
 
 def _runs(a: np.ndarray, c: np.ndarray, positive: np.ndarray, lo_tail: bool, hi_tail: bool):
@@ -621,10 +611,29 @@ def _hockey(fi, fj, eps: float, lo: float, hi: float, y: np.ndarray):
 
 
 def hockey_stick(prior_i, prior_j, *, epsilon: float, b: float) -> HockeyStick:
-    """Both directions of the hockey-stick divergence of Y = X + Laplace(b), exactly.
+    r"""Both directions of the hockey-stick divergence of Y = X + Laplace(b), exactly.
 
-    See the module docstring for the method (roots of r = +-eps on a certified grid,
+    See docs/math/audits.md for the method (roots of r = +-eps on a certified grid,
     closed-form CDFs, error bound).
+
+    Parameters
+    ----------
+    prior_i, prior_j : pufferfish.mixture.GMM or tuple
+        Priors of :math:`X` under the two secrets.
+    epsilon : float
+        Level :math:`\epsilon > 0`.
+    b : float
+        Laplace noise scale, positive.
+
+    Returns
+    -------
+    HockeyStick
+        Both directions, the positive runs, the error bound and the points evaluated.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        Bad priors, or ``epsilon`` / ``b`` not finite and positive.
     """
     pi, pj, b = as_prior(prior_i, name="prior_i"), as_prior(prior_j, name="prior_j"), _check_b(b)
     eps = real(epsilon, name="epsilon", lo=0.0, lo_open=True)
@@ -636,13 +645,30 @@ def hockey_stick(prior_i, prior_j, *, epsilon: float, b: float) -> HockeyStick:
 
 
 def prior_hockey_stick(prior_i, prior_j, *, epsilon: float) -> HockeyStick:
-    """The noise-free limit b -> 0: hockey-stick divergences of the priors themselves.
+    r"""The noise-free limit b -> 0: hockey-stick divergences of the priors themselves.
 
     delta_achieved(b) is non-increasing in b and tends to this value as b -> 0 (Y -> X;
     by data processing it is also an upper bound for every b). Atoms (std 0) are compared
     atom by atom, [P_i{x} - e^eps P_j{x}]_+, and the continuous parts with the same
     certified-root engine as :func:`hockey_stick`, on the Gaussian densities (class
     ``_Gauss`` gives the curvature bounds).
+
+    Parameters
+    ----------
+    prior_i, prior_j : pufferfish.mixture.GMM or tuple
+        Mixtures compared as they are (no noise).
+    epsilon : float
+        The :math:`\epsilon > 0` of the divergence.
+
+    Returns
+    -------
+    HockeyStick
+        The noise-free divergences, an upper bound for every :math:`b`.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        Bad priors or ``epsilon``.
     """
     pi, pj = as_prior(prior_i, name="prior_i"), as_prior(prior_j, name="prior_j")
     eps = real(epsilon, name="epsilon", lo=0.0, lo_open=True)
@@ -672,7 +698,7 @@ def prior_hockey_stick(prior_i, prior_j, *, epsilon: float) -> HockeyStick:
 
 
 def prior_epsilon_achieved(prior_i, prior_j) -> float:
-    """The noise-free limit b -> 0 of :func:`epsilon_achieved`: sup_x |log f_i(x) / f_j(x)|.
+    r"""The noise-free limit b -> 0 of :func:`epsilon_achieved`: sup_x |log f_i(x) / f_j(x)|.
 
     Infinite unless the two mixtures have the same atoms (std 0) and, at each tail, the
     same dominant Gaussian component: as x -> +inf, log g(x; mu, sigma^2) =
@@ -681,6 +707,21 @@ def prior_epsilon_achieved(prior_i, prior_j) -> float:
     between the priors (mirror for x -> -inf). When both tails match (e.g. identical
     priors) the value is the max of |log f_i/f_j| at the atoms and on a grid of step
     sigma_min/64 over the mass window, and the tail limits.
+
+    Parameters
+    ----------
+    prior_i, prior_j : pufferfish.mixture.GMM or tuple
+        Mixtures whose own log-density ratio is bounded.
+
+    Returns
+    -------
+    float
+        The noise-free pure-:math:`\epsilon` loss (``inf`` when tails or atoms differ).
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        A prior that :func:`as_prior` refuses.
     """
     pi, pj = as_prior(prior_i, name="prior_i"), as_prior(prior_j, name="prior_j")
 
@@ -719,10 +760,29 @@ def prior_epsilon_achieved(prior_i, prior_j) -> float:
 
 
 def delta_achieved(prior_i, prior_j, *, epsilon: float, b: float) -> float:
-    """The smallest delta for which Y = X + Laplace(b) is (epsilon, delta)-pufferfish private on the pair.
+    r"""The smallest delta for which Y = X + Laplace(b) is (epsilon, delta)-pufferfish private on the pair.
 
     max over both directions of the hockey-stick divergence integral [p_i - e^eps p_j]_+ dy,
-    computed exactly (:func:`hockey_stick`). Non-increasing in b (module docstring).
+    computed exactly (:func:`hockey_stick`). Non-increasing in b (docs/math/audits.md).
+
+    Parameters
+    ----------
+    prior_i, prior_j : pufferfish.mixture.GMM or tuple
+        The pair's Gaussian-mixture priors.
+    epsilon : float
+        Target :math:`\epsilon > 0` of the :math:`(\epsilon, \delta)` guarantee.
+    b : float
+        Scale of the Laplace mechanism audited.
+
+    Returns
+    -------
+    float
+        The larger hockey-stick divergence: the smallest :math:`\delta` met.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        As :func:`hockey_stick`.
     """
     return hockey_stick(prior_i, prior_j, epsilon=epsilon, b=b).delta
 
@@ -730,7 +790,7 @@ def delta_achieved(prior_i, prior_j, *, epsilon: float, b: float) -> float:
 # ----------------------------------------------------------------------------- pure epsilon
 
 def epsilon_achieved(prior_i, prior_j, *, b: float, window: tuple[float, float] | None = None) -> float:
-    """sup_y |log p_i(y) / p_j(y)| for Y = X + Laplace(b): the pure-epsilon privacy loss.
+    r"""sup_y |log p_i(y) / p_j(y)| for Y = X + Laplace(b): the pure-epsilon privacy loss.
 
     With ``window = None`` the sup is over all real y: finite for Laplace noise, it is the
     larger of the tail limits |log M_i(-+1/b) / M_j(-+1/b)| (fact (d)) and the max of |r|
@@ -738,6 +798,25 @@ def epsilon_achieved(prior_i, prior_j, *, b: float, window: tuple[float, float] 
     (lo, hi), the max over that window only (Fig. 1). The max on a segment: a grid of
     step b/2, intervals refined while the envelope (c) could exceed the best value by
     more than 1e-9 (relative), then the best nodes polished with a bounded Brent search.
+
+    Parameters
+    ----------
+    prior_i, prior_j : pufferfish.mixture.GMM or tuple
+        Priors of the secret pair.
+    b : float
+        Laplace scale, :math:`> 0`.
+    window : tuple of float, optional
+        ``(lo, hi)``, finite, ``lo < hi``: the sup over that window only; ``None``: over all :math:`y`.
+
+    Returns
+    -------
+    float
+        The pure-:math:`\epsilon` loss :math:`\sup_y |r(y)|`.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        Bad priors or ``b``, or a window that is not a finite ``lo < hi``.
     """
     pi, pj, b = as_prior(prior_i, name="prior_i"), as_prior(prior_j, name="prior_j"), _check_b(b)
     ev = _Pair(_Emg(pi, b), _Emg(pj, b))
@@ -826,7 +905,7 @@ def b_min(prior_i, prior_j, *, epsilon: float, delta: float, rtol: float = 1e-10
           b_start: float | None = None) -> BMin:
     """The smallest b with delta_achieved(b) <= delta (delta = 0: epsilon_achieved(b) <= epsilon).
 
-    Both losses are non-increasing in b (module docstring: Laplace(b2) is Laplace(b1) plus
+    Both losses are non-increasing in b (docs/math/audits.md: Laplace(b2) is Laplace(b1) plus
     an independent W, a post-processing, and the hockey-stick / max divergences obey data
     processing), so the accepted scales form a half-line [b_min, inf) (or [0, inf)).
 

@@ -44,12 +44,24 @@ _WG15[7] = _WG[3]
 
 
 def log_psi(ell: np.ndarray, alpha: float) -> np.ndarray:
-    """log psi(e^l), psi(t) = t^alpha - 1 - alpha (t - 1) >= 0, accurate for all l.
+    r"""log psi(e^l), psi(t) = t^alpha - 1 - alpha (t - 1) >= 0, accurate for all l.
 
     |alpha l| <= 1: the series psi(e^l) = sum_{k >= 2} (alpha^k - alpha) l^k / k! (terms shrink
     by alpha |l| / k; 40 terms leave < 1e-40), alpha^k - alpha = alpha expm1((k - 1) log alpha).
     l > 1/alpha: psi = e^{alpha l} (1 - ((1 - alpha) e^{-alpha l} + alpha e^{(1 - alpha) l})),
     no overflow. l < -1/alpha: expm1(alpha l) - alpha expm1(l), between 0 and alpha - 1.
+
+    Parameters
+    ----------
+    ell : numpy.ndarray
+        The log ratios :math:`l` (finite).
+    alpha : float
+        The Renyi order, :math:`\alpha > 1`.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`\log \psi(e^l)` (``-inf`` where :math:`l = 0`).
     """
     ell = np.asarray(ell, dtype=float)
     out = np.empty(ell.shape)
@@ -80,7 +92,7 @@ def log_psi(ell: np.ndarray, alpha: float) -> np.ndarray:
 
 def gk_log(log_f, edges: np.ndarray, *, rtol: float = QUAD_RTOL, log_atol=-math.inf,
            max_rounds: int = 60) -> np.ndarray:
-    """log of the integrals of exp(log_f) over [edges[0], edges[-1]], adaptive Gauss-Kronrod 7-15.
+    r"""log of the integrals of exp(log_f) over [edges[0], edges[-1]], adaptive Gauss-Kronrod 7-15.
 
     ``log_f(y)`` returns an (m, len(y)) array: m integrands sharing their nodes. Every panel
     is evaluated at once; the panels whose |K15 - G7| is above their share of ``rtol``
@@ -91,6 +103,30 @@ def gk_log(log_f, edges: np.ndarray, *, rtol: float = QUAD_RTOL, log_atol=-math.
     integrand itself (a log integrand of 5e4, as for D_alpha of thousands, is only good to
     1e-11 relative). Values are kept as logs (each panel's maximum factored out), so nothing
     overflows.
+
+    Parameters
+    ----------
+    log_f : callable
+        ``log_f(y)`` for a 1-D array ``y``: an (m, len(y)) array of log integrands.
+    edges : numpy.ndarray
+        The initial panels' edges, increasing.
+    rtol : float
+        The relative tolerance (raised to the integrand's rounding, see above).
+    log_atol : float
+        The log of an absolute tolerance (``-inf``: none).
+    max_rounds : int
+        Refinement rounds allowed.
+
+    Returns
+    -------
+    numpy.ndarray
+        The m log integrals.
+
+    Raises
+    ------
+    ArithmeticError
+        More than :data:`MAX_PANELS` panels would be needed, or ``max_rounds`` rounds do not
+        reach the tolerance.
     """
     a, b = edges[:-1].astype(float), edges[1:].astype(float)
     k_done, e_done = [], []
@@ -134,7 +170,18 @@ def gk_log(log_f, edges: np.ndarray, *, rtol: float = QUAD_RTOL, log_atol=-math.
 
 
 def lse(v: np.ndarray) -> float:
-    """log sum exp of a vector (-inf when empty; the largest entry when it is not finite)."""
+    r"""log sum exp of a vector (-inf when empty; the largest entry when it is not finite).
+
+    Parameters
+    ----------
+    v : numpy.ndarray
+        A 1-D array.
+
+    Returns
+    -------
+    float
+        :math:`\log \sum_k e^{v_k}`.
+    """
     if v.size == 0:
         return -math.inf
     top = float(np.max(v))
@@ -144,7 +191,18 @@ def lse(v: np.ndarray) -> float:
 
 
 def lse_rows(x: np.ndarray) -> np.ndarray:
-    """log sum exp over the last axis (-inf where a row is all -inf)."""
+    r"""log sum exp over the last axis (-inf where a row is all -inf).
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        An array of at least one axis.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`\log \sum e^{x}` over the last axis.
+    """
     if x.shape[-1] == 1:
         return x[..., 0]
     m = np.max(x, axis=-1)

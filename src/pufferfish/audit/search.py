@@ -339,9 +339,7 @@ class _Schedule:
 def close_bracket(value: Callable[[float], float], bound: float, lo: float, hi: float, v_hi: float, *,
                   rtol: float, max_steps: int, steps: int, v_lo: float | None = None
                   ) -> tuple[float, float, int, str]:
-    """Shrink the bracket [lo, hi] (``lo`` rejected, with value ``v_lo`` if known; ``hi`` accepted,
-    with value ``v_hi``; ``value`` non-increasing) until hi/lo - 1 <= ``rtol``; ``steps``
-    evaluations were spent finding it.
+    """Shrink the bracket [lo, hi] (``lo`` rejected, ``hi`` accepted) until hi/lo - 1 <= ``rtol``.
 
     Every step evaluates one scale strictly inside the bracket and moves the end on its side
     there, so ``lo`` stays rejected and ``hi`` accepted. The scale is chosen on t = log s,
@@ -366,12 +364,32 @@ def close_bracket(value: Callable[[float], float], bound: float, lo: float, hi: 
     When no float lies strictly between the ends any more (``rtol`` below float resolution)
     the search stops there.
 
+    Parameters
+    ----------
+    value : callable
+        ``value(scale)``, non-increasing in the scale.
+    bound : float
+        A scale is accepted when its value is at most ``bound`` (> 0).
+    lo, hi : float
+        The bracket, :math:`0 < lo < hi`: ``lo`` rejected, ``hi`` accepted.
+    v_hi, v_lo : float
+        ``value(hi)``, and ``value(lo)`` if known (``None``: not known).
+    rtol : float
+        Close the bracket until ``hi / lo - 1 <= rtol`` (>= 0).
+    max_steps, steps : int
+        Evaluations allowed in all, and those already spent finding the bracket.
+
     Returns
     -------
     tuple
         ``(scale, value, steps, reason)`` like :func:`smallest_scale`: the accepted end ``hi``
         (an evaluated scale), or inf with a reason when ``max_steps`` evaluations in all do not
         close the bracket. Deterministic: the same inputs give the same result, bit for bit.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        An argument of the wrong type or out of range (naming it), e.g. ``lo >= hi``.
     """
     bound, lo, hi, v_hi, rtol, max_steps, steps, v_lo = _check_bracket(value, bound, lo, hi, v_hi, rtol,
                                                                        max_steps, steps, v_lo)

@@ -182,6 +182,21 @@ def audit_row(verdict: Verdict, *, experiment: str, panel: str, method: str, noi
     The achieved value goes to the column of the target's guarantee (``epsilon_achieved``,
     ``delta_achieved`` or ``renyi_achieved``, the others NaN); ``violation`` is ``not meets``.
 
+    Parameters
+    ----------
+    verdict : Verdict
+        The verdict of one scale (:func:`audit_scale` or :func:`worst_case`).
+    experiment, panel : str
+        Where the row belongs (``panel`` may be empty).
+    method, noise : str
+        The registry method audited and its noise family (non-empty).
+    scale_min : float
+        The smallest scale meeting the target, if computed (NaN: not computed).
+    tight_note : str
+        Why ``scale_min`` is what it is (e.g. no noise needed), or empty.
+    claimed : bool
+        False for a baseline shown on purpose to fail.
+
     Returns
     -------
     dict
@@ -220,6 +235,16 @@ def audit_row(verdict: Verdict, *, experiment: str, panel: str, method: str, noi
 def audit_frame(rows: Iterable[dict]):
     """The audit table of ``rows`` (dicts of :func:`audit_row`): a pandas DataFrame with exactly
     the columns :data:`AUDIT_COLUMNS`, in that order (no rows: an empty table).
+
+    Parameters
+    ----------
+    rows : iterable of dict
+        Rows of :func:`audit_row`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per dict, the columns :data:`AUDIT_COLUMNS` (missing ones empty).
 
     Raises
     ------

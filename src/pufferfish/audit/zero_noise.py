@@ -32,8 +32,24 @@ def _on_hull(p: LatticePMF, q: LatticePMF) -> tuple[np.ndarray, np.ndarray]:
 
 
 def zero_noise_directions(p: LatticePMF, q: LatticePMF) -> tuple[float, float]:
-    """(max_x log P(x)/Q(x), max_x log Q(x)/P(x)) over the union of the supports (inf where one
-    prior charges an atom the other does not): the two directions of :func:`zero_noise_loss`."""
+    r"""(max_x log P(x)/Q(x), max_x log Q(x)/P(x)) over the union of the supports (inf where one
+    prior charges an atom the other does not): the two directions of :func:`zero_noise_loss`.
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        The priors compared atom by atom, without noise.
+
+    Returns
+    -------
+    tuple of float
+        ``(max log P/Q, max log Q/P)`` over the supports (``inf`` if one charges an atom the other does not).
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        Not lattice pmfs, or a common hull too large to hold.
+    """
     a, b = _on_hull(p, q)
     both = (a > 0) & (b > 0)
     gap = np.log(a[both]) - np.log(b[both])
@@ -43,7 +59,23 @@ def zero_noise_directions(p: LatticePMF, q: LatticePMF) -> tuple[float, float]:
 
 
 def zero_noise_loss(p: LatticePMF, q: LatticePMF) -> float:
-    """lim_{theta -> 0} L(theta) = max over lattice points of |log P_i(x) / P_j(x)| (inf if supports differ)."""
+    r"""lim_{theta -> 0} L(theta) = max over lattice points of |log P_i(x) / P_j(x)| (inf if supports differ).
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        Priors whose noise-free pure-:math:`\epsilon` loss is wanted.
+
+    Returns
+    -------
+    float
+        The larger direction of :func:`zero_noise_directions`.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        ``p`` / ``q`` of the wrong type, or their hull too large.
+    """
     a, b = _on_hull(p, q)
     if np.any((a > 0) != (b > 0)):
         return math.inf
@@ -52,11 +84,28 @@ def zero_noise_loss(p: LatticePMF, q: LatticePMF) -> float:
 
 
 def zero_noise_hockey_stick(p: LatticePMF, q: LatticePMF, *, epsilon: float) -> tuple[float, float]:
-    """The noise-free limit: (sum_x [P(x) - e^eps Q(x)]_+, sum_x [Q(x) - e^eps P(x)]_+).
+    r"""The noise-free limit: (sum_x [P(x) - e^eps Q(x)]_+, sum_x [Q(x) - e^eps P(x)]_+).
 
     The hockey-stick divergences of the priors themselves; every noise scale does at least
     as well (data processing), and as the scale tends to 0 the audit tends to this value.
     ``epsilon`` >= 0 (0 gives the total variation distance).
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        Priors :math:`P`, :math:`Q` released as they are.
+    epsilon : float
+        Level of the hockey stick, :math:`\ge 0`.
+
+    Returns
+    -------
+    tuple of float
+        The two sums :math:`\sum_x [P(x) - e^\epsilon Q(x)]_+` and its mirror.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        Bad priors, or ``epsilon`` negative or not finite.
     """
     eps = real(epsilon, name="epsilon", lo=0.0)
     a, b = _on_hull(p, q)
@@ -65,11 +114,28 @@ def zero_noise_hockey_stick(p: LatticePMF, q: LatticePMF, *, epsilon: float) -> 
 
 
 def zero_noise_renyi(p: LatticePMF, q: LatticePMF, *, alpha: float) -> tuple[float, float]:
-    """The noise-free limit: (D_alpha(P || Q), D_alpha(Q || P)) of the priors themselves (inf where a
+    r"""The noise-free limit: (D_alpha(P || Q), D_alpha(Q || P)) of the priors themselves (inf where a
     support is not inside the other's); an upper bound on the audit of every noise scale (data processing).
 
     D_alpha(P || Q) = log sum_x P(x)^alpha Q(x)^(1 - alpha) / (alpha - 1), alpha > 1 (paper 002, Def. 3.1),
     the sum taken as a log-sum-exp.
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        The priors whose own Renyi divergences bound every audit.
+    alpha : float
+        The order, greater than 1.
+
+    Returns
+    -------
+    tuple of float
+        :math:`(D_\alpha(P \| Q), D_\alpha(Q \| P))`, ``inf`` where a support is not inside the other.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        Priors of the wrong type, or ``alpha`` at most 1.
     """
     alpha = real(alpha, name="alpha", lo=1.0, lo_open=True)
     a, b = _on_hull(p, q)

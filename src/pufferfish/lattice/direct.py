@@ -35,8 +35,8 @@ def stack_rows(arrays: Sequence[np.ndarray], offs) -> tuple[np.ndarray, np.ndarr
 
     Returns
     -------
-    rows : ndarray, shape (len(arrays), max length)
-    offs : ndarray of int64
+    rows : numpy.ndarray, shape (len(arrays), max length)
+    offs : numpy.ndarray of int64
     """
     width = max(a.size for a in arrays)
     rows = np.zeros((len(arrays), width))
@@ -103,19 +103,19 @@ def direct_levels(cols: np.ndarray, offs: np.ndarray, max_work: float) -> tuple[
 
     Parameters
     ----------
-    cols : ndarray, shape (length, count)
+    cols : numpy.ndarray, shape (length, count)
         A user per column.
-    offs : ndarray of int64, shape (count,)
+    offs : numpy.ndarray of int64, shape (count,)
         Their offsets.
     max_work : float
         The most multiply-adds a level may cost (``math.inf``: up to the root).
 
     Returns
     -------
-    rows : ndarray, shape (count', length')
+    rows : numpy.ndarray, shape (count', length')
         The partial sums of the last level computed, a row each (zero padded at the end).
         A level pairs neighbours; an odd count is padded with the point mass at 0.
-    offs : ndarray of int64
+    offs : numpy.ndarray of int64
         Their offsets.
     """
     while cols.shape[1] > 1:

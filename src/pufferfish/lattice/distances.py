@@ -44,9 +44,26 @@ def _real_or_inf(value, *, name: str, lo: float) -> float:
 
 
 def wasserstein_p(p: LatticePMF, q: LatticePMF, order: float = 1.0) -> float:
-    """W_order(p, q) = (sum_{pi*} pi*(x, x') |x - x'|^order)^(1/order), order >= 1 (``inf``: W_inf).
+    r"""W_order(p, q) = (sum_{pi*} pi*(x, x') |x - x'|^order)^(1/order), order >= 1 (``inf``: W_inf).
 
     Exact fractions are summed when both priors carry them (integer ``order``), else float64.
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        The two laws on the lattice.
+    order : float
+        The order :math:`p \ge 1`, or ``inf`` for :math:`W_\infty`.
+
+    Returns
+    -------
+    float
+        :math:`W_p(P, Q)` along the monotone plan.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        Not lattice pmfs, or an order below 1 or not real.
     """
     _check_pmfs(p, q)
     order = _real_or_inf(order, name="order", lo=1.0)
@@ -61,7 +78,23 @@ def wasserstein_p(p: LatticePMF, q: LatticePMF, order: float = 1.0) -> float:
 
 
 def wasserstein_inf(p: LatticePMF, q: LatticePMF) -> int:
-    """W_inf(p, q) = sup over supp(pi*) |x - x'| (paper 000 Lemma 7; an integer on the lattice)."""
+    r"""W_inf(p, q) = sup over supp(pi*) |x - x'| (paper 000 Lemma 7; an integer on the lattice).
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        Laws whose :math:`W_\infty` is wanted.
+
+    Returns
+    -------
+    int
+        The span of the monotone plan :math:`\pi^*`.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``p`` or ``q`` not a :class:`~pufferfish.lattice.pmf.LatticePMF`.
+    """
     _check_pmfs(p, q)
     return plan_span(p, q)
 
@@ -147,7 +180,7 @@ def _check_distance(distance) -> float:
 
 
 def near_mass(p: LatticePMF, q: LatticePMF, distance: float) -> float:
-    """The largest mass a coupling of ``p`` and ``q`` puts on {|x - x'| <= distance}.
+    r"""The largest mass a coupling of ``p`` and ``q`` puts on {|x - x'| <= distance}.
 
     A sub-coupling (marginals at most ``p`` and ``q``) with near mass m extends to a full
     coupling with the same mass on the near set (couple what is left of p and q by their
@@ -155,6 +188,23 @@ def near_mass(p: LatticePMF, q: LatticePMF, distance: float) -> float:
     arithmetic on the exact fractions, or on the float64 masses as the dyadic rationals
     they hold, each pmf divided by its exact sum), rounded once to float64 at the end.
     On the lattice only ``floor(distance)`` matters; ``distance = inf`` gives 1.
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        The marginals of the couplings considered.
+    distance : float
+        The radius of the near set, :math:`\ge 0` or ``inf``.
+
+    Returns
+    -------
+    float
+        The largest mass on :math:`|x - x'| \le` ``distance``, in :math:`[0, 1]`.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        Bad pmfs, or a negative or non-real ``distance``.
     """
     _check_pmfs(p, q)
     value = _check_distance(distance)
@@ -165,7 +215,7 @@ def near_mass(p: LatticePMF, q: LatticePMF, distance: float) -> float:
 
 
 def delta_near(p: LatticePMF, q: LatticePMF, delta: float) -> int:
-    """Delta_delta(p, q): the smallest Delta whose :func:`near_mass` is >= 1 - ``delta`` (0 <= delta < 1).
+    r"""Delta_delta(p, q): the smallest Delta whose :func:`near_mass` is >= 1 - ``delta`` (0 <= delta < 1).
 
     Paper 002, Def. 4.2: p and q are (Delta, delta)-near when some coupling puts mass
     >= 1 - delta on |x - x'| <= Delta. The near mass is non-decreasing in Delta and only
@@ -177,6 +227,23 @@ def delta_near(p: LatticePMF, q: LatticePMF, delta: float) -> int:
     is exact, with ``delta`` read as the decimal it was written as (0.1 is 1/10, as the pmf
     masses of :meth:`LatticePMF.from_values` are), so that ties with the priors' masses are
     decided as written; delta = 0 gives W_inf.
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        Laws tested for :math:`(\Delta, \delta)`-proximity.
+    delta : float
+        The mass allowed off the near set, :math:`0 \le \delta < 1`.
+
+    Returns
+    -------
+    int
+        :math:`\Delta_\delta(P, Q)` (:math:`W_\infty` when :math:`\delta = 0`).
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        Bad pmfs, or ``delta`` outside :math:`[0, 1)`.
     """
     _check_pmfs(p, q)
     value = _check_delta(delta)

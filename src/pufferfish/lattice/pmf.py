@@ -33,9 +33,30 @@ MAX_LATTICE_POINTS = 10_000_000
 
 
 def check_lattice_size(points: int, *, name: str, what: str = "") -> int:
-    """Refuse a lattice of more than :data:`MAX_LATTICE_POINTS` points, before it is allocated.
+    r"""Refuse a lattice of more than :data:`MAX_LATTICE_POINTS` points, before it is allocated.
 
     ``what`` says where the points come from (e.g. ``"values from 0 to 1000000000"``).
+
+    Parameters
+    ----------
+    points : int
+        The number of lattice points, :math:`\ge 0`.
+    name : str
+        The argument named in the message.
+    what : str
+        Where the points come from (optional, for the message).
+
+    Returns
+    -------
+    int
+        ``points``.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``points`` not an integer or ``name`` not a string.
+    InvalidArgumentError
+        ``points`` negative or above :data:`MAX_LATTICE_POINTS`.
     """
     instance(name, str, name="name")
     points = integer(points, name="points", lo=0)
@@ -46,10 +67,29 @@ def check_lattice_size(points: int, *, name: str, what: str = "") -> int:
 
 
 def check_sum_size(users, *, name: str = "users") -> list:
-    """The entry check of :func:`~pufferfish.lattice.sums.sum_of_users` and ``convolve``; returns ``list(users)``.
+    r"""The entry check of :func:`~pufferfish.lattice.sums.sum_of_users` and ``convolve``; returns ``list(users)``.
 
     Every user is a :class:`LatticePMF`, and the law of their sum, whose hull has
     sum(len - 1) + 1 points, fits in :data:`MAX_LATTICE_POINTS` (checked before any convolution).
+
+    Parameters
+    ----------
+    users : iterable of pufferfish.lattice.pmf.LatticePMF
+        The laws to be summed.
+    name : str
+        The argument named in messages.
+
+    Returns
+    -------
+    list of pufferfish.lattice.pmf.LatticePMF
+        ``list(users)``.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``users`` not an iterable of :class:`LatticePMF` (naming the first that is not).
+    InvalidArgumentError
+        The sum's hull would exceed :data:`MAX_LATTICE_POINTS`.
     """
     if isinstance(users, (LatticePMF, str, bytes, Mapping)) or not isinstance(users, Iterable):
         raise ArgumentTypeError(f"{name} = {users!r}: must be a list of LatticePMF, not {type(users).__name__}")

@@ -130,7 +130,7 @@ def row_stats(rows: np.ndarray) -> RowStats:
 
     Parameters
     ----------
-    rows : ndarray, shape (n, m)
+    rows : numpy.ndarray, shape (n, m)
         Users as rows of probabilities (not yet checked: NaN, negative or unnormalized rows
         show in ``min_mass`` and ``max_dev``).
 
@@ -490,7 +490,7 @@ def spectral_source(rows: np.ndarray, st: RowStats) -> SpectralSource | None:
 
     Parameters
     ----------
-    rows : ndarray, shape (n, m)
+    rows : numpy.ndarray, shape (n, m)
         The users, checked (``st`` says they are pmfs).
     st : RowStats
         Their :func:`row_stats`.

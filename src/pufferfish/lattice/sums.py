@@ -62,8 +62,8 @@ def convolve(p: LatticePMF, q: LatticePMF, *, method: str = "auto") -> LatticePM
     p, q : LatticePMF
         The two laws.
     method : str
-        One of ``"auto"``, ``"direct"``, ``"fft"``, ``"tilted"``:
-        ``"direct"`` (``np.convolve``, every entry to a few ulps, no cancellation), ``"fft"``
+        One of ``"auto"``, ``"direct"``, ``"fft"``, ``"tilted"``: ``"direct"`` (``np.convolve``,
+        every entry to a few ulps, no cancellation), ``"fft"``
         (``scipy.signal.fftconvolve``; negative round-off clipped, mass renormalized; absolute
         error about 1e-16 of the largest mass), ``"tilted"`` (FFT of exponentially tilted pmfs,
         every resolved mass to about 1e-10 relative, docs/math/engine.md), or ``"auto"`` (direct
@@ -133,8 +133,8 @@ def sum_of_users(users, *, method: str = "auto") -> LatticePMF:
         summing to 1 within :data:`~pufferfish.lattice.pmf.PMF_ATOL` (shift the result for
         another origin).
     method : str
-        One of ``"auto"``, ``"direct"``, ``"tilted"``, ``"fft"``:
-        ``"auto"``: exact fractions while they stay cheap (at most :data:`SMALL_SYSTEM` users,
+        One of ``"auto"``, ``"direct"``, ``"tilted"``, ``"fft"``. ``"auto"``: exact fractions
+        while they stay cheap (at most :data:`SMALL_SYSTEM` users,
         or any system whose sum stays exact), batched direct convolution while a tree level
         costs at most :data:`DIRECT_LEVEL_WORK` multiply-adds, tilted sums above (formed by the
         spectral source for rows, by the batched FFT tree otherwise); ``"direct"``: batched

@@ -144,10 +144,30 @@ def _users(rest, *, name: str = "rest") -> list[User]:
 
 
 def query_prior(secret: Secret, rest: Sequence[User] | LatticePMF, *, method: str = "auto") -> QueryPrior:
-    """The prior of X = f(D) given ``secret`` of user i, the other users being ``rest``.
+    r"""The prior of X = f(D) given ``secret`` of user i, the other users being ``rest``.
 
     ``rest`` is the list of the other users, or the law of their sum f(D_-i) when it is
     already known (then the presence weight is 1).
+
+    Parameters
+    ----------
+    secret : pufferfish.lattice.system.Secret
+        The secret of user :math:`i`.
+    rest : sequence of pufferfish.lattice.system.User or pufferfish.lattice.pmf.LatticePMF
+        The other users, or the law of their sum.
+    method : str
+        One of ``"auto"``, ``"direct"``, ``"fft"``, ``"tilted"``
+        (:func:`pufferfish.lattice.sums.sum_of_users`).
+
+    Returns
+    -------
+    QueryPrior
+        The prior of the query given the secret, with its presence weight.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        A bad secret, user list or method (naming it).
     """
     _check_secret(secret, name="secret")
     choice(method, ("auto", "direct", "fft", "tilted"), name="method")

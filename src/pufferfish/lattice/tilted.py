@@ -471,7 +471,7 @@ def tilted_sum(source: Source, base: int, hull_lo: int, hull_hi: int, stats: dic
     -------
     lo : int
         The first lattice point of the resolved sum.
-    probs : ndarray
+    probs : numpy.ndarray
         Its masses (every mass above :data:`TILT_FLOOR` to about 1e-10 relative; 0 below).
     """
     tilts = [_run(source, 0.0, base)]
@@ -487,7 +487,7 @@ def sum_rows(rows: np.ndarray, offs: np.ndarray, groups: Sequence[tuple[np.ndarr
 
     Parameters
     ----------
-    rows : ndarray, shape (count, length)
+    rows : numpy.ndarray, shape (count, length)
         A pmf per row (exact: they are tilted without loss).
     offs : array_like of int
         Their offsets.
@@ -499,7 +499,7 @@ def sum_rows(rows: np.ndarray, offs: np.ndarray, groups: Sequence[tuple[np.ndarr
     Returns
     -------
     lo : int
-    probs : ndarray
+    probs : numpy.ndarray
         The resolved sum (see :func:`tilted_sum`).
     """
     stats = {} if stats is None else stats

@@ -86,7 +86,7 @@ def _check_pair(p, q, tol=_NO_TOL) -> None:
 
 
 def kantorovich_plan(p: LatticePMF, q: LatticePMF, *, tol: float = FLOAT_TIE_TOL) -> TransportPlan:
-    """The monotone Kantorovich optimal transport plan pi* of eq. (6) between ``p`` and ``q``.
+    r"""The monotone Kantorovich optimal transport plan pi* of eq. (6) between ``p`` and ``q``.
 
     North-west-corner rule on the quantile axis: walk the atoms of both pmfs in increasing
     order and move min(remaining mass of x, remaining capacity of x') from x to x'. Linear
@@ -94,6 +94,23 @@ def kantorovich_plan(p: LatticePMF, q: LatticePMF, *, tol: float = FLOAT_TIE_TOL
     pmfs (survival values above 1/2, so that tail entries keep their relative accuracy);
     cuts within ``tol`` of each other (relative, module docstring) are one cut, so that
     rounding does not create spurious entries.
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        The source and target laws of the plan.
+    tol : float
+        Relative tolerance under which two float64 quantile cuts merge.
+
+    Returns
+    -------
+    TransportPlan
+        The entries :math:`(x, x', \pi^*(x, x'))`.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        Bad pmfs or a bad ``tol``.
     """
     _check_pair(p, q, tol)
     exact = _exact_masses(p, q)
@@ -189,7 +206,7 @@ def _merge_rank(values: np.ndarray, keys: np.ndarray, side: str) -> np.ndarray:
 
 
 def delta_star(p: LatticePMF, q: LatticePMF, *, tol: float = FLOAT_TIE_TOL) -> tuple[np.ndarray, np.ndarray]:
-    """Delta*(x) of Lemma 7 / eq. (25) for every lattice point x between the extreme atoms.
+    r"""Delta*(x) of Lemma 7 / eq. (25) for every lattice point x between the extreme atoms.
 
     With F_i, F_j the CDFs of ``p`` and ``q``::
 
@@ -206,6 +223,23 @@ def delta_star(p: LatticePMF, q: LatticePMF, *, tol: float = FLOAT_TIE_TOL) -> t
     than ``tol`` relative to the tail masses compared (module docstring) count as equal,
     so that rounding does not create spurious plan entries; Delta* is resolved down to
     the smallest masses the float64 priors hold.
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        The laws with CDFs :math:`F_i`, :math:`F_j`.
+    tol : float
+        Relative tolerance for equal float64 CDF values.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(x, delta)``: the lattice points of the hull and :math:`\Delta^*(x)`.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        ``p`` / ``q`` not lattice pmfs, or ``tol`` invalid.
     """
     _check_pair(p, q, tol)
     lo, hi = _hull(p, q)
@@ -266,6 +300,22 @@ def _float_order(fi, si, fj, sj, tol) -> tuple[np.ndarray, np.ndarray]:
 
 
 def plan_span(p: LatticePMF, q: LatticePMF) -> int:
-    """sup over supp(pi*) of |x - x'| for the monotone plan, via Lemma 7 (sup Delta*)."""
+    r"""sup over supp(pi*) of |x - x'| for the monotone plan, via Lemma 7 (sup Delta*).
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        The marginals of :math:`\pi^*`.
+
+    Returns
+    -------
+    int
+        :math:`\max_x \Delta^*(x)`, the span of the plan.
+
+    Raises
+    ------
+    ArgumentTypeError
+        Either argument not a lattice pmf.
+    """
     _check_pair(p, q)
     return int(np.max(delta_star(p, q)[1]))

@@ -5,8 +5,8 @@
 * :mod:`.laplace` -- one Laplace shift: b = sensitivity / epsilon, and its exact hockey stick;
 * :mod:`.cauchy` -- one Cauchy shift at Renyi order 2: D_2 and the scale for a target;
 * :mod:`.randomized_response` -- k-ary randomized response on a finite domain;
-* :mod:`.geometric` -- two-sided geometric noise and the geometric mechanism clamped to an
-  integer domain;
+* :mod:`pufferfish.mechanisms.geometric` -- two-sided geometric noise and the geometric
+  mechanism clamped to an integer domain;
 * :mod:`.channel` -- the output law and the pairwise epsilon of a finite channel.
 
 The derivations are in ``docs/math/mechanisms.md``. Names are imported on first use.

@@ -1,7 +1,8 @@
 """Finite channels: the output law of an input pmf and the epsilon of every pair of inputs.
 
 A local mechanism on a finite domain is a channel C (row x: the law of the output given the
-input x). Shared by :mod:`pufferfish.mechanisms.randomized_response` and :mod:`pufferfish.mechanisms.geometric`:
+input x). Shared by :mod:`pufferfish.mechanisms.randomized_response` and
+:mod:`pufferfish.mechanisms.geometric`:
 
 * :func:`output_law` -- lambda C, the output law of an input pmf lambda;
 * :func:`channel_epsilons` -- E[x, x'] = max over outputs y of |log C[x, y] - log C[x', y]|

@@ -73,7 +73,7 @@ RENAMED_KEYS = {"pierquin": "wasserstein"}
 
 
 def load_schema(path: str | Path = SCHEMA_PATH) -> dict:
-    """The config's JSON schema: the YAML at ``path``, with the method names of the registry filled in.
+    r"""The config's JSON schema: the YAML at ``path``, with the method names of the registry filled in.
 
     The file leaves ``$defs.method`` open (any string: it is a valid schema on its own);
     its ``enum`` is set here to the methods a config may list
@@ -82,13 +82,20 @@ def load_schema(path: str | Path = SCHEMA_PATH) -> dict:
 
     Parameters
     ----------
-    path : str or Path
+    path : str or pathlib.Path
         The schema file (default: the package's, :data:`SCHEMA_PATH`).
 
     Returns
     -------
     dict
         The schema, ``$defs.method.enum`` filled in.
+
+    Raises
+    ------
+    OSError
+        The schema file cannot be read (a broken installation, or a wrong ``path``).
+    yaml.YAMLError
+        It is not YAML.
     """
     with open(path, encoding="utf-8") as handle:
         schema = yaml.load(handle, Loader=SAFE_LOADER)  # noqa: S506 (a safe loader)
@@ -98,9 +105,25 @@ def load_schema(path: str | Path = SCHEMA_PATH) -> dict:
 
 @contextlib.contextmanager
 def schema_file(schema: Mapping) -> Iterator[str]:
-    """The path of a temporary JSON file holding ``schema``, removed on exit: for
+    r"""The path of a temporary JSON file holding ``schema``, removed on exit: for
     ``snakemake.utils.validate``, which reads its schema from a path (pass it the schema of
-    :func:`load_schema`, so that Snakemake validates against the same method names)."""
+    :func:`load_schema`, so that Snakemake validates against the same method names).
+
+    Parameters
+    ----------
+    schema : collections.abc.Mapping
+        A schema, e.g. of :func:`load_schema`.
+
+    Returns
+    -------
+    collections.abc.Iterator
+        Yields the temporary file's path (a context manager).
+
+    Raises
+    ------
+    TypeError
+        ``schema`` cannot be written as JSON.
+    """
     with tempfile.TemporaryDirectory(prefix="pufferfish-schema-") as directory:
         path = Path(directory) / "config.schema.json"
         path.write_text(json.dumps(schema), encoding="utf-8")
@@ -108,7 +131,23 @@ def schema_file(schema: Mapping) -> Iterator[str]:
 
 
 def format_path(parts) -> str:
-    """Render a JSON path as ``a.b[0].c``."""
+    r"""Render a JSON path as ``a.b[0].c``.
+
+    Parameters
+    ----------
+    parts : iterable
+        Keys (str) and list indices (int), outermost first.
+
+    Returns
+    -------
+    str
+        The path, or ``(top level)`` for none.
+
+    Raises
+    ------
+    TypeError
+        ``parts`` is not iterable.
+    """
     text = ""
     for part in parts:
         if isinstance(part, int):
@@ -266,10 +305,25 @@ class Settings:
 
 
 def load_settings(config: dict, schema: Mapping | None = None) -> Settings:
-    """Validate ``config`` and return it typed: the schema (filling its defaults into ``config``),
+    r"""Validate ``config`` and return it typed: the schema (filling its defaults into ``config``),
     then :meth:`Settings.from_config` (the grids), then each paper's cross-references (:data:`PAPERS`).
 
-    Raises :class:`ConfigError` with a one-line message naming the offending key and value.
+    Parameters
+    ----------
+    config : dict
+        The loaded configuration; the schema's defaults are filled into it.
+    schema : collections.abc.Mapping, optional
+        The schema (default: :func:`load_schema`).
+
+    Returns
+    -------
+    Settings
+        The typed settings.
+
+    Raises
+    ------
+    ConfigError
+        One line naming the offending key and value.
     """
     schema = load_schema() if schema is None else schema
     if not isinstance(config, Mapping):
@@ -291,7 +345,25 @@ def load_settings(config: dict, schema: Mapping | None = None) -> Settings:
 
 
 def validate_config(config: dict, schema: Mapping | None = None) -> dict:
-    """Check ``config`` as :func:`load_settings` does; return the same dict with the defaults filled in."""
+    r"""Check ``config`` as :func:`load_settings` does; return the same dict with the defaults filled in.
+
+    Parameters
+    ----------
+    config : dict
+        The configuration to check.
+    schema : collections.abc.Mapping, optional
+        As for :func:`load_settings`.
+
+    Returns
+    -------
+    dict
+        ``config`` itself, its defaults filled in.
+
+    Raises
+    ------
+    ConfigError
+        As :func:`load_settings`.
+    """
     load_settings(config, schema)
     return config
 
@@ -309,13 +381,28 @@ def _check_limits(config: Mapping) -> None:
 
 # ------------------------------------------------------------------------------ config files: duplicate keys
 def check_duplicate_keys(path: str | Path) -> None:
-    """Refuse a YAML (or JSON) config file in which a mapping repeats a key.
+    r"""Refuse a YAML (or JSON) config file in which a mapping repeats a key.
 
     YAML loaders, Snakemake's included, keep the last of two equal keys without a word (a
     second ``D1:`` under ``multiuser.users`` silently replaces the first). The message
     names the key, where it is and both line numbers, e.g.
     ``config: multiuser.users.D1: key 'D1' appears twice in config.yaml (lines 67 and 70)``.
     YAML merge keys (``<<: *anchor``) may be overridden, as YAML intends.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The config file.
+
+    Returns
+    -------
+    None
+        No mapping repeats a key.
+
+    Raises
+    ------
+    ConfigError
+        The file cannot be read, or a key repeats (naming it and both lines).
     """
     path = Path(path)
     try:

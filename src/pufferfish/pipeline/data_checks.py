@@ -32,11 +32,30 @@ _SOURCE_FIELDS = (("uci_id",), ("url", "member"))
 
 
 def cached_dataset(name: str, spec: Mapping, raw_dir: str | Path = "data/raw") -> dict | None:
-    """The provenance record of ``data/raw/<name>.json`` if the cached table is the one ``spec`` asks for.
+    r"""The provenance record of ``data/raw/<name>.json`` if the cached table is the one ``spec`` asks for.
 
     The cache is current when both files exist and the record's source, UCI id, URL,
     member, ``read_csv`` options, row count and pinned sha256 equal the spec's (then the
     download job will not fetch anything else); otherwise ``None``.
+
+    Parameters
+    ----------
+    name : str
+        The dataset's key.
+    spec : collections.abc.Mapping
+        Its entry of ``datasets``.
+    raw_dir : str or pathlib.Path
+        The download cache.
+
+    Returns
+    -------
+    dict or None
+        The provenance record, or ``None`` when the cache is absent, unreadable or stale.
+
+    Raises
+    ------
+    TypeError
+        ``raw_dir`` not a path (an unreadable record is ``None``, not an error).
     """
     raw_dir = Path(raw_dir)
     csv, record_path = raw_dir / f"{name}.csv", raw_dir / f"{name}.json"
@@ -58,10 +77,29 @@ def cached_dataset(name: str, spec: Mapping, raw_dir: str | Path = "data/raw") -
 
 
 def known_columns(name: str, spec: Mapping, raw_dir: str | Path = "data/raw") -> list[str] | None:
-    """Every column the table of dataset ``name`` will have, when it is known before any job.
+    r"""Every column the table of dataset ``name`` will have, when it is known before any job.
 
     From the cached table's record (:func:`cached_dataset`), else from ``read_csv.names``
     (archive sources name their columns in config); ``None`` when only the download can tell.
+
+    Parameters
+    ----------
+    name : str
+        The dataset's key in ``datasets``.
+    spec : collections.abc.Mapping
+        The dataset's spec.
+    raw_dir : str or pathlib.Path
+        Where the download job caches its tables.
+
+    Returns
+    -------
+    list of str or None
+        The columns, or ``None`` when only the download can tell.
+
+    Raises
+    ------
+    TypeError
+        As :func:`cached_dataset`.
     """
     record = cached_dataset(name, spec, raw_dir)
     if record is not None:
@@ -74,13 +112,29 @@ def known_columns(name: str, spec: Mapping, raw_dir: str | Path = "data/raw") ->
 
 
 def data_requests(config: Mapping) -> list[DataRequest]:
-    """Every data request of the validated ``config``: each paper's (``data_requests`` of its
-    settings module, :data:`pufferfish.pipeline.config.PAPERS`), in the papers' order."""
+    r"""Every data request of the validated ``config``: each paper's (``data_requests`` of its
+    settings module, :data:`pufferfish.pipeline.config.PAPERS`), in the papers' order.
+
+    Parameters
+    ----------
+    config : collections.abc.Mapping
+        The whole configuration, validated.
+
+    Returns
+    -------
+    list of pufferfish.settings.DataRequest
+        Every paper's requests, in the order of :data:`pufferfish.pipeline.config.PAPERS`.
+
+    Raises
+    ------
+    KeyError
+        A section the schema would have completed is missing (pass a validated config).
+    """
     return [request for paper in PAPERS if hasattr(paper, "data_requests") for request in paper.data_requests(config)]
 
 
 def check_data(config: Mapping, raw_dir: str | Path = "data/raw") -> None:
-    """What can be checked of the data before any job runs (called by the workflow after
+    r"""What can be checked of the data before any job runs (called by the workflow after
     :func:`pufferfish.pipeline.config.load_settings`).
 
     * every column a dataset declares in ``columns`` is in its cached table;
@@ -91,10 +145,15 @@ def check_data(config: Mapping, raw_dir: str | Path = "data/raw") -> None:
 
     Parameters
     ----------
-    config : Mapping
+    config : collections.abc.Mapping
         The whole configuration, validated (:func:`pufferfish.pipeline.config.load_settings`).
-    raw_dir : str or Path
+    raw_dir : str or pathlib.Path
         Where the download job caches ``<dataset>.csv`` and its record ``<dataset>.json``.
+
+    Returns
+    -------
+    None
+        Everything checkable before the jobs holds.
 
     Raises
     ------

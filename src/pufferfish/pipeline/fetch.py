@@ -1,52 +1,31 @@
 """Obtain the UCI datasets of ``config.yaml``: download or offline mirror, verify, record.
 
 A dataset spec (a value of ``config["datasets"]``) names where the bytes come from:
+``source: ucimlrepo`` (UCI's standardized ``data.csv`` of ``uci_id``, the file
+``ucimlrepo.fetch_ucirepo`` reads, its URL resolved through UCI's API as ``fetch_ucirepo``
+does, parsed with ``pandas.read_csv``) or ``source: archive`` (the ``member`` of the zip at
+``url``, or a list of names for a member of a zip inside the zip, parsed with
+``pandas.read_csv(**spec["read_csv"])``). The table is then checked against the spec:
+exactly ``rows`` rows and every name of ``columns``; nothing is cleaned or dropped here.
 
-``source: ucimlrepo``
-    UCI's standardized ``data.csv`` of dataset ``uci_id``, the file that
-    ``ucimlrepo.fetch_ucirepo(id=uci_id)`` reads. Its URL is resolved through UCI's API
-    (``ucimlrepo.fetch.API_BASE_URL + "?id=N"``, JSON field ``data.data_url``), exactly as
-    ``fetch_ucirepo`` does, and the bytes are parsed with ``pandas.read_csv`` and no
-    options, as ``fetch_ucirepo`` does (plus ``read_csv`` options if the spec gives any).
-``source: archive``
-    The ``member`` of the zip archive at ``url``, parsed with
-    ``pandas.read_csv(**spec["read_csv"])``. ``member`` is a name, or a list of names for
-    a member of a zip inside the zip (``[student.zip, student-mat.csv]``: the member
-    ``student-mat.csv`` of the member ``student.zip`` of the archive).
+Checksums of an archive member: a ``sha256`` in the spec pins its bytes; without one the
+first download records the hash in ``data/raw/<dataset>.sha256.json`` (:func:`record_path_for`,
+trust on first use) and every later download must match it. The zip itself is not verified
+(a mirror may repack it). If ``UCI_MIRROR`` names a directory laid out like the UCI site,
+``https://archive.ics.uci.edu/<path>`` is read from ``$UCI_MIRROR/<path>`` and the network
+is never touched. The user's guide: docs/for-researchers.md, "Archive members", and
+docs/getting-started.md, "Offline use".
 
-Checksums of an archive member. With ``sha256`` in the spec the member's bytes must have
-that SHA-256 (a pin). Without it, the first download records the member's SHA-256 in a
-record file beside the provenance (``data/raw/<dataset>.sha256.json``, see
-:func:`record_path_for`) and logs a warning that the member was unpinned; every later
-download of the same member of the same URL must then give the same bytes
-(trust on first use). The record file is not an output of the download rule, so it
-survives Snakemake's removal of the outputs before a re-download; delete it (or pin
-``sha256``) to accept new bytes. The zip itself is not verified: a mirror may hold a
-repack with other zip-level bytes around the same members.
+``ucimlrepo.fetch_ucirepo`` itself is not called: it hands the URL straight to
+``pandas.read_csv``, so the bytes could not be hashed, pinned or written atomically, a
+stalled connection would hang (no timeout), its errors name neither dataset nor URL, and it
+cannot read a mirror. This module makes the same two requests with
+:func:`urllib.request.urlopen` and a timeout.
 
-Either way the table is then checked against the spec: exactly ``rows`` rows, and every
-name in ``columns`` among its columns. Nothing is cleaned and no row is dropped here.
-
-Offline mirror. If the environment variable ``UCI_MIRROR`` names a directory laid out
-like the UCI site, ``https://archive.ics.uci.edu/<path>`` is read from
-``$UCI_MIRROR/<path>`` and ucimlrepo's dataset ``N`` from
-``$UCI_MIRROR/static/public/N/data.csv``; the network is then never touched (a file
-missing from the mirror is an error, not a reason to go online).
-
-Why ``ucimlrepo.fetch_ucirepo`` itself is not called. It hands ``data_url`` straight to
-``pd.read_csv``, so the bytes never reach the caller: they cannot be hashed for the
-provenance record or checked against a pin, and they cannot be written atomically. The
-pandas URL reader has no timeout, so a stalled connection hangs the job forever; the
-errors (``ConnectionError('Error connecting to server')``) name neither dataset nor URL;
-and there is no way to point it at a mirror. This module makes the same two requests
-(the API query, then ``data_url``) with :func:`urllib.request.urlopen` and a timeout.
-
-Every file is written atomically (:mod:`pufferfish.files`), and only after every check has
-passed: a dataset that fails a check leaves nothing behind. The errors a user can fix
-are :class:`~pufferfish.errors.DownloadError` (the bytes could not be obtained or failed
-their checksum), :class:`~pufferfish.errors.DataError` (the table does not match its
-spec) and :class:`~pufferfish.errors.ConfigError` (the spec itself is incomplete), each
-with a one-line message that starts with ``dataset <name>:``.
+Every file is written atomically (:mod:`pufferfish.files`) and only after every check has
+passed. The errors a user can fix are :class:`~pufferfish.errors.DownloadError`,
+:class:`~pufferfish.errors.DataError` and :class:`~pufferfish.errors.ConfigError`, each one
+line starting with ``dataset <name>:``.
 """
 
 from __future__ import annotations
@@ -165,24 +144,34 @@ def download(dataset: str, spec: Mapping, *, csv_path: str | os.PathLike, json_p
     if writing either fails, neither is left behind.
 
     An ``archive`` member without a ``sha256`` pin is checked against, or on its first
-    download recorded in, ``record_path`` (module docstring).
+    download recorded in, ``record_path`` (:func:`record_path_for`).
 
-    Args:
-        dataset: the key of the dataset in ``config["datasets"]`` (used in messages).
-        spec: the dataset's entry of ``config["datasets"]``.
-        csv_path, json_path: where to write the table and its :class:`Provenance`.
-        mirror: a local mirror of archive.ics.uci.edu; ``None``: ``$UCI_MIRROR`` if set,
-            else the network.
-        timeout: seconds a network connection may stay silent.
-        record_path: the record file of an unpinned member's SHA-256; ``None``:
-            :func:`record_path_for` ``(json_path)``.
+    Parameters
+    ----------
+    dataset : str
+        The key of the dataset in ``config["datasets"]`` (used in messages).
+    spec : collections.abc.Mapping
+        The dataset's entry of ``config["datasets"]``.
+    csv_path, json_path : str or os.PathLike
+        Where to write the table and its :class:`Provenance`.
+    mirror : str or os.PathLike, optional
+        A local mirror of archive.ics.uci.edu; ``None``: ``$UCI_MIRROR`` if set, else the network.
+    timeout : float
+        Seconds a network connection may stay silent.
+    record_path : str or os.PathLike, optional
+        The record file of an unpinned member's SHA-256; ``None``:
+        :func:`record_path_for` ``(json_path)``.
 
-    Returns:
+    Returns
+    -------
+    Provenance
         The provenance record written to ``json_path``.
 
-    Raises:
-        DownloadError, DataError, ConfigError: see :func:`fetch_dataset`, plus a
-            :class:`DataError` if the CSV would not read back as the parsed table.
+    Raises
+    ------
+    DownloadError, DataError, ConfigError
+        See :func:`fetch_dataset`, plus a :class:`~pufferfish.errors.DataError` if the CSV
+        would not read back as the parsed table.
     """
     record_path = record_path_for(json_path) if record_path is None else Path(record_path)
     frame, record = fetch_dataset(dataset, spec, mirror=mirror, timeout=timeout, record_path=record_path)
@@ -214,26 +203,39 @@ def fetch_dataset(dataset: str, spec: Mapping, *, mirror: str | os.PathLike | No
                   record_path: str | os.PathLike | None = None) -> tuple[pd.DataFrame, Provenance]:
     """Read ``dataset`` as its ``spec`` says, check it, and return the table and its provenance.
 
-    Args:
-        dataset: the key of the dataset in ``config["datasets"]`` (used in messages).
-        spec: ``source`` (``ucimlrepo`` with ``uci_id``, or ``archive`` with ``url``,
-            ``member`` (a name, or a list of names into nested zips) and optionally
-            ``sha256``), ``rows``, ``columns``, and optionally ``read_csv`` and ``citation``.
-        mirror: a local mirror of archive.ics.uci.edu; ``None``: ``$UCI_MIRROR`` if set,
-            else the network.
-        timeout: seconds a network connection may stay silent.
-        record_path: for an ``archive`` member without a ``sha256`` pin, the record file
-            of its SHA-256: if it exists (and names the same URL and member) the bytes must
-            match it, else the provenance names it for :func:`download` to write. ``None``:
-            no record is read or kept (the member is then not verified at all).
+    Parameters
+    ----------
+    dataset : str
+        The key of the dataset in ``config["datasets"]`` (used in messages).
+    spec : collections.abc.Mapping
+        ``source`` (``ucimlrepo`` with ``uci_id``, or ``archive`` with ``url``, ``member``
+        (a name, or a list of names into nested zips) and optionally ``sha256``), ``rows``,
+        ``columns``, and optionally ``read_csv`` and ``citation``.
+    mirror : str or os.PathLike, optional
+        A local mirror of archive.ics.uci.edu; ``None``: ``$UCI_MIRROR`` if set, else the network.
+    timeout : float
+        Seconds a network connection may stay silent.
+    record_path : str or os.PathLike, optional
+        For an ``archive`` member without a ``sha256`` pin, the record file of its SHA-256:
+        if it exists (and names the same URL and member) the bytes must match it, else the
+        provenance names it for :func:`download` to write. ``None``: no record is read or
+        kept (the member is then not verified at all).
 
-    Raises:
-        DownloadError: the bytes cannot be obtained (no network, not in the mirror, not
-            a zip, no such member, a corrupt record file) or their SHA-256 differs from
-            the pin or from the recorded hash.
-        DataError: the bytes do not parse, or the table has other ``rows`` or lacks
-            some of ``columns``.
-        ConfigError: the spec lacks a key its source needs, or ``member`` is malformed.
+    Returns
+    -------
+    tuple
+        ``(frame, provenance)``: the table (a :class:`pandas.DataFrame`) and its :class:`Provenance`.
+
+    Raises
+    ------
+    DownloadError
+        The bytes cannot be obtained (no network, not in the mirror, not a zip, no such
+        member, a corrupt record file) or their SHA-256 differs from the pin or from the
+        recorded hash.
+    DataError
+        The bytes do not parse, or the table has other ``rows`` or lacks some of ``columns``.
+    ConfigError
+        The spec lacks a key its source needs, or ``member`` is malformed.
     """
     source = _require(dataset, spec, "source")
     rows = _require(dataset, spec, "rows")
@@ -243,6 +245,29 @@ def fetch_dataset(dataset: str, spec: Mapping, *, mirror: str | os.PathLike | No
     if root is not None and not root.is_dir():
         raise DownloadError(f"dataset {dataset}: {MIRROR_ENV}={root} is not a directory")
 
+    data, url, uci_id, member, where, read_from, archive_sha256 = _read_source(
+        dataset, spec, source, root=root, timeout=timeout)
+    digest, expected, pin_source, record_file = _verify(dataset, spec, source, data, url=url, member=member,
+                                                        where=where, record_path=record_path)
+    log.info("dataset %s: read %d bytes of %s from %s, sha256 %s%s", dataset, len(data), where, read_from,
+             digest, f" (verified against the {'pin' if pin_source == 'config' else 'recorded hash'})"
+             if expected else "")
+
+    frame = parse_csv(data, read_csv=options, dataset=dataset, where=where)
+    check_table(dataset, frame, rows=rows, columns=columns)
+    record = Provenance(
+        dataset=dataset, source=source, url=url, uci_id=uci_id, member=member,
+        sha256=digest, sha256_expected=expected, sha256_verified=expected is not None,
+        archive_sha256=archive_sha256, read_from=str(read_from), rows=len(frame),
+        columns=tuple(str(c) for c in frame.columns), read_csv=options, citation=spec.get("citation"),
+        sha256_source=pin_source, sha256_record=record_file,
+    )
+    log.info("dataset %s: %d rows x %d columns", dataset, *frame.shape)
+    return frame, record
+
+
+def _read_source(dataset: str, spec: Mapping, source: str, *, root: Path | None, timeout: float):
+    """The bytes of a validated ``spec``: ``(data, url, uci_id, member, where, read_from, archive_sha256)``."""
     member = None
     if source == "ucimlrepo":
         uci_id = _require(dataset, spec, "uci_id")
@@ -272,7 +297,12 @@ def fetch_dataset(dataset: str, spec: Mapping, *, mirror: str | os.PathLike | No
     else:
         raise ConfigError(f"dataset {dataset}: datasets.{dataset}.source = {source!r}: "
                           "must be one of ucimlrepo, archive")
+    return data, url, uci_id, member, where, read_from, archive_sha256
 
+
+def _verify(dataset: str, spec: Mapping, source: str, data: bytes, *, url: str, member, where: str,
+            record_path: str | os.PathLike | None):
+    """Check ``data`` against the pin or the recorded hash: ``(digest, expected, pin_source, record_file)``."""
     digest = sha256_hex(data)
     expected, pin_source, record_file = spec.get("sha256"), None, None
     if expected is not None:
@@ -289,27 +319,28 @@ def fetch_dataset(dataset: str, spec: Mapping, *, mirror: str | os.PathLike | No
     if source == "archive" and expected is None and record_path is None:
         log.warning("dataset %s: %s is not pinned (no datasets.%s.sha256) and no record is kept: not verified",
                     dataset, where, dataset)
-    log.info("dataset %s: read %d bytes of %s from %s, sha256 %s%s", dataset, len(data), where, read_from,
-             digest, f" (verified against the {'pin' if pin_source == 'config' else 'recorded hash'})"
-             if expected else "")
-
-    frame = parse_csv(data, read_csv=options, dataset=dataset, where=where)
-    check_table(dataset, frame, rows=rows, columns=columns)
-    record = Provenance(
-        dataset=dataset, source=source, url=url, uci_id=uci_id, member=member,
-        sha256=digest, sha256_expected=expected, sha256_verified=expected is not None,
-        archive_sha256=archive_sha256, read_from=str(read_from), rows=len(frame),
-        columns=tuple(str(c) for c in frame.columns), read_csv=options, citation=spec.get("citation"),
-        sha256_source=pin_source, sha256_record=record_file,
-    )
-    log.info("dataset %s: %d rows x %d columns", dataset, *frame.shape)
-    return frame, record
+    return digest, expected, pin_source, record_file
 
 
 def member_path(member, *, dataset: str = "?") -> tuple[str, ...]:
     """The spec's ``member`` as a tuple of names, outer zip first (a string is one name).
 
-    Raises :class:`ConfigError` for anything but a non-empty name or a non-empty list of them.
+    Parameters
+    ----------
+    member : str or list of str
+        The spec's ``member``.
+    dataset : str
+        The dataset's key (in messages).
+
+    Returns
+    -------
+    tuple of str
+        The names, outer zip first.
+
+    Raises
+    ------
+    ConfigError
+        Anything but a non-empty name or a non-empty list of them.
     """
     names = (member,) if isinstance(member, str) else tuple(member) if isinstance(member, (list, tuple)) else None
     if not names or not all(isinstance(n, str) and n for n in names):
@@ -319,13 +350,47 @@ def member_path(member, *, dataset: str = "?") -> tuple[str, ...]:
 
 
 def describe_member(member, url: str) -> str:
-    """``member a of URL``, or ``member b of member a of URL`` for a member of a nested zip."""
+    """``member a of URL``, or ``member b of member a of URL`` for a member of a nested zip.
+
+    Parameters
+    ----------
+    member : str or list of str
+        The spec's ``member``.
+    url : str
+        The archive's URL.
+
+    Returns
+    -------
+    str
+        The description used in messages.
+
+    Raises
+    ------
+    ConfigError
+        ``member`` malformed (:func:`member_path`).
+    """
     path = member_path(member)
     return " of ".join(f"member {name}" for name in reversed(path)) + f" of {url}"
 
 
 def record_path_for(json_path: str | os.PathLike) -> Path:
-    """The record file of an unpinned member's SHA-256 beside its provenance: ``<dir>/<name>.sha256.json``."""
+    """The record file of an unpinned member's SHA-256 beside its provenance: ``<dir>/<name>.sha256.json``.
+
+    Parameters
+    ----------
+    json_path : str or os.PathLike
+        The provenance file ``<dir>/<name>.json``.
+
+    Returns
+    -------
+    pathlib.Path
+        ``<dir>/<name>.sha256.json``.
+
+    Raises
+    ------
+    TypeError
+        ``json_path`` not a path.
+    """
     json_path = Path(json_path)
     return json_path.with_name(json_path.stem + ".sha256.json")
 
@@ -335,6 +400,27 @@ def read_recorded_sha256(record_path: str | os.PathLike, *, dataset: str, url: s
 
     A record of another URL or member (the spec changed) does not apply: ``None``, and the
     new member is recorded anew. An unreadable record is a :class:`DownloadError`.
+
+    Parameters
+    ----------
+    record_path : str or os.PathLike
+        The record file.
+    dataset : str
+        The dataset's key (in messages).
+    url : str
+        The archive's URL.
+    member : str or list of str
+        The spec's ``member``.
+
+    Returns
+    -------
+    str or None
+        The recorded lower-case hex SHA-256, or ``None``.
+
+    Raises
+    ------
+    DownloadError
+        The record file exists but cannot be read or parsed.
     """
     path = Path(record_path)
     if not path.exists():
@@ -353,7 +439,23 @@ def read_recorded_sha256(record_path: str | os.PathLike, *, dataset: str, url: s
 
 
 def mirror_from_env(environ: Mapping[str, str] | None = None) -> Path | None:
-    """The mirror named by ``$UCI_MIRROR`` as an absolute path, or ``None`` if unset or empty."""
+    """The mirror named by ``$UCI_MIRROR`` as an absolute path, or ``None`` if unset or empty.
+
+    Parameters
+    ----------
+    environ : collections.abc.Mapping, optional
+        The environment (``None``: :data:`os.environ`).
+
+    Returns
+    -------
+    pathlib.Path or None
+        The mirror's absolute path, or ``None``.
+
+    Raises
+    ------
+    RuntimeError
+        The path cannot be resolved (a symlink loop).
+    """
     value = (os.environ if environ is None else environ).get(MIRROR_ENV, "")
     return Path(value).resolve() if value.strip() else None
 
@@ -363,6 +465,23 @@ def mirror_path(mirror: str | os.PathLike, url: str) -> Path:
 
     The URL path is percent-decoded (``%2B`` and ``+`` both name ``+``). A URL of another
     site, with a query, or with a ``..`` in its path is refused (``DownloadError``).
+
+    Parameters
+    ----------
+    mirror : str or os.PathLike
+        The mirror's root directory.
+    url : str
+        A URL under :data:`UCI_SITE`.
+
+    Returns
+    -------
+    pathlib.Path
+        The mirror's file for ``url``.
+
+    Raises
+    ------
+    DownloadError
+        A URL of another site, with a query, or with ``..`` in its path.
     """
     parts = urllib.parse.urlsplit(url)
     if not url.startswith(UCI_SITE) or parts.query or parts.fragment:
@@ -375,7 +494,27 @@ def mirror_path(mirror: str | os.PathLike, url: str) -> Path:
 
 
 def ucimlrepo_data_url(uci_id: int, *, dataset: str, timeout: float = DEFAULT_TIMEOUT) -> str:
-    """Ask UCI's API for the ``data.csv`` URL of dataset ``uci_id``, as ``fetch_ucirepo`` does."""
+    """Ask UCI's API for the ``data.csv`` URL of dataset ``uci_id``, as ``fetch_ucirepo`` does.
+
+    Parameters
+    ----------
+    uci_id : int
+        The UCI dataset id.
+    dataset : str
+        The dataset's key (in messages).
+    timeout : float
+        Seconds a network connection may stay silent.
+
+    Returns
+    -------
+    str
+        The URL of the dataset's ``data.csv``.
+
+    Raises
+    ------
+    DownloadError
+        UCI cannot be reached, does not answer with JSON, or has no such dataset or file.
+    """
     api_url = f"{API_BASE_URL}?id={int(uci_id)}"
     answer = _read_url(dataset, api_url, timeout=timeout)
     try:
@@ -394,7 +533,31 @@ def ucimlrepo_data_url(uci_id: int, *, dataset: str, timeout: float = DEFAULT_TI
 
 
 def parse_csv(data: bytes, *, read_csv: Mapping | None = None, dataset: str = "?", where: str = "data") -> pd.DataFrame:
-    """Parse ``data`` with ``pandas.read_csv(**read_csv)`` (no options: as ucimlrepo does)."""
+    """Parse ``data`` with ``pandas.read_csv(**read_csv)`` (no options: as ucimlrepo does).
+
+    Parameters
+    ----------
+    data : bytes
+        The CSV bytes.
+    read_csv : collections.abc.Mapping, optional
+        Options of :func:`pandas.read_csv` (none: pandas' defaults).
+    dataset : str
+        The dataset's key (in messages).
+    where : str
+        What the bytes are (in messages).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The parsed table.
+
+    Raises
+    ------
+    ConfigError
+        An option :func:`pandas.read_csv` does not take.
+    DataError
+        The bytes do not parse.
+    """
     options = dict(read_csv or {})
     try:
         return pd.read_csv(io.BytesIO(data), **options)
@@ -405,7 +568,29 @@ def parse_csv(data: bytes, *, read_csv: Mapping | None = None, dataset: str = "?
 
 
 def check_table(dataset: str, frame: pd.DataFrame, *, rows: int, columns) -> None:
-    """Refuse (``DataError``) a table without exactly ``rows`` rows or lacking one of ``columns``."""
+    """Refuse (``DataError``) a table without exactly ``rows`` rows or lacking one of ``columns``.
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's key (in messages).
+    frame : pandas.DataFrame
+        The parsed table.
+    rows : int
+        The number of rows expected.
+    columns : sequence of str
+        Columns that must be present.
+
+    Returns
+    -------
+    None
+        The table passed.
+
+    Raises
+    ------
+    DataError
+        Other than ``rows`` rows, or a column of ``columns`` missing.
+    """
     found = [str(c) for c in frame.columns]
     missing = [c for c in columns if c not in found]
     if missing:
@@ -416,7 +601,23 @@ def check_table(dataset: str, frame: pd.DataFrame, *, rows: int, columns) -> Non
 
 
 def sha256_hex(data: bytes) -> str:
-    """Lower-case hex SHA-256 of ``data``."""
+    """Lower-case hex SHA-256 of ``data``.
+
+    Parameters
+    ----------
+    data : bytes
+        The bytes.
+
+    Returns
+    -------
+    str
+        64 lower-case hex digits.
+
+    Raises
+    ------
+    TypeError
+        ``data`` not bytes-like.
+    """
     return hashlib.sha256(data).hexdigest()
 
 

@@ -17,9 +17,24 @@ PACKAGE_DIR = Path(__file__).resolve().parents[1]
 
 
 def source_digest(modules: Iterable[str] | None = None) -> str:
-    """sha256 (first 16 hex digits) of the named modules' source (all ``*.py`` of the package if None).
+    r"""sha256 (first 16 hex digits) of the named modules' source (all ``*.py`` of the package if None).
 
     Modules are named by their dotted path below the package, e.g. ``pipeline.fetch``.
+
+    Parameters
+    ----------
+    modules : iterable of str, optional
+        Dotted paths below the package (``pipeline.fetch``); ``None``: every module.
+
+    Returns
+    -------
+    str
+        The first 16 hex digits of the SHA-256 of the sources.
+
+    Raises
+    ------
+    FileNotFoundError
+        A named module has no source file.
     """
     if modules is None:
         paths = sorted(PACKAGE_DIR.rglob("*.py"))

@@ -79,10 +79,24 @@ def _where(setting: str) -> str:
 
 
 def declared_range(spec: Mapping, *, setting: str) -> tuple[float, str]:
-    """The DP sensitivity a setting declares and where it comes from (module docstring).
+    r"""The DP sensitivity a setting declares and where it comes from (module docstring).
 
-    Raises :class:`ConfigError` for a ``numeric`` attribute with neither ``domain`` nor
-    ``range``, an empty domain or a non-positive range.
+    Parameters
+    ----------
+    spec : collections.abc.Mapping
+        One entry of ``wasserstein.settings``.
+    setting : str
+        Its key, for messages.
+
+    Returns
+    -------
+    tuple
+        ``(range, source)``: the sensitivity as a float and where it was declared.
+
+    Raises
+    ------
+    ConfigError
+        Both or neither of ``domain`` and ``range`` for a numeric attribute, a decreasing domain, a non-positive range or a single code.
     """
     where = _where(setting)
     encoding = spec.get("encoding")
@@ -119,7 +133,27 @@ def _label(value) -> str:
 
 
 def secret_values(frame: pd.DataFrame, column: str, values: Sequence | None = None) -> list:
-    """The secret values of a setting: ``values`` as declared, or every value of ``column`` present, sorted."""
+    r"""The secret values of a setting: ``values`` as declared, or every value of ``column`` present, sorted.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The dataset.
+    column : str
+        The secret column.
+    values : sequence, optional
+        The declared secret values; ``None``: those present.
+
+    Returns
+    -------
+    list
+        The secret values, as declared or sorted (as text when their types mix).
+
+    Raises
+    ------
+    KeyError
+        ``column`` is not a column of ``frame`` (callers check it first).
+    """
     if values is not None:
         return list(values)
     present = frame[column].dropna().unique().tolist()
@@ -130,11 +164,31 @@ def secret_values(frame: pd.DataFrame, column: str, values: Sequence | None = No
 
 
 def conditional_priors(frame: pd.DataFrame, spec: Mapping, *, setting: str) -> ConditionalPriors:
-    """Pr(attribute | column = s) for every secret value s of a ``wasserstein.settings`` entry.
+    r"""Pr(attribute | column = s) for every secret value s of a ``wasserstein.settings`` entry.
 
-    Rows missing the attribute or the secret column are dropped (and counted); a declared
-    secret value that no row has, an encoded value outside the declared ``domain``, or
-    fewer than two secret values are a :class:`DataError` naming the setting.
+    Rows missing the attribute or the secret column are dropped (and counted).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The dataset's table.
+    spec : collections.abc.Mapping
+        The setting's entry of ``wasserstein.settings``.
+    setting : str
+        The setting's key.
+
+    Returns
+    -------
+    ConditionalPriors
+        The conditionals, the range and the row accounting.
+
+    Raises
+    ------
+    DataError
+        A missing column, a declared value no row has, an encoded value outside the declared
+        ``domain``, or fewer than two secret values (naming the setting).
+    ConfigError
+        The attribute is the secret column, a declared value repeats, or no range is declared.
     """
     where = _where(setting)
     attribute, column, dataset = spec["attribute"], spec["column"], spec["dataset"]
@@ -158,12 +212,7 @@ def conditional_priors(frame: pd.DataFrame, spec: Mapping, *, setting: str) -> C
             raise DataError(f"{where}.values: {err}") from None
         codes = encode(cond.values, spec["encoding"], name=f"{where} ({column} = {_label(value)})",
                        column=frame[attribute])
-        if "domain" in spec:
-            lo, hi = spec["domain"]
-            outside = codes[(codes < lo) | (codes > hi)]
-            if outside.size:
-                raise DataError(f"{where}: {attribute} = {int(outside[0])} (given {column} = {_label(value)}) is "
-                                f"outside domain [{lo}, {hi}]")
+        _check_domain(spec, codes, f"{where}: {attribute}", f"(given {column} = {_label(value)})")
         pmf = empirical_pmf(codes, name=f"{where} ({column} = {_label(value)})")
         support, counts = np.unique(codes, return_counts=True)
         conditionals.append(SecretConditional(_label(value), pmf, cond.rows_matching))
@@ -194,8 +243,33 @@ def conditional_priors(frame: pd.DataFrame, spec: Mapping, *, setting: str) -> C
     return ConditionalPriors(setting, tuple(conditionals), attribute_range, range_source, record)
 
 
+def _check_domain(spec: Mapping, codes: np.ndarray, what: str, given: str) -> None:
+    """Refuse an encoded value outside the setting's declared ``domain`` (if it declares one)."""
+    if "domain" in spec:
+        lo, hi = spec["domain"]
+        outside = codes[(codes < lo) | (codes > hi)]
+        if outside.size:
+            raise DataError(f"{what} = {int(outside[0])} {given} is outside domain [{lo}, {hi}]")
+
+
 def prior_rows(priors: ConditionalPriors) -> pd.DataFrame:
-    """``secret,value,probability`` rows (atoms with positive mass) of every conditional."""
+    r"""``secret,value,probability`` rows (atoms with positive mass) of every conditional.
+
+    Parameters
+    ----------
+    priors : ConditionalPriors
+        A setting's priors.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns :data:`PRIOR_COLUMNS`, one row per atom with positive mass.
+
+    Raises
+    ------
+    ValueError
+        ``priors`` holds no conditional (it always holds two or more).
+    """
     frames = []
     for cond in priors.conditionals:
         mask = cond.pmf.probs > 0
@@ -206,9 +280,35 @@ def prior_rows(priors: ConditionalPriors) -> pd.DataFrame:
 
 def write_conditional_priors(*, setting: str, spec: Mapping, data_csv, data_json, out_csv, out_json,
                              png=None, pdf=None, csv=None) -> ConditionalPriors:
-    """Rule ``wasserstein_conditionals``: one setting's priors to ``out_csv`` and their record to
+    r"""Rule ``wasserstein_conditionals``: one setting's priors to ``out_csv`` and their record to
     ``out_json``; with ``png``, their figure (:func:`write_conditionals_figure`: PNG, PDF and the
-    numbers plotted), drawn from the record as written."""
+    numbers plotted), drawn from the record as written.
+
+    Parameters
+    ----------
+    setting : str
+        The setting's key.
+    spec : collections.abc.Mapping
+        Its config entry.
+    data_csv, data_json : str or os.PathLike
+        The dataset's table and provenance.
+    out_csv, out_json : str or os.PathLike
+        Where the priors and their record go.
+    png, pdf, csv : str or os.PathLike, optional
+        The figure's files (``png`` given: draw it).
+
+    Returns
+    -------
+    ConditionalPriors
+        The priors written.
+
+    Raises
+    ------
+    DataError, ConfigError
+        As :func:`conditional_priors`.
+    OutputError
+        An output cannot be written.
+    """
     frame = pd.read_csv(data_csv)
     priors = conditional_priors(frame, spec, setting=setting)
     record = dict(priors.record)
@@ -225,13 +325,45 @@ def write_conditional_priors(*, setting: str, spec: Mapping, data_csv, data_json
 
 
 def read_priors_record(path) -> dict:
-    """The JSON record of a setting's priors (for captions)."""
+    r"""The JSON record of a setting's priors (for captions).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A JSON record of :func:`write_conditional_priors`.
+
+    Returns
+    -------
+    dict
+        The record.
+
+    Raises
+    ------
+    OSError, ValueError
+        The file cannot be read or is not JSON.
+    """
     with open(path, encoding="utf-8") as handle:
         return json.load(handle)
 
 
 def read_conditional_priors(path) -> ConditionalPriors:
-    """The exact priors of a setting from the JSON record :func:`write_conditional_priors` wrote."""
+    r"""The exact priors of a setting from the JSON record :func:`write_conditional_priors` wrote.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The JSON record a ``wasserstein_conditionals`` job wrote.
+
+    Returns
+    -------
+    ConditionalPriors
+        The setting's exact priors (from the counts).
+
+    Raises
+    ------
+    OSError, ValueError, KeyError
+        An unreadable or incomplete record.
+    """
     record = read_priors_record(path)
     conditionals = tuple(
         SecretConditional(s["secret"], LatticePMF.from_counts(s["values"], s["counts"],
@@ -242,10 +374,29 @@ def read_conditional_priors(path) -> ConditionalPriors:
 
 # ------------------------------------------------------------------------------ Table 1
 def write_table1(priors_json: Sequence, out_csv) -> pd.DataFrame:
-    """Rule ``wasserstein_table1``: every secret pair of every setting and each setting's maxima.
+    r"""Rule ``wasserstein_table1``: every secret pair of every setting and each setting's maxima.
 
     ``priors_json`` lists the records of :func:`write_conditional_priors`, in the order
     the settings appear in the config.
+
+    Parameters
+    ----------
+    priors_json : sequence of str
+        The settings' records, in config order.
+    out_csv : str or os.PathLike
+        Where Table 1 goes.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Table 1 as written.
+
+    Raises
+    ------
+    DataError
+        A setting whose pairs cannot be computed (naming it).
+    OutputError
+        ``out_csv`` cannot be written.
     """
     rows: list[PairSensitivity] = []
     for path in priors_json:
@@ -260,8 +411,24 @@ def write_table1(priors_json: Sequence, out_csv) -> pd.DataFrame:
 
 
 def setting_table1_rows(priors_json) -> list[dict]:
-    """The rows of one setting as they stand in ``results/theta/wasserstein_table1.csv`` (its pairs,
-    then its maximum), computed from the setting's own priors, for the caption of its figure."""
+    r"""The rows of one setting as they stand in ``results/theta/wasserstein_table1.csv`` (its pairs,
+    then its maximum), computed from the setting's own priors, for the caption of its figure.
+
+    Parameters
+    ----------
+    priors_json : str or os.PathLike
+        One setting's record.
+
+    Returns
+    -------
+    list of dict
+        Its Table 1 rows (empty when its pairs cannot be computed: the Table 1 job says why).
+
+    Raises
+    ------
+    OSError, ValueError, KeyError
+        The record cannot be read (:func:`read_conditional_priors`).
+    """
     priors = read_conditional_priors(priors_json)
     try:
         rows = setting_sensitivities(priors.setting, priors.conditionals, attribute_range=priors.attribute_range)
@@ -273,23 +440,38 @@ def setting_table1_rows(priors_json) -> list[dict]:
 
 # ------------------------------------------------------------------------------ figure
 def plot_conditionals(priors: ConditionalPriors, *, title: str, attribute_label: str, png, pdf, csv) -> PairSensitivity:
-    """Paper 002's Figs. 2-4 (Appendix F.2.3): the conditionals of one setting, and their CDFs.
+    r"""Paper 002's Figs. 2-4 (Appendix F.2.3): the conditionals of one setting, and their CDFs.
 
     (a) Pr(X = x | S = s), one series per secret value: grouped bars when there are few
     points, lines with markers otherwise. (b) the CDFs as steps, with the horizontal gap
     W_inf of the binding pair (largest W_inf, ties by W_2) drawn where the monotone
     coupling attains it. Okabe-Ito colours and distinct markers; the numbers plotted go to
     ``csv`` (``setting,secret,value,probability,cdf``). Returns the binding pair.
+
+    Parameters
+    ----------
+    priors : ConditionalPriors
+        The setting's priors.
+    title : str
+        The figure's title.
+    attribute_label : str
+        The x-axis label.
+    png, pdf, csv : str or os.PathLike
+        The figure's files and the numbers plotted.
+
+    Returns
+    -------
+    PairSensitivity
+        The binding pair whose gap is drawn.
+
+    Raises
+    ------
+    OutputError
+        A file cannot be written.
     """
     import matplotlib.pyplot as plt
 
-    from pufferfish.lattice.transport import kantorovich_plan
-    from pufferfish.plotting import (
-        OKABE_ITO,
-        save_figure,
-        series_style,
-        setup_style,
-    )
+    from pufferfish.plotting import save_figure, series_style, setup_style
 
     setup_style()
     conds = priors.conditionals
@@ -319,27 +501,8 @@ def plot_conditionals(priors: ConditionalPriors, *, title: str, attribute_label:
                   label=cond.secret)
         table.append(pd.DataFrame({"setting": priors.setting, "secret": cond.secret, "value": xs,
                                    "probability": probs, "cdf": cdf}))
-    # where W_inf is attained: the plan entry of the binding pair with the largest |x - x'|
-    by_label = {c.secret: c for c in conds}
-    plan = kantorovich_plan(by_label[bind.secret_i].pmf, by_label[bind.secret_j].pmf)
-    gaps = np.abs(plan.x - plan.x_prime)
-    k = int(np.argmax(gaps))
-    level = float(np.sum(plan.mass[:k]) + plan.mass[k] / 2)
-    ax_c.annotate("", xy=(float(plan.x_prime[k]), level), xytext=(float(plan.x[k]), level),
-                  arrowprops={"arrowstyle": "<->", "color": OKABE_ITO[0], "linewidth": 1.4})
-    ax_c.text((plan.x[k] + plan.x_prime[k]) / 2, level - 0.03,
-              f"W∞ = {bind.w_inf} ({bind.secret_i} vs {bind.secret_j})", ha="center", va="top",
-              fontsize=8, bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8})
-    ax_p.set_xlabel(attribute_label)
-    ax_p.set_ylabel("probability")
-    ax_p.set_title(f"(a) Pr({attribute_label} | {priors.record.get('column', 'secret')})")
-    ax_p.legend(title=priors.record.get("column"), loc="best")
-    ax_c.set_xlabel(attribute_label)
-    ax_c.set_ylabel("cumulative probability")
-    ax_c.set_ylim(0, 1.08)
-    ax_c.set_title(f"(b) CDFs; max W∞ = {max(r.w_inf for r in rows if not r.is_max)}, "
-                   f"max W₂ = {max(r.w_2 for r in rows if not r.is_max):.3f}, DP range = {priors.attribute_range:g}")
-    ax_c.legend(title=priors.record.get("column"), loc="lower right")
+    _mark_w_inf(ax_c, conds, bind)
+    _label_axes(ax_p, ax_c, priors, rows, attribute_label)
     if len(xs) <= 25:
         for ax in (ax_p, ax_c):
             ax.set_xticks(xs)
@@ -350,8 +513,59 @@ def plot_conditionals(priors: ConditionalPriors, *, title: str, attribute_label:
     return bind
 
 
+def _mark_w_inf(ax_c, conds, bind: PairSensitivity) -> None:
+    """Draw where W_inf is attained: the plan entry of the binding pair with the largest |x - x'|."""
+    from pufferfish.lattice.transport import kantorovich_plan
+    from pufferfish.plotting import OKABE_ITO
+
+    by_label = {c.secret: c for c in conds}
+    plan = kantorovich_plan(by_label[bind.secret_i].pmf, by_label[bind.secret_j].pmf)
+    gaps = np.abs(plan.x - plan.x_prime)
+    k = int(np.argmax(gaps))
+    level = float(np.sum(plan.mass[:k]) + plan.mass[k] / 2)
+    ax_c.annotate("", xy=(float(plan.x_prime[k]), level), xytext=(float(plan.x[k]), level),
+                  arrowprops={"arrowstyle": "<->", "color": OKABE_ITO[0], "linewidth": 1.4})
+    ax_c.text((plan.x[k] + plan.x_prime[k]) / 2, level - 0.03,
+              f"W∞ = {bind.w_inf} ({bind.secret_i} vs {bind.secret_j})", ha="center", va="top",
+              fontsize=8, bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8})
+
+
+def _label_axes(ax_p, ax_c, priors: ConditionalPriors, rows: list, attribute_label: str) -> None:
+    """Labels, titles and legends of the two panels of :func:`plot_conditionals`."""
+    ax_p.set_xlabel(attribute_label)
+    ax_p.set_ylabel("probability")
+    ax_p.set_title(f"(a) Pr({attribute_label} | {priors.record.get('column', 'secret')})")
+    ax_p.legend(title=priors.record.get("column"), loc="best")
+    ax_c.set_xlabel(attribute_label)
+    ax_c.set_ylabel("cumulative probability")
+    ax_c.set_ylim(0, 1.08)
+    ax_c.set_title(f"(b) CDFs; max W∞ = {max(r.w_inf for r in rows if not r.is_max)}, "
+                   f"max W₂ = {max(r.w_2 for r in rows if not r.is_max):.3f}, DP range = {priors.attribute_range:g}")
+    ax_c.legend(title=priors.record.get("column"), loc="lower right")
+
+
 def write_conditionals_figure(*, priors_json, spec: Mapping, png, pdf, csv) -> PairSensitivity:
-    """The figure of one setting's conditionals (end of rule ``wasserstein_conditionals``)."""
+    r"""The figure of one setting's conditionals (end of rule ``wasserstein_conditionals``).
+
+    Parameters
+    ----------
+    priors_json : str or os.PathLike
+        The setting's record.
+    spec : collections.abc.Mapping
+        Its config entry (``title``).
+    png, pdf, csv : str or os.PathLike
+        The outputs of :func:`plot_conditionals`.
+
+    Returns
+    -------
+    PairSensitivity
+        The binding pair drawn.
+
+    Raises
+    ------
+    OutputError
+        A file cannot be written.
+    """
     priors = read_conditional_priors(priors_json)
     title = spec.get("title") or priors.setting
     record = priors.record

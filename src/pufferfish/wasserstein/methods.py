@@ -22,14 +22,10 @@ method                      noise      guarantee            scale
 Laplace(b) has density exp(-|z|/b) / (2b) (the theta of paper 000), Gaussian N(0, sigma^2),
 Cauchy(0, gamma) density gamma / (pi (gamma^2 + z^2)).
 
-One argument serves every mechanism (paper 002, proofs of Thm 3.3, Thm 4.3 and Thm 4.5).
-Take a coupling pi of P and Q. Then P_Y = sum pi(x, x') N_x and Q_Y = sum pi(x, x') N_{x'},
-N_x the noise law shifted by x: the two outputs are mixtures with the same weights. A
-divergence that is jointly convex (the hockey-stick H_{e^eps}(A || B) = sup_S A(S) -
-e^eps B(S), a sup of linear functionals; exp((alpha - 1) D_alpha), an integral of a
-perspective function) is at most the pi-average of the divergences of the shifted noises,
-each a function of the shift |x - x'| alone. The monotone (quantile) coupling is optimal
-for W_p and W_inf on the line (:mod:`pufferfish.lattice.distances`).
+Every method rests on one argument (paper 002, proofs of Thm 3.3, Thm 4.3 and Thm 4.5): along
+a coupling of P and Q the two outputs are mixtures with the same weights, and a jointly convex
+divergence is at most the average of the divergences of the shifts. Derivation:
+docs/math/paper002-wasserstein.md, "Noise families and guarantees".
 
 Every scale is audited exactly by :func:`pufferfish.audit.lattice_auditor` in the workflow
 (:mod:`pufferfish.multiuser.experiments`): no method's claim is trusted.
@@ -76,7 +72,7 @@ def _check_alpha(alpha) -> float:
 
 # ------------------------------------------------------------------------------ Laplace
 def gwm_laplace(p: LatticePMF, q: LatticePMF, *, epsilons) -> np.ndarray:
-    """General Wasserstein mechanism with Laplace noise: b = W_inf(P, Q) / epsilon gives epsilon-PP.
+    r"""General Wasserstein mechanism with Laplace noise: b = W_inf(P, Q) / epsilon gives epsilon-PP.
 
     Paper 002, Cor. 3.1 (Laplace, alpha = inf), which is the Wasserstein mechanism of Song et
     al. (2017). Proof: along a W_inf-optimal coupling every shift is at most W_inf, and
@@ -84,13 +80,30 @@ def gwm_laplace(p: LatticePMF, q: LatticePMF, *, epsilons) -> np.ndarray:
     bound holding for every component of two mixtures with the same weights holds for the
     mixtures. On the lattice W_inf is the span of the monotone plan pi*, so this equals
     paper 000's ``kantorovich`` (eq. 5).
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        Query priors of the secret pair; only :math:`W_\infty(P, Q)` matters.
+    epsilons : float or sequence of float
+        The :math:`\epsilon > 0` of pure :math:`\epsilon`-PP.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`b = W_\infty / \epsilon` for each :math:`\epsilon`.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        Priors that are not lattice pmfs, or a bad grid.
     """
     _check_pmfs(p, q)
     return laplace_scale(float(wasserstein_inf(p, q)), epsilons=epsilons)
 
 
 def gawm_laplace(p: LatticePMF, q: LatticePMF, *, epsilons, delta) -> np.ndarray:
-    """General approximate Wasserstein mechanism with Laplace noise: b = Delta_delta / epsilon
+    r"""General approximate Wasserstein mechanism with Laplace noise: b = Delta_delta / epsilon
     gives (epsilon, delta)-PP.
 
     Paper 002, Thm 4.3 with Def. 4.2 (Delta-delta-proximity; "closeness" in Chen and
@@ -104,6 +117,25 @@ def gawm_laplace(p: LatticePMF, q: LatticePMF, *, epsilons, delta) -> np.ndarray
     it, L_x(S) <= 1: the coupling loses at most delta there. So P_Y(S) <= e^eps Q_Y(S) +
     delta, and the same in the other direction. With Delta_delta = 0 (the near part is the
     diagonal) no noise is needed: b = 0.
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        The priors whose :math:`\Delta_\delta` is the sensitivity.
+    epsilons : float or sequence of float
+        Targets :math:`\epsilon > 0`.
+    delta : float
+        The :math:`\delta` of the guarantee and of the proximity, in :math:`(0, 1)`.
+
+    Returns
+    -------
+    numpy.ndarray
+        Laplace scales :math:`\Delta_\delta / \epsilon` (0 when :math:`\Delta_\delta = 0`).
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        Bad priors, grid or ``delta``.
     """
     from pufferfish.lattice.distances import delta_near
 
@@ -113,7 +145,7 @@ def gawm_laplace(p: LatticePMF, q: LatticePMF, *, epsilons, delta) -> np.ndarray
 
 # ------------------------------------------------------------------------------ Gaussian via RDP
 def gwm_gaussian_rdp(p: LatticePMF, q: LatticePMF, *, epsilons, delta) -> np.ndarray:
-    """General Wasserstein mechanism with Gaussian noise, through RPP: (epsilon, delta)-PP.
+    r"""General Wasserstein mechanism with Gaussian noise, through RPP: (epsilon, delta)-PP.
 
     Paper 002, Cor. 3.1: N(0, sigma^2) is (alpha, alpha W_inf^2 / (2 sigma^2))-RPP for every
     alpha > 1 (along the W_inf coupling each shift is at most W_inf, D_alpha of two Gaussians
@@ -122,6 +154,25 @@ def gwm_gaussian_rdp(p: LatticePMF, q: LatticePMF, *, epsilons, delta) -> np.nda
     and minimised over alpha > 1 in closed form
     (:func:`pufferfish.mechanisms.gaussian.gaussian_rdp_sigma`; the order used is
     :func:`pufferfish.mechanisms.gaussian.gaussian_rdp_alpha`). sigma = 0 when P = Q (W_inf = 0).
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        Priors of the pair (through :math:`W_\infty`).
+    epsilons : float or sequence of float
+        The :math:`\epsilon` grid, each :math:`> 0`.
+    delta : float
+        :math:`0 < \delta < 1` of the converted guarantee.
+
+    Returns
+    -------
+    numpy.ndarray
+        Gaussian :math:`\sigma` through RPP, best order, per :math:`\epsilon`.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        A prior of the wrong type, an :math:`\epsilon \le 0` or ``delta`` outside (0, 1).
     """
     _check_pmfs(p, q)
     delta = _check_delta(delta)
@@ -131,7 +182,7 @@ def gwm_gaussian_rdp(p: LatticePMF, q: LatticePMF, *, epsilons, delta) -> np.nda
 
 # ------------------------------------------------------------------------------ Gaussian, analytic
 def gwm_gaussian_analytic(p: LatticePMF, q: LatticePMF, *, epsilons, delta) -> np.ndarray:
-    """Gaussian noise for (epsilon, delta)-PP from the exact (epsilon, delta) curve of one shift W_inf.
+    r"""Gaussian noise for (epsilon, delta)-PP from the exact (epsilon, delta) curve of one shift W_inf.
 
     sigma solves Phi(W/(2 sigma) - eps sigma/W) - e^eps Phi(-W/(2 sigma) - eps sigma/W) = delta,
     W = W_inf(P, Q) (Balle and Wang 2018, the analytic Gaussian mechanism;
@@ -139,6 +190,25 @@ def gwm_gaussian_analytic(p: LatticePMF, q: LatticePMF, *, epsilons, delta) -> n
     because the hockey-stick divergence is jointly convex: along the W_inf coupling,
     H_{e^eps}(P_Y || Q_Y) <= sum pi(x, x') H_{e^eps}(N_x || N_{x'}) <= the delta of one shift
     of size W_inf (the delta of a Gaussian shift grows with its size). sigma = 0 when P = Q.
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        The pair's priors; the shift is their :math:`W_\infty`.
+    epsilons : float or sequence of float
+        Values of :math:`\epsilon > 0` to calibrate.
+    delta : float
+        Target :math:`\delta \in (0, 1)`.
+
+    Returns
+    -------
+    numpy.ndarray
+        Balle-Wang :math:`\sigma` of one shift :math:`W_\infty`, per :math:`\epsilon`.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        Invalid priors, epsilons or delta (the message names which).
     """
     _check_pmfs(p, q)
     delta = _check_delta(delta)
@@ -148,7 +218,7 @@ def gwm_gaussian_analytic(p: LatticePMF, q: LatticePMF, *, epsilons, delta) -> n
 
 # ------------------------------------------------------------------------------ Cauchy
 def dagwm_cauchy(p: LatticePMF, q: LatticePMF, *, epsilons, alpha=CAUCHY_ALPHA) -> np.ndarray:
-    """Distribution-aware GWM with Cauchy noise: gamma = W_2 / sqrt(2 (e^eps - 1)) gives (2, epsilon)-RPP.
+    r"""Distribution-aware GWM with Cauchy noise: gamma = W_2 / sqrt(2 (e^eps - 1)) gives (2, epsilon)-RPP.
 
     Paper 002, Cor. 4.1 (Cauchy mechanism) at alpha = 2, via Thm 4.5 (DAGWM). For Cauchy(0,
     gamma) shifted by s, exp(D_2) = int f(z - s)^2 / f(z) dz = 1 + s^2 / (2 gamma^2) (the
@@ -157,6 +227,27 @@ def dagwm_cauchy(p: LatticePMF, q: LatticePMF, *, epsilons, alpha=CAUCHY_ALPHA) 
     pi(x, x') (1 + (x - x')^2 / (2 gamma^2)) = 1 + W_2^2 / (2 gamma^2) <= e^eps for the gamma
     above (and the same with P and Q swapped). Stated here for alpha = 2 only: another
     ``alpha`` is refused (the registry record says so before any work). gamma = 0 when P = Q.
+
+    Parameters
+    ----------
+    p, q : pufferfish.lattice.pmf.LatticePMF
+        Priors whose :math:`W_2` sets the Cauchy scale.
+    epsilons : float or sequence of float
+        The Renyi bounds :math:`\epsilon > 0`.
+    alpha : float
+        The Renyi order; the corollary is stated for 2 only.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`\gamma = W_2 / \sqrt{2 (e^\epsilon - 1)}` for each :math:`\epsilon`.
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        Bad priors or grid, or ``alpha`` not a real > 1.
+    NotApplicableError
+        ``alpha`` other than 2.
     """
     _check_pmfs(p, q)
     if _check_alpha(alpha) != CAUCHY_ALPHA:

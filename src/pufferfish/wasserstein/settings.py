@@ -58,8 +58,13 @@ def check_references(config: Mapping) -> None:
 
     Parameters
     ----------
-    config : Mapping
+    config : collections.abc.Mapping
         The whole configuration, validated by the schema (defaults filled in).
+
+    Returns
+    -------
+    None
+        Every reference holds.
 
     Raises
     ------
@@ -87,9 +92,25 @@ def check_references(config: Mapping) -> None:
 
 
 def data_requests(config: Mapping) -> list[DataRequest]:
-    """What each setting reads: its released ``attribute`` given each value of its secret
+    r"""What each setting reads: its released ``attribute`` given each value of its secret
     ``column``, read as its job builds the conditionals
-    (:func:`pufferfish.wasserstein.conditionals.conditional_priors`)."""
+    (:func:`pufferfish.wasserstein.conditionals.conditional_priors`).
+
+    Parameters
+    ----------
+    config : collections.abc.Mapping
+        The whole configuration, validated by the schema.
+
+    Returns
+    -------
+    list of pufferfish.settings.DataRequest
+        One request per setting: its attribute and secret column.
+
+    Raises
+    ------
+    KeyError
+        A setting without ``dataset``, ``attribute`` or ``column`` (the schema requires them).
+    """
     requests = []
     for name, spec in (config.get("wasserstein") or {}).get("settings", {}).items():
         where = f"wasserstein.settings.{name}"

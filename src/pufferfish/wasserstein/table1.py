@@ -103,10 +103,31 @@ def _check_range(attribute_range) -> float:
 
 def pair_sensitivity(first: SecretConditional, second: SecretConditional, *, setting: str,
                      attribute_range: float) -> PairSensitivity:
-    """W_inf (GWM, Cor. 3.1) and W_2 (DAGWM with Cauchy noise, Cor. 4.1 at alpha = 2) of one secret pair.
+    r"""W_inf (GWM, Cor. 3.1) and W_2 (DAGWM with Cauchy noise, Cor. 4.1 at alpha = 2) of one secret pair.
 
     ``attribute_range`` is the DP sensitivity (the range of the released attribute's
     domain); it must cover the values of both conditionals.
+
+    Parameters
+    ----------
+    first, second : SecretConditional
+        The conditionals :math:`\Pr(X \mid S = s)` of the two secret values.
+    setting : str
+        The setting's name, copied into the row.
+    attribute_range : float
+        The DP sensitivity (> 0), covering both conditionals' values.
+
+    Returns
+    -------
+    PairSensitivity
+        The pair's row: rows counted, range, :math:`W_\infty` and :math:`W_2`.
+
+    Raises
+    ------
+    TypeError
+        A conditional of the wrong type, or a range that is not a number.
+    ValueError
+        A range not finite and positive, or narrower than the values' span.
     """
     for name, cond in (("first", first), ("second", second)):
         if not isinstance(cond, SecretConditional):
@@ -128,7 +149,7 @@ def _check_covers(attribute_range: float, conditionals: Sequence[SecretCondition
 
 def setting_sensitivities(setting: str, conditionals: Sequence[SecretConditional], *,
                           attribute_range: float) -> list[PairSensitivity]:
-    """Every secret pair of a setting (in the order given, i < j), then its row of maxima.
+    r"""Every secret pair of a setting (in the order given, i < j), then its row of maxima.
 
     Args:
         setting: the setting's name (``student``, ``heart``, ``adult``...).
@@ -138,6 +159,27 @@ def setting_sensitivities(setting: str, conditionals: Sequence[SecretConditional
     Returns:
         ``C(n, 2)`` pair rows, then one row with ``secret_i = secret_j = "max"``, the range,
         max W_inf and max W_2 over the pairs (Table 1's three numbers).
+
+    Parameters
+    ----------
+    setting : str
+        The setting's name (``student``, ``heart``, ``adult``...).
+    conditionals : sequence of SecretConditional
+        :math:`\Pr(X \mid S = s)` for each secret value, at least two, distinct.
+    attribute_range : float
+        The DP sensitivity, the range of X's domain (must cover the data).
+
+    Returns
+    -------
+    list of PairSensitivity
+        ``C(n, 2)`` pair rows, then one row with ``secret_i = secret_j = \"max\"``: the range, max :math:`W_\infty` and max :math:`W_2` (Table 1's three numbers).
+
+    Raises
+    ------
+    TypeError
+        An empty or non-string setting, or a conditional of the wrong type.
+    ValueError
+        Fewer than two secret values, a value given twice, or a bad range.
     """
     if not isinstance(setting, str) or not setting:
         raise TypeError(f"setting = {setting!r}: must be a non-empty string")
@@ -162,9 +204,24 @@ def setting_sensitivities(setting: str, conditionals: Sequence[SecretConditional
 
 
 def binding_pair(rows: Sequence[PairSensitivity]) -> PairSensitivity:
-    """The secret pair that binds a setting: the largest W_inf, ties broken by the largest W_2.
+    r"""The secret pair that binds a setting: the largest W_inf, ties broken by the largest W_2.
 
     Rows of maxima are skipped; remaining ties (equal W_inf and W_2) keep the first pair.
+
+    Parameters
+    ----------
+    rows : sequence of PairSensitivity
+        Rows of :func:`setting_sensitivities` (rows of maxima are skipped).
+
+    Returns
+    -------
+    PairSensitivity
+        The pair with the largest :math:`W_\infty`, then the largest :math:`W_2`; the first of equal ones.
+
+    Raises
+    ------
+    ValueError
+        No secret pair among ``rows``.
     """
     pairs = [r for r in rows if not r.is_max]
     if not pairs:
@@ -173,7 +230,23 @@ def binding_pair(rows: Sequence[PairSensitivity]) -> PairSensitivity:
 
 
 def table1_frame(rows: Sequence[PairSensitivity]) -> pd.DataFrame:
-    """The rows as ``results/theta/wasserstein_table1.csv`` (:data:`TABLE1_COLUMNS`; empty row counts on maxima)."""
+    r"""The rows as ``results/theta/wasserstein_table1.csv`` (:data:`TABLE1_COLUMNS`; empty row counts on maxima).
+
+    Parameters
+    ----------
+    rows : sequence of PairSensitivity
+        The rows of one or several settings.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns :data:`TABLE1_COLUMNS`, integer counts (empty on the maxima).
+
+    Raises
+    ------
+    AttributeError
+        A row that is not a :class:`PairSensitivity` (internal callers pass typed rows).
+    """
     frame = pd.DataFrame([{"setting": r.setting, "secret_i": r.secret_i, "secret_j": r.secret_j,
                            "rows_i": r.rows_i, "rows_j": r.rows_j, "range": r.range, "w_inf": r.w_inf,
                            "w_2": r.w_2} for r in rows], columns=TABLE1_COLUMNS)
