@@ -1,0 +1,228 @@
+"""E[(w(Z_1) + ... + w(Z_n))^+] for Z_i i.i.d. nu on finitely many atoms: exactly, or certified.
+
+The tupling mechanism's delta is this expectation divided by n (:mod:`pufferfish.distp.tupling`).
+
+* :func:`count_vectors` / :func:`exact_positive_part` -- the sum over the C(M + n - 1, n)
+  count vectors c of the multinomial weight n! / prod c_j! prod nu_j^c_j times
+  (sum_j c_j w_j)^+ (a sum of non-negative terms, fsum);
+* :func:`certified_positive_part` -- [lower, upper] from the tilted grid of
+  :mod:`pufferfish.distp.grid`: a coarse pass measures the width, the step is refined (width
+  ~ h^2) until upper <= lower (1 + rtol) + atol or the point budget is spent. First, if the
+  Chernoff bound M(theta)^n / (e theta) is at most atol, the interval is [0, that bound].
+
+Every public function validates its arguments. Proofs: ``docs/math/paper003-distribution.md``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+from scipy.special import gammaln
+
+from pufferfish.checks import integer, real, reals
+from pufferfish.distp.grid import GridTooLarge, chernoff_bound, grid_positive_part, tilt_parameter
+from pufferfish.errors import InvalidArgumentError
+
+__all__ = ["MAX_COUNT_VECTORS", "PositivePart", "count_vectors", "exact_positive_part", "certified_positive_part"]
+
+#: the relative level below which the tails of the walk are cut (their mass is carried to the upper end)
+_THRESHOLD = 1e-14
+#: the width of a grid pass falls like step^a; a before two passes have measured it
+_DEFAULT_POWER = 2.2
+#: a pass aims at this fraction of the allowed width (a pass that falls short costs a whole finer pass)
+_AIM = 0.6
+#: the exact route enumerates at most this many count vectors (C(M + n - 1, n))
+MAX_COUNT_VECTORS = 2_000_000
+
+
+@dataclass(frozen=True)
+class PositivePart:
+    """lower <= E[(sum_{i<=n} w(Z_i))^+] <= upper.
+
+    ``method``: ``"exact"`` (count vectors; lower = upper, exact to rounding), ``"zero"`` (max w
+    <= 0: the sum is never positive), ``"chernoff"`` (the bound alone, below atol), ``"grid"``
+    (certified interval, grid step ``step``, widest window ``points``).
+    """
+
+    lower: float
+    upper: float
+    method: str
+    step: float = math.nan
+    points: int = 0
+
+    @property
+    def width(self) -> float:
+        """(upper - lower) / lower (inf for lower = 0 < upper; 0 for an exact value)."""
+        if self.upper == self.lower:
+            return 0.0
+        return (self.upper - self.lower) / self.lower if self.lower > 0 else math.inf
+
+
+def _check(w, nu, n) -> tuple[np.ndarray, np.ndarray, int]:
+    values = reals(w, name="w")
+    masses = reals(nu, name="nu", lo=0.0, lo_open=True)
+    if values.ndim != 1 or masses.shape != values.shape:
+        raise InvalidArgumentError(f"nu: {masses.size} masses for {values.size} values of w: one mass > 0 per value")
+    return values, masses, integer(n, name="n", lo=1)
+
+
+def count_vectors(atoms: int, n: int) -> int:
+    """C(atoms + n - 1, n): the number of count vectors of n draws over ``atoms`` atoms (exact integer).
+
+    Parameters
+    ----------
+    atoms, n : int
+        M >= 1 atoms, n >= 1 draws.
+
+    Returns
+    -------
+    int
+        The number of vectors c >= 0 with sum c = n.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        Not integers >= 1.
+    """
+    return math.comb(integer(atoms, name="atoms", lo=1) + integer(n, name="n", lo=1) - 1, n)
+
+
+def _compositions(atoms: int, n: int) -> np.ndarray:
+    """Every count vector (rows), by stars and bars: the bar positions are the combinations of n + M - 1."""
+    from itertools import combinations
+    bars = np.array(list(combinations(range(n + atoms - 1), atoms - 1)), dtype=np.int64).reshape(-1, atoms - 1)
+    edges = np.hstack([np.full((bars.shape[0], 1), -1), bars, np.full((bars.shape[0], 1), n + atoms - 1)])
+    return np.diff(edges, axis=1) - 1
+
+
+def exact_positive_part(w, nu, n) -> float:
+    """E[(sum_{i<=n} w(Z_i))^+] = sum over count vectors c of n!/prod c_j! prod nu_j^c_j (sum c_j w_j)^+.
+
+    Parameters
+    ----------
+    w : array_like
+        The values w_j (finite reals), one per atom.
+    nu : array_like
+        The law of each draw: nu_j > 0 per atom (need not sum exactly to 1: the formula is used
+        as written).
+    n : int
+        The number of draws (>= 1).
+
+    Returns
+    -------
+    float
+        The sum of the non-negative terms (fsum). Each term is exact to a few ulps of
+        sum_j c_j |w_j| times its weight (relative (M + 4) u from the log-gamma weights).
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        Bad arguments, or more than :data:`MAX_COUNT_VECTORS` count vectors.
+    """
+    values, masses, draws = _check(w, nu, n)
+    total = count_vectors(values.size, draws)
+    if total > MAX_COUNT_VECTORS:
+        raise InvalidArgumentError(f"n = {draws}: {total} count vectors over {values.size} atoms, at most "
+                                   f"MAX_COUNT_VECTORS = {MAX_COUNT_VECTORS} (use certified_positive_part)")
+    counts = _compositions(values.size, draws)
+    sums = counts @ values
+    positive = sums > 0
+    counts, sums = counts[positive], sums[positive]
+    log_weight = gammaln(draws + 1) - np.sum(gammaln(counts + 1), axis=1) + counts @ np.log(masses)
+    return math.fsum((np.exp(log_weight) * sums).tolist())
+
+
+def certified_positive_part(w_lo, w_hi, nu, n, *, rtol: float = 1e-6, atol: float = 0.0,
+                            max_points: int = 1_000_000) -> PositivePart:
+    """[lower, upper] containing E[(sum_{i<=n} w(Z_i))^+] for every w between ``w_lo`` and ``w_hi``.
+
+    Parameters
+    ----------
+    w_lo, w_hi : array_like
+        Bounds on the values w_j, w_lo <= w_hi entry by entry (equal for exact values).
+    nu : array_like
+        The law of each draw: nu_j > 0 per atom.
+    n : int
+        The number of draws (>= 1).
+    rtol, atol : float
+        The target: upper <= lower (1 + rtol) + atol (rtol > 0, atol >= 0; keywords).
+    max_points : int
+        The widest grid window allowed (memory and time grow with it; >= 1000).
+
+    Returns
+    -------
+    PositivePart
+        ``"zero"`` when max w_hi <= 0; ``"chernoff"`` when the Chernoff bound is <= atol;
+        else ``"grid"``: the tightest interval reached. It meets the target unless the point
+        budget ran out first: check ``upper <= lower (1 + rtol) + atol``; it is certified
+        (contains the value) either way.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        Bad arguments.
+    """
+    lo, nu_, draws = _check(w_lo, nu, n)
+    hi, _, _ = _check(w_hi, nu, n)
+    if np.any(hi < lo):
+        raise InvalidArgumentError(f"w_hi[{int(np.argmax(hi < lo))}]: below w_lo, must be >= it")
+    rel, floor = real(rtol, name="rtol", lo=0.0, lo_open=True), real(atol, name="atol", lo=0.0)
+    budget = integer(max_points, name="max_points", lo=1000)
+    top = float(np.max(hi))
+    if top <= 0.0:
+        return PositivePart(0.0, 0.0, "zero")
+    clamp = -(draws - 1) * top                # a value below it makes every sum holding it negative
+    lo, hi = np.maximum(lo, clamp), np.maximum(hi, clamp)
+    middle = (lo + hi) / 2.0
+    theta = tilt_parameter(middle, nu_) if np.max(middle) > 0 else tilt_parameter(hi, nu_)
+    if theta > 0:
+        bound = chernoff_bound(hi, nu_, draws, theta)
+        if bound <= floor:
+            return PositivePart(0.0, bound, "chernoff")
+    return _refine(lo, hi, nu_, draws, theta, rel, floor, budget)
+
+
+def _start_step(w: np.ndarray, nu: np.ndarray, theta: float) -> float:
+    """A power of 2 about 1/128 of the tilted standard deviation of one draw."""
+    weights = nu * np.exp(theta * (w - np.max(w)))
+    weights /= weights.sum()
+    mean = float(weights @ w)
+    spread = math.sqrt(max(float(weights @ (w - mean) ** 2), 0.0)) or float(np.max(np.abs(w)))
+    return 2.0 ** math.floor(math.log2(spread / 128.0))
+
+
+def _refine(lo, hi, nu, n, theta, rtol, atol, budget) -> PositivePart:
+    """Grid passes, each step predicted from the widths so far (width ~ step^a, a ~ 2), until the target or budget."""
+    step = _start_step((lo + hi) / 2.0, nu, theta)
+    threshold, best, history = _THRESHOLD, None, []
+    while True:
+        try:
+            found = grid_positive_part(lo, hi, nu, n, step=step, theta=theta, threshold=threshold, max_points=budget)
+        except GridTooLarge:
+            break
+        if best is None or found.upper - found.lower < best.upper - best.lower:
+            best = found
+        allowed = found.lower * rtol + atol
+        if found.upper <= found.lower + allowed:
+            break
+        if found.truncated > 0.1 * allowed:
+            threshold *= 1e-3
+        history.append((math.log2(step), math.log2(found.upper - found.lower)))
+        power = _DEFAULT_POWER
+        if len(history) >= 2 and history[-1][0] != history[-2][0]:
+            slope = (history[-1][1] - history[-2][1]) / (history[-1][0] - history[-2][0])
+            power = min(max(slope, 1.5), 3.0)
+        aim = _AIM * max(allowed - found.truncated, allowed * 1e-3)
+        wanted = math.log2(aim / (found.upper - found.lower)) / power
+        halvings = max(1, round(-wanted))
+        if found.points * 2 ** halvings > budget:
+            halvings = math.floor(math.log2(budget / found.points))
+            if halvings < 1:
+                break
+        step /= 2 ** halvings
+    if best is None:
+        raise InvalidArgumentError(f"max_points = {budget}: too few for even the coarsest grid of this sum")
+    return PositivePart(best.lower, best.upper, "grid", best.step, best.points)
