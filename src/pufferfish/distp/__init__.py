@@ -21,7 +21,7 @@ _EXPORTS = {
     **dict.fromkeys(["F_DIVERGENCES", "check_law", "check_law_pair", "hockey_stick", "distp_delta", "pure_epsilon",
                      "f_divergence"], "pufferfish.distp.divergences"),
     **dict.fromkeys(["PairPrivacy", "pair_privacy", "transport_distances"], "pufferfish.distp.pair"),
-    **dict.fromkeys(["Claim", "xdp_claim", "dp_claim", "divergence_claim"], "pufferfish.distp.claims"),
+    **dict.fromkeys(["CLAIM_RTOL", "Claim", "make_claim", "xdp_claim", "dp_claim", "divergence_claim"], "pufferfish.distp.claims"),
     **dict.fromkeys(["MAX_COUNT_VECTORS", "PositivePart", "count_vectors", "exact_positive_part",
                      "certified_positive_part"], "pufferfish.distp.sums"),
     **dict.fromkeys(["MAX_EPSILON", "DUMMY_DISTRIBUTIONS", "TuplingDelta", "Tupling", "tupling_over"],

@@ -222,16 +222,20 @@ def f_divergence(p0, p1, name: str) -> float:
 
 
 def _kl(p: np.ndarray, q: np.ndarray) -> float:
-    """sum p log(p/q) = sum q phi(p/q) + (sum p - sum q), phi(t) = t log t - t + 1 >= 0."""
+    """sum p log(p/q) = sum q phi(p/q) + (sum p - sum q), phi(t) = t log t - t + 1 >= 0 term by term."""
     if np.any((q == 0) & (p > 0)):
         return math.inf
     seen = q > 0
-    d = (p[seen] - q[seen]) / q[seen]
-    return math.fsum((q[seen] * _phi(d)).tolist()) + math.fsum(p.tolist() + (-q).tolist())
+    a, b = p[seen], q[seen]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        d = (a - b) / b
+        far = d > 1.0                            # p/q > 2: p (log p - log q - 1) + q, no overflow of p/q
+        terms = np.where(far, a * (np.log(a) - np.log(b) - 1.0) + b, b * _phi(np.where(far, 0.0, d)))
+    return math.fsum(terms.tolist()) + math.fsum(p.tolist() + (-q).tolist())
 
 
 def _phi(d: np.ndarray) -> np.ndarray:
-    """phi(1 + d) = (1 + d) log1p(d) - d = sum_{k>=2} (-d)^k / (k (k - 1)), by the series for small |d|."""
+    """phi(1 + d) = (1 + d) log1p(d) - d = sum_{k>=2} (-d)^k / (k (k - 1)), by the series for small |d| (d <= 1)."""
     out = np.empty_like(d)
     small = np.abs(d) < _SERIES_BELOW
     x = d[small]
@@ -240,5 +244,7 @@ def _phi(d: np.ndarray) -> np.ndarray:
         series = series * (-x) + (1.0 / (k * (k - 1)))
     out[small] = series * x * x
     big = d[~small]
-    out[~small] = (1.0 + big) * np.log1p(big) - big
+    gone = big == -1.0                           # P0(t) = 0: phi(0) = 1 (0 log 0 = 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out[~small] = np.where(gone, 1.0, (1.0 + big) * np.log1p(big) - big)
     return out

@@ -120,7 +120,8 @@ def _quartic(s: np.ndarray, centre: np.ndarray, moments: tuple[np.ndarray, np.nd
     low, high = moments
     usable = centre != 0
     _, quartic = shifted_moment_bounds(np.where(usable, s - centre, 0.0), low, high, 4)
-    factor = 27.0 / (256.0 * np.abs(np.where(usable, centre, 1.0)) ** 3) * (1.0 + 8 * UNIT_ROUNDOFF)
-    value = linear + np.maximum(quartic, 0.0) * factor
-    value += 4 * UNIT_ROUNDOFF * (np.abs(linear) + np.abs(value))
-    return np.where(usable, value, np.inf)
+    with np.errstate(all="ignore"):                  # |x0|^3 may underflow: the bound is then inf (unused)
+        factor = 27.0 / (256.0 * np.abs(np.where(usable, centre, 1.0)) ** 3) * (1.0 + 8 * UNIT_ROUNDOFF)
+        value = linear + np.maximum(quartic, 0.0) * factor
+        value += 4 * UNIT_ROUNDOFF * (np.abs(linear) + np.abs(value))
+    return np.where(usable & np.isfinite(value), value, np.inf)

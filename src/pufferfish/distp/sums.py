@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from fractions import Fraction
+from itertools import combinations
 
 import numpy as np
 from scipy.special import gammaln
@@ -35,7 +35,7 @@ _DEFAULT_POWER = 2.2
 #: a pass aims at this fraction of the allowed width (a pass that falls short costs a whole finer pass)
 _AIM = 0.6
 #: the exact route enumerates at most this many count vectors (C(M + n - 1, n))
-MAX_COUNT_VECTORS = 2_000_000
+MAX_COUNT_VECTORS = 200_000
 
 
 @dataclass(frozen=True)
@@ -92,8 +92,9 @@ def count_vectors(atoms: int, n: int) -> int:
 
 def _compositions(atoms: int, n: int) -> np.ndarray:
     """Every count vector (rows), by stars and bars: the bar positions are the combinations of n + M - 1."""
-    from itertools import combinations
-    bars = np.array(list(combinations(range(n + atoms - 1), atoms - 1)), dtype=np.int64).reshape(-1, atoms - 1)
+    if atoms == 1:
+        return np.array([[n]], dtype=np.int64)
+    bars = np.array(list(combinations(range(n + atoms - 1), atoms - 1)), dtype=np.int64)
     edges = np.hstack([np.full((bars.shape[0], 1), -1), bars, np.full((bars.shape[0], 1), n + atoms - 1)])
     return np.diff(edges, axis=1) - 1
 

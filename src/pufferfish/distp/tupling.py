@@ -219,8 +219,8 @@ def _certified(mu0, mu1, nu, n, eps, rtol, atol, max_points) -> TuplingDelta:
     for a, b in ((mu0, mu1), (mu1, mu0)):
         lo, hi = _w_bounds(a, b, nu, eps)
         results.append(certified_positive_part(lo, hi, nu, n, rtol=rtol, atol=atol * n, max_points=max_points))
-    lower = max(r.lower for r in results) / n
-    upper = max(r.upper for r in results) / n
+    lower = float(max(r.lower for r in results)) / n
+    upper = float(max(r.upper for r in results)) / n
     grid = [r for r in results if r.method == "grid"]
     step = min((r.step for r in grid), default=math.nan)
     method = "grid" if grid else ("chernoff" if any(r.method == "chernoff" for r in results) else "zero")
