@@ -90,7 +90,7 @@ def _gaps(domain: tuple[int, ...]) -> np.ndarray:
     return np.abs(x[:, None] - x[None, :])
 
 
-def xdpmake_claim(channel, domain, lambda0, lambda1) -> Claim:
+def xdp_claim(channel, domain, lambda0, lambda1) -> Claim:
     """Pure DistP eps of the pair <= eps_A W_inf, eps_A = max_{x != x'} eps(x, x') / |x - x'| of the channel.
 
     Parameters
@@ -120,7 +120,7 @@ def xdpmake_claim(channel, domain, lambda0, lambda1) -> Claim:
     return make_claim("xdp_pure_epsilon", pair.pure_epsilon, constant, pair.w_inf)
 
 
-def dpmake_claim(channel, lambda0, lambda1) -> Claim:
+def dp_claim(channel, lambda0, lambda1) -> Claim:
     """Pure DistP eps of the pair <= eps_A, the channel's eps of (eps_A, 0)-DP (max over pairs of inputs).
 
     Parameters
@@ -145,7 +145,7 @@ def dpmake_claim(channel, lambda0, lambda1) -> Claim:
     return make_claim("dp_pure_epsilon", pair.pure_epsilon, constant, 1.0)
 
 
-def divergencemake_claim(channel, domain, lambda0, lambda1, name: str = "kl") -> Claim:
+def divergence_claim(channel, domain, lambda0, lambda1, name: str = "kl") -> Claim:
     """D_f(lambda0 A || lambda1 A) <= sum gamma D_f(A(x) || A(x')) <= eps_f W_1 (gamma the monotone coupling).
 
     Parameters
