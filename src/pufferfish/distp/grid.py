@@ -44,6 +44,8 @@ _PATTERNS = {1: (((1,), 1),), 2: (((2,), 1), ((1, 1), 1)), 3: (((3,), 1), ((2, 1
              4: (((4,), 1), ((3, 1), 4), ((2, 2), 3), ((2, 1, 1), 6), ((1, 1, 1, 1), 1))}
 
 
+#: above the total every product of a moment sum that underflows can lose (at most 10^5 terms of < 2^-1022)
+_UNDERFLOW = 1e-300
 #: the 4th moments need the atoms^4 products of four steps; above this many, only the 2nd are used
 _MAX_PATTERN_TERMS = 2_000_000
 
@@ -158,17 +160,29 @@ def _walk(kernel: _Kernel, n: int, threshold: float, max_points: int) -> tuple[l
     """The tilted laws T_{n-1}, ..., T_{n-4} of Q (arrays, offsets) and the mass cut off their tails."""
     cur, low, cut = np.ones(1), 0, 0.0
     laws = [(cur, low)]
+    chunk = 4 * int(kernel.q[-1] - kernel.q[0]) + 64
     for _ in range(n - 1):
         cur = _step(cur, kernel, kernel.g)
         low += int(kernel.q[0])
         if cur.size > max_points:
             raise GridTooLarge(cur.size)
-        keep = np.flatnonzero(cur >= threshold * cur.max())
-        first, last = int(keep[0]), int(keep[-1]) + 1
+        level = threshold * cur.max()
+        first, last = _edge(cur, level, chunk), cur.size - _edge(cur[::-1], level, chunk)
         cut += float(np.sum(cur[:first])) + float(np.sum(cur[last:]))
         cur, low = cur[first:last], low + first
         laws = (laws + [(cur, low)])[-4:]
     return laws[::-1], cut
+
+
+def _edge(values: np.ndarray, level: float, chunk: int) -> int:
+    """The index of the first entry >= ``level``, scanning ``chunk`` entries at a time (the cut is near the edge)."""
+    start = 0
+    while start < values.size:
+        hits = np.flatnonzero(values[start:start + chunk] >= level)
+        if hits.size:
+            return start + int(hits[0])
+        start += chunk
+    return values.size
 
 
 def _sparse(parts: tuple, kernel: _Kernel, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -242,7 +256,7 @@ def grid_positive_part(w_lo: np.ndarray, w_hi: np.ndarray, nu: np.ndarray, n: in
     lower = (certain_lo * (1.0 - rho_walk) + math.fsum((scale[band] * band_lo).tolist())) * (1.0 - rho)
     upper = (certain_hi * (1.0 + rho_walk) + math.fsum((scale[band] * band_hi).tolist())) * (1.0 + rho)
     truncated = _worst_tail(theta, r_max, n * float(np.max(w_hi)), n * kernel.log_c) * missing * (1.0 + rho)
-    return GridBounds(max(lower, 0.0), upper + truncated + 1e-300, step, int(last.size), truncated, theta)
+    return GridBounds(max(lower, 0.0), upper + truncated + _UNDERFLOW * 1e10, step, int(last.size), truncated, theta)
 
 
 def _band(laws: list, kernel: _Kernel, n: int, x: np.ndarray, s: np.ndarray, full: list, r_max: float,
@@ -255,7 +269,7 @@ def _band(laws: list, kernel: _Kernel, n: int, x: np.ndarray, s: np.ndarray, ful
     for r, first in ((kernel.r_lo, full[1]), (kernel.r_hi, full[2])):
         rows = _band_moments(laws, kernel, r, n, x, order)
         rows[0], rows[1] = full[0], first
-        spill = (r_max ** np.arange(5))[:, None] * missing
+        spill = (r_max ** np.arange(5))[:, None] * missing + _UNDERFLOW     # cut mass; products that underflowed
         intervals.append((rows * (down * (1.0 - rho)), rows * (up * (1.0 + rho)) + spill))
     return positive_part_bounds(s, r_max, intervals[0], intervals[1], order=order)
 

@@ -26,6 +26,8 @@ __all__ = ["UNIT_ROUNDOFF", "shifted_moment_bounds", "positive_part_bounds"]
 #: u = 2^-53, the unit roundoff of float64 (round to nearest)
 UNIT_ROUNDOFF = 2.0 ** -53
 
+#: an absolute slack above everything a product that underflows (or lands among the subnormals) can lose
+_UNDERFLOW = 1e-300
 _BINOMIAL = ((1,), (1, 1), (1, 2, 1), (1, 3, 3, 1), (1, 4, 6, 4, 1))
 #: offsets of the centre x0 of the quartic majorant, in conditional standard deviations left of the mean
 _QUARTIC_STEPS = (0.0, 0.35, 0.7, 1.0, 1.4, 2.0, 3.0, 5.0)
@@ -49,7 +51,7 @@ def shifted_moment_bounds(shift: np.ndarray, low: np.ndarray, high: np.ndarray, 
         hi += up
         lo += down
         size += np.abs(coefficient) * high[l]
-    slack = 2.0 * (power + 3) * UNIT_ROUNDOFF * size
+    slack = 2.0 * (power + 3) * UNIT_ROUNDOFF * size + _UNDERFLOW
     return lo - slack, hi + slack
 
 
@@ -66,7 +68,8 @@ def positive_part_bounds(s: np.ndarray, r_max: float, lower_moments: tuple[np.nd
         R <= r_max on every path (R >= 0).
     lower_moments, upper_moments : tuple of numpy.ndarray
         (low, high), each of shape (5, points): intervals on int R^l dpi_s, l = 0..4, of the
-        residual that rounds down (for the lower bound) and up (for the upper bound).
+        residual that rounds down (for the lower bound) and up (for the upper bound). ``high``
+        must hold even where a float product underflowed (the caller adds an absolute slack).
     order : int
         4, or 2 when only the moments up to the 2nd are known (rows 3 and 4 are then ignored).
 

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from itertools import combinations
 
 import numpy as np
 from scipy.special import gammaln
 
 from pufferfish.checks import integer, real, reals
-from pufferfish.distp.grid import GridTooLarge, chernoff_bound, grid_positive_part, tilt_parameter
+from pufferfish.distp.grid import GridTooLarge, chernoff_bound, directed_float, grid_positive_part, tilt_parameter
 from pufferfish.errors import InvalidArgumentError
 
 __all__ = ["MAX_COUNT_VECTORS", "PositivePart", "count_vectors", "exact_positive_part", "certified_positive_part"]
@@ -32,6 +33,8 @@ __all__ = ["MAX_COUNT_VECTORS", "PositivePart", "count_vectors", "exact_positive
 _THRESHOLD = 1e-14
 #: the width of a grid pass falls like step^a; a before two passes have measured it
 _DEFAULT_POWER = 2.2
+#: a first grid too wide for the point budget is coarsened (x4) up to this factor
+_MAX_STEP_GROWTH = 2.0 ** 40
 #: a pass aims at this fraction of the allowed width (a pass that falls short costs a whole finer pass)
 _AIM = 0.6
 #: the exact route enumerates at most this many count vectors (C(M + n - 1, n))
@@ -172,18 +175,47 @@ def certified_positive_part(w_lo, w_hi, nu, n, *, rtol: float = 1e-6, atol: floa
         raise InvalidArgumentError(f"w_hi[{int(np.argmax(hi < lo))}]: below w_lo, must be >= it")
     rel, floor = real(rtol, name="rtol", lo=0.0, lo_open=True), real(atol, name="atol", lo=0.0)
     budget = integer(max_points, name="max_points", lo=1000)
+    return _certified(lo, hi, nu_, draws, rel, floor, budget)
+
+
+def _certified(lo, hi, nu, n, rtol, atol, budget) -> PositivePart:
+    """Zero, a dominant atom peeled off, the Chernoff bound, or the grid (validated arguments; nu may sum below 1)."""
     top = float(np.max(hi))
     if top <= 0.0:
         return PositivePart(0.0, 0.0, "zero")
-    clamp = -(draws - 1) * top                # a value below it makes every sum holding it negative
+    j = int(np.argmax(lo))
+    if n > 1 and lo.size > 1 and lo[j] > 0 and lo[j] >= (n - 1) * max(0.0, -float(np.min(lo))):
+        return _peel(lo, hi, nu, n, j, rtol, atol, budget)
+    clamp = -(n - 1) * top                    # a value below it makes every sum holding it negative
     lo, hi = np.maximum(lo, clamp), np.maximum(hi, clamp)
     middle = (lo + hi) / 2.0
-    theta = tilt_parameter(middle, nu_) if np.max(middle) > 0 else tilt_parameter(hi, nu_)
+    theta = tilt_parameter(middle, nu) if np.max(middle) > 0 else tilt_parameter(hi, nu)
     if theta > 0:
-        bound = chernoff_bound(hi, nu_, draws, theta)
-        if bound <= floor:
+        bound = chernoff_bound(hi, nu, n, theta)
+        if bound <= atol:
             return PositivePart(0.0, bound, "chernoff")
-    return _refine(lo, hi, nu_, draws, theta, rel, floor, budget)
+    return _refine(lo, hi, nu, n, theta, rtol, atol, budget)
+
+
+def _peel(lo, hi, nu, n, j, rtol, atol, budget) -> PositivePart:
+    """Atom j outweighs any n - 1 others: S > 0 whenever it is drawn (N_j >= 1), so
+    E[S^+] = E[S 1{N_j >= 1}] + E[S^+ 1{N_j = 0}]. The first, with sigma = sum nu (below 1 once an
+    atom is peeled), is n (nu_j w_j sigma^(n-1) + (sigma^(n-1) - (sigma - nu_j)^(n-1)) sum_{i != j} nu_i w_i)
+    (increasing in every w; exact fractions, rounded outwards); the second is the same problem
+    without atom j (nu not renormalised)."""
+    others = np.arange(lo.size) != j
+    masses = [Fraction(float(p)) for p in nu]
+    sigma = sum(masses, Fraction(0))
+    share = masses[j]
+    factor = sigma ** (n - 1) - (sigma - share) ** (n - 1)
+    ends = []
+    for w, up in ((lo, False), (hi, True)):
+        rest = sum((p * Fraction(float(v)) for p, v, keep in zip(masses, w, others) if keep), Fraction(0))
+        ends.append(directed_float(n * (share * Fraction(float(w[j])) * sigma ** (n - 1) + factor * rest), up=up))
+    remainder = _certified(lo[others], hi[others], nu[others], n, rtol, atol, budget)
+    method = {"zero": "exact"}.get(remainder.method, remainder.method)
+    return PositivePart(max(ends[0], 0.0) + remainder.lower, ends[1] + remainder.upper, method,
+                        remainder.step, remainder.points)
 
 
 def _start_step(w: np.ndarray, nu: np.ndarray, theta: float) -> float:
@@ -197,13 +229,16 @@ def _start_step(w: np.ndarray, nu: np.ndarray, theta: float) -> float:
 
 def _refine(lo, hi, nu, n, theta, rtol, atol, budget) -> PositivePart:
     """Grid passes, each step predicted from the widths so far (width ~ step^a, a ~ 2), until the target or budget."""
-    step = _start_step((lo + hi) / 2.0, nu, theta)
+    step = start = _start_step((lo + hi) / 2.0, nu, theta)
     threshold, best, history = _THRESHOLD, None, []
     while True:
         try:
             found = grid_positive_part(lo, hi, nu, n, step=step, theta=theta, threshold=threshold, max_points=budget)
         except GridTooLarge:
-            break
+            if best is not None or step > _MAX_STEP_GROWTH * start:
+                break
+            step *= 4.0                          # not even this grid fits: a coarser one first
+            continue
         if best is None or found.upper - found.lower < best.upper - best.lower:
             best = found
         allowed = found.lower * rtol + atol
