@@ -32,11 +32,11 @@ __all__ = ["MAX_COUNT_VECTORS", "PositivePart", "count_vectors", "exact_positive
 #: the relative level below which the tails of the walk are cut (their mass is carried to the upper end)
 _THRESHOLD = 1e-14
 #: the width of a grid pass falls like step^a; a before two passes have measured it
-_DEFAULT_POWER = 2.2
+_DEFAULT_POWER = 2.0
 #: a first grid too wide for the point budget is coarsened (x4) up to this factor
 _MAX_STEP_GROWTH = 2.0 ** 40
 #: a pass aims at this fraction of the allowed width (a pass that falls short costs a whole finer pass)
-_AIM = 0.6
+_AIM = 0.5
 #: the exact route enumerates at most this many count vectors (C(M + n - 1, n))
 MAX_COUNT_VECTORS = 200_000
 
@@ -140,7 +140,7 @@ def exact_positive_part(w, nu, n) -> float:
 
 
 def certified_positive_part(w_lo, w_hi, nu, n, *, rtol: float = 1e-6, atol: float = 0.0,
-                            max_points: int = 1_000_000) -> PositivePart:
+                            max_points: int = 1_000_000, first_step: float | None = None) -> PositivePart:
     """[lower, upper] containing E[(sum_{i<=n} w(Z_i))^+] for every w between ``w_lo`` and ``w_hi``.
 
     Parameters
@@ -155,6 +155,9 @@ def certified_positive_part(w_lo, w_hi, nu, n, *, rtol: float = 1e-6, atol: floa
         The target: upper <= lower (1 + rtol) + atol (rtol > 0, atol >= 0; keywords).
     max_points : int
         The widest grid window allowed (memory and time grow with it; >= 1000).
+    first_step : float, optional
+        The step of the first grid pass (a power of 2, e.g. the step an earlier, looser call
+        ended with); by default 1/128 of the tilted standard deviation of one draw.
 
     Returns
     -------
@@ -175,17 +178,21 @@ def certified_positive_part(w_lo, w_hi, nu, n, *, rtol: float = 1e-6, atol: floa
         raise InvalidArgumentError(f"w_hi[{int(np.argmax(hi < lo))}]: below w_lo, must be >= it")
     rel, floor = real(rtol, name="rtol", lo=0.0, lo_open=True), real(atol, name="atol", lo=0.0)
     budget = integer(max_points, name="max_points", lo=1000)
-    return _certified(lo, hi, nu_, draws, rel, floor, budget)
+    if first_step is not None:
+        first_step = real(first_step, name="first_step", lo=0.0, lo_open=True)
+        if math.frexp(first_step)[0] != 0.5:
+            raise InvalidArgumentError(f"first_step = {first_step!r}: must be a power of 2")
+    return _certified(lo, hi, nu_, draws, rel, floor, budget, first_step)
 
 
-def _certified(lo, hi, nu, n, rtol, atol, budget) -> PositivePart:
+def _certified(lo, hi, nu, n, rtol, atol, budget, first_step=None) -> PositivePart:
     """Zero, a dominant atom peeled off, the Chernoff bound, or the grid (validated arguments; nu may sum below 1)."""
     top = float(np.max(hi))
     if top <= 0.0:
         return PositivePart(0.0, 0.0, "zero")
     j = int(np.argmax(lo))
     if n > 1 and lo.size > 1 and lo[j] > 0 and lo[j] >= (n - 1) * max(0.0, -float(np.min(lo))):
-        return _peel(lo, hi, nu, n, j, rtol, atol, budget)
+        return _peel(lo, hi, nu, n, j, rtol, atol, budget, first_step)
     clamp = -(n - 1) * top                    # a value below it makes every sum holding it negative
     lo, hi = np.maximum(lo, clamp), np.maximum(hi, clamp)
     middle = (lo + hi) / 2.0
@@ -194,10 +201,10 @@ def _certified(lo, hi, nu, n, rtol, atol, budget) -> PositivePart:
         bound = chernoff_bound(hi, nu, n, theta)
         if bound <= atol:
             return PositivePart(0.0, bound, "chernoff")
-    return _refine(lo, hi, nu, n, theta, rtol, atol, budget)
+    return _refine(lo, hi, nu, n, theta, rtol, atol, budget, first_step)
 
 
-def _peel(lo, hi, nu, n, j, rtol, atol, budget) -> PositivePart:
+def _peel(lo, hi, nu, n, j, rtol, atol, budget, first_step) -> PositivePart:
     """Atom j outweighs any n - 1 others: S > 0 whenever it is drawn (N_j >= 1), so
     E[S^+] = E[S 1{N_j >= 1}] + E[S^+ 1{N_j = 0}]. The first, with sigma = sum nu (below 1 once an
     atom is peeled), is n (nu_j w_j sigma^(n-1) + (sigma^(n-1) - (sigma - nu_j)^(n-1)) sum_{i != j} nu_i w_i)
@@ -212,24 +219,27 @@ def _peel(lo, hi, nu, n, j, rtol, atol, budget) -> PositivePart:
     for w, up in ((lo, False), (hi, True)):
         rest = sum((p * Fraction(float(v)) for p, v, keep in zip(masses, w, others) if keep), Fraction(0))
         ends.append(directed_float(n * (share * Fraction(float(w[j])) * sigma ** (n - 1) + factor * rest), up=up))
-    remainder = _certified(lo[others], hi[others], nu[others], n, rtol, atol, budget)
+    remainder = _certified(lo[others], hi[others], nu[others], n, rtol, atol, budget, first_step)
     method = {"zero": "exact"}.get(remainder.method, remainder.method)
     return PositivePart(max(ends[0], 0.0) + remainder.lower, ends[1] + remainder.upper, method,
                         remainder.step, remainder.points)
 
 
-def _start_step(w: np.ndarray, nu: np.ndarray, theta: float) -> float:
-    """A power of 2 about 1/128 of the tilted standard deviation of one draw."""
+def _start_step(w: np.ndarray, nu: np.ndarray, theta: float, rtol: float) -> float:
+    """A power of 2 near sd / (128 sqrt(1e-5 / rtol)), sd the tilted standard deviation of one draw
+    (a pass at sd / 128 measured relative widths near 1e-5 on the benchmark's cases, and the width
+    goes like step^2); between sd / 2048 and sd / 16."""
     weights = nu * np.exp(theta * (w - np.max(w)))
     weights /= weights.sum()
     mean = float(weights @ w)
     spread = math.sqrt(max(float(weights @ (w - mean) ** 2), 0.0)) or float(np.max(np.abs(w)))
-    return 2.0 ** math.floor(math.log2(spread / 128.0))
+    divisor = min(max(128.0 * math.sqrt(1e-5 / rtol), 16.0), 2048.0)
+    return 2.0 ** math.floor(math.log2(spread / divisor))
 
 
-def _refine(lo, hi, nu, n, theta, rtol, atol, budget) -> PositivePart:
+def _refine(lo, hi, nu, n, theta, rtol, atol, budget, first_step) -> PositivePart:
     """Grid passes, each step predicted from the widths so far (width ~ step^a, a ~ 2), until the target or budget."""
-    step = start = _start_step((lo + hi) / 2.0, nu, theta)
+    step = start = first_step or _start_step((lo + hi) / 2.0, nu, theta, rtol)
     threshold, best, history = _THRESHOLD, None, []
     while True:
         try:

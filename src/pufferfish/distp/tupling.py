@@ -41,6 +41,8 @@ __all__ = ["MAX_EPSILON", "DUMMY_DISTRIBUTIONS", "TuplingDelta", "Tupling", "tup
 MAX_EPSILON = 700.0
 #: the dummy laws :func:`tupling_over` builds
 DUMMY_DISTRIBUTIONS = ("uniform", "marginal")
+#: the certified route first brings both directions to this relative width (cheap), then refines the one(s) that matter
+_LOOSE = 1e-3
 #: :meth:`Tupling.tuple_law` lists at most this many tuples
 _MAX_TUPLES = 1_000_000
 
@@ -213,18 +215,37 @@ def _w_bounds(a: np.ndarray, b: np.ndarray, nu: np.ndarray, eps: float) -> tuple
 
 
 def _certified(mu0, mu1, nu, n, eps, rtol, atol, max_points) -> TuplingDelta:
-    """Both directions through :func:`certified_positive_part`; a direction whose Chernoff bound is
-    below the other's lower end cannot be the maximum and is not refined."""
-    results = []
-    for a, b in ((mu0, mu1), (mu1, mu0)):
-        lo, hi = _w_bounds(a, b, nu, eps)
-        results.append(certified_positive_part(lo, hi, nu, n, rtol=rtol, atol=atol * n, max_points=max_points))
+    """Both directions, first to a loose tolerance; only a direction whose upper end reaches the
+    other's lower end can be the maximum, and only those are then refined to ``rtol``."""
+    bounds = [_w_bounds(a, b, nu, eps) for a, b in ((mu0, mu1), (mu1, mu0))]
+
+    def run(direction: int, tolerance: float, start=None):
+        lo, hi = bounds[direction]
+        return certified_positive_part(lo, hi, nu, n, rtol=tolerance, atol=atol * n, max_points=max_points,
+                                       first_step=start)
+
+    results = [run(0, max(rtol, _LOOSE)), run(1, max(rtol, _LOOSE))]
+    if rtol < _LOOSE:
+        floor = max(r.lower for r in results)
+        results = [run(d, rtol, _next_step(r, rtol, atol * n))
+                   if r.upper >= floor and r.upper > r.lower * (1 + rtol) + atol * n else r
+                   for d, r in enumerate(results)]
     lower = float(max(r.lower for r in results)) / n
     upper = float(max(r.upper for r in results)) / n
     grid = [r for r in results if r.method == "grid"]
     step = min((r.step for r in grid), default=math.nan)
-    method = "grid" if grid else ("chernoff" if any(r.method == "chernoff" for r in results) else "zero")
+    method = "grid" if grid else ("chernoff" if any(r.method == "chernoff" for r in results) else "exact")
+    if all(r.method == "zero" for r in results):
+        method = "zero"
     return TuplingDelta(eps, lower, upper, method, step, upper <= lower * (1 + rtol) + atol)
+
+
+def _next_step(loose, rtol: float, atol: float) -> float | None:
+    """The step a loose grid result predicts for the target (width ~ step^2, aiming at half of it)."""
+    if loose.method != "grid" or not loose.upper > loose.lower:
+        return None
+    wanted = (0.5 * (loose.lower * rtol + atol)) / (loose.upper - loose.lower)
+    return loose.step / 2.0 ** max(0, round(-math.log2(wanted) / 2.0))
 
 
 def tupling_over(base, *, dummies, dummy_distribution: str = "uniform", marginal=None) -> Tupling:
