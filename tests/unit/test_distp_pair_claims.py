@@ -60,7 +60,7 @@ def test_pair_privacy_by_hand():
     assert math.isnan(categorical.w_inf) and math.isnan(categorical.xdistp_epsilon)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(domains(), st.floats(0.01, 5.0), st.data())
 def test_claims_hold_for_the_geometric_mechanism(domain, eps_a, data):
     lam0, lam1 = pmfs(len(domain), data), pmfs(len(domain), data)

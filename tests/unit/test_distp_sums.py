@@ -139,6 +139,8 @@ def test_moment_bounds_hold_for_every_measure(atoms, r_max, where):
     (lambda: certified_positive_part([1.0], [1.0], [1.0], 3, rtol=0), InvalidArgumentError, "rtol = 0"),
     (lambda: certified_positive_part([1.0], [1.0], [1.0], 3, max_points=10), InvalidArgumentError,
      "max_points = 10"),
+    (lambda: certified_positive_part([1.0], [1.0], [1.0], 3, first_step=0.3), InvalidArgumentError,
+     "first_step = 0.3: must be a power of 2"),
 ])
 def test_bad_input_is_one_line(call, error, text):
     with pytest.raises(error) as caught:

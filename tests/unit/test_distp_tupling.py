@@ -148,8 +148,10 @@ def test_eps_at_or_beyond_the_pure_eps_gives_zero():
     lam0, lam1 = [0.4, 0.3, 0.2, 0.1], [0.1, 0.2, 0.3, 0.4]
     mechanism = tupling_over(rr, dummies=500)
     pure = mechanism.pure_epsilon(lam0, lam1)
-    result = mechanism.delta(lam0, lam1, epsilon=pure)
-    assert (result.delta, result.delta_upper, result.method) == (0.0, 0.0, "zero")
+    beyond = mechanism.delta(lam0, lam1, epsilon=pure * (1 + 1e-9))
+    assert (beyond.delta, beyond.delta_upper, beyond.method) == (0.0, 0.0, "zero")
+    at = mechanism.delta(lam0, lam1, epsilon=pure)          # e^eps known to 4 ulps: 0 within the tolerance
+    assert at.delta_upper <= 1e-15 and at.within_tolerance
 
 
 @pytest.mark.parametrize("call, text", [

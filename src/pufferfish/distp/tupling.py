@@ -147,7 +147,8 @@ class Tupling:
         -------
         TuplingDelta
             Exact (count vectors over the M outputs nu reaches, at most ``MAX_COUNT_VECTORS``),
-            or certified. 0 exactly for eps >= the pure eps.
+            or certified. 0 exactly when mu0 <= e^eps mu1 and mu1 <= e^eps mu0 everywhere
+            (eps at least the pure eps; checked with e^eps bracketed, in exact fractions).
 
         Raises
         ------
@@ -159,14 +160,15 @@ class Tupling:
         mu0, mu1 = self.output_laws(lambda0, lambda1)
         seen = self.dummy_law > 0
         mu0, mu1, nu, n = mu0[seen], mu1[seen], self.dummy_law[seen], self.dummies + 1
-        if eps >= pure_epsilon(mu0, mu1):
+        bounds = [_w_bounds(a, b, nu, eps) for a, b in ((mu0, mu1), (mu1, mu0))]
+        if all(float(np.max(hi)) <= 0.0 for _, hi in bounds):      # mu0 <= e^eps mu1 and back, certified
             return TuplingDelta(eps, 0.0, 0.0, "zero", math.nan, True)
         if count_vectors(nu.size, n) <= MAX_COUNT_VECTORS:
             big = math.exp(eps)
             value = max(exact_positive_part((mu0 - big * mu1) / nu, nu, n),
                         exact_positive_part((mu1 - big * mu0) / nu, nu, n)) / n
             return TuplingDelta(eps, value, value, "exact", math.nan, True)
-        return _certified(mu0, mu1, nu, n, eps, rel, floor, max_points)
+        return _certified(bounds, nu, n, eps, rel, floor, max_points)
 
     def tuple_law(self, mu) -> np.ndarray:
         """P(t) = prod_j nu(t_j) (1/n) sum_i mu(t_i) / nu(t_i) for every ordered tuple t (n = k + 1 axes).
@@ -214,10 +216,9 @@ def _w_bounds(a: np.ndarray, b: np.ndarray, nu: np.ndarray, eps: float) -> tuple
     return np.array(lo), np.array(hi)
 
 
-def _certified(mu0, mu1, nu, n, eps, rtol, atol, max_points) -> TuplingDelta:
-    """Both directions, first to a loose tolerance; only a direction whose upper end reaches the
-    other's lower end can be the maximum, and only those are then refined to ``rtol``."""
-    bounds = [_w_bounds(a, b, nu, eps) for a, b in ((mu0, mu1), (mu1, mu0))]
+def _certified(bounds, nu, n, eps, rtol, atol, max_points) -> TuplingDelta:
+    """Both directions (``bounds``: their [w_lo, w_hi]), first to a loose tolerance; only a direction whose
+    upper end reaches the other's lower end can be the maximum, and only those are then refined to ``rtol``."""
 
     def run(direction: int, tolerance: float, start=None):
         lo, hi = bounds[direction]
