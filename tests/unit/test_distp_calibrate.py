@@ -121,7 +121,7 @@ def test_smallest_dummies_is_the_smallest():
 
 @pytest.mark.parametrize("call, text", [
     (lambda: largest_rr_epsilon(1, [1.0], [1.0], epsilon=0.1, delta=1e-5), "size = 1"),
-    (lambda: largest_rr_epsilon(3, [0.5, 0.5], [0.5, 0.5], epsilon=0.1, delta=1e-5), "pmf"),
+    (lambda: largest_rr_epsilon(3, [0.5, 0.5], [0.5, 0.5], epsilon=0.1, delta=1e-5), "lambda0: 2 masses"),
     (lambda: largest_rr_epsilon(2, [0.5, 0.5], [0.4, 0.6], epsilon=0.1, delta=2.0), "delta = 2"),
     (lambda: largest_geometric_epsilon((0, 0), [0.5, 0.5], [0.5, 0.5], epsilon=0.1, delta=1e-5), "domain"),
     (lambda: smallest_dummies(RandomizedResponse(2, 1.0), [0.5, 0.5], [0.4, 0.6], epsilon=-1, delta=1e-5),

@@ -112,7 +112,7 @@ def test_a_bound_below_the_exact_value_is_flagged():
 
 def test_service_loss_by_hand():
     rr = RandomizedResponse(3, math.log(2))                 # keep 1/2, other 1/4
-    assert service_loss(rr.matrix(), [0.2, 0.3, 0.5], inputs="abc", outputs="abc",
+    assert service_loss(rr.matrix(), [0.2, 0.3, 0.5], inputs=list("abc"), outputs=list("abc"),
                         kind="categorical") == pytest.approx(0.5, rel=1e-15)
     # E|x - y| on (0, 1, 2) from x = 0: 1/4 (1 + 2) = 0.75
     assert service_loss(rr.matrix(), [1, 0, 0], inputs=(0, 1, 2), outputs=(0, 1, 2)) == pytest.approx(0.75, rel=1e-15)

@@ -18,7 +18,7 @@ Derivations: ``docs/math/paper003-distribution.md``. Names are imported on first
 from pufferfish._lazy import attach
 
 _EXPORTS = {
-    **dict.fromkeys(["F_DIVERGENCES", "check_law", "check_law_pair", "hockey_stick", "distp_delta", "pure_epsilon",
+    **dict.fromkeys(["F_DIVERGENCES", "check_law", "check_law_pair", "check_channel", "hockey_stick", "distp_delta", "pure_epsilon",
                      "f_divergence"], "pufferfish.distp.divergences"),
     **dict.fromkeys(["PairPrivacy", "pair_privacy", "transport_distances"], "pufferfish.distp.pair"),
     **dict.fromkeys(["CLAIM_RTOL", "Claim", "make_claim", "xdp_claim", "dp_claim", "divergence_claim"], "pufferfish.distp.claims"),

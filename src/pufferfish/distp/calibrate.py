@@ -19,11 +19,10 @@ import math
 from dataclasses import dataclass
 
 from pufferfish.checks import integer, real
-from pufferfish.distp.divergences import distp_delta
+from pufferfish.distp.divergences import check_law, distp_delta
 from pufferfish.distp.pair import check_domain, transport_distances
 from pufferfish.distp.tupling import tupling_over
 from pufferfish.mechanisms import ClampedGeometric, RandomizedResponse
-from pufferfish.mechanisms.channel import check_input_pmf
 
 __all__ = ["Calibrated", "largest_rr_epsilon", "largest_geometric_epsilon", "smallest_dummies"]
 
@@ -44,8 +43,9 @@ class Calibrated:
     reason: str
 
 
-def _target(epsilon, delta) -> tuple[float, float]:
-    return real(epsilon, name="epsilon", lo=0.0), real(delta, name="delta", lo=0.0, hi=1.0)
+def _target(epsilon, delta, rtol) -> tuple[float, float, float]:
+    return (real(epsilon, name="epsilon", lo=0.0), real(delta, name="delta", lo=0.0, hi=1.0),
+            real(rtol, name="rtol", lo=0.0, lo_open=True))
 
 
 # TODO(issue 30, helper A1): replace with pufferfish.audit.search.smallest_scale once it lands (same contract:
@@ -101,9 +101,9 @@ def largest_rr_epsilon(size, lambda0, lambda1, *, epsilon, delta, rtol: float = 
     InvalidArgumentError, ArgumentTypeError, InvalidDistributionError
         Bad arguments.
     """
-    eps, target = _target(epsilon, delta)
+    eps, target, rtol = _target(epsilon, delta, rtol)
     m = integer(size, name="size", lo=2)
-    p0, p1 = check_input_pmf(lambda0, m), check_input_pmf(lambda1, m)
+    p0, p1 = check_law(lambda0, name="lambda0", size=m), check_law(lambda1, name="lambda1", size=m)
 
     def value(scale: float) -> float:
         rr = RandomizedResponse(m, 1.0 / scale)
@@ -137,10 +137,11 @@ def largest_geometric_epsilon(domain, lambda0, lambda1, *, epsilon, delta, rtol:
     InvalidArgumentError, ArgumentTypeError, InvalidDistributionError
         Bad arguments.
     """
-    eps, target = _target(epsilon, delta)
+    eps, target, rtol = _target(epsilon, delta, rtol)
     values = check_domain(domain)
-    w_inf, _ = transport_distances(values, lambda0, lambda1)
-    p0, p1 = check_input_pmf(lambda0, len(values)), check_input_pmf(lambda1, len(values))
+    p0 = check_law(lambda0, name="lambda0", size=len(values))
+    p1 = check_law(lambda1, name="lambda1", size=len(values))
+    w_inf, _ = transport_distances(values, p0, p1)
 
     def value(scale: float) -> float:
         mechanism = ClampedGeometric(values, 1.0 / scale)
@@ -157,8 +158,7 @@ def _largest(value, at_identity: float, target: float, *, start_epsilon: float, 
         return Calibrated(math.inf, at_identity, at_identity, 1, "the identity meets the target: no noise needed")
     if start_epsilon <= 0:
         return Calibrated(math.nan, math.nan, math.nan, 1, "eps = 0: only eps_A = 0 (no information) meets it")
-    scale, found, steps, reason = _smallest_scale(value, target, start=1.0 / start_epsilon,
-                                                  rtol=real(rtol, name="rtol", lo=0.0, lo_open=True))
+    scale, found, steps, reason = _smallest_scale(value, target, start=1.0 / start_epsilon, rtol=rtol)
     return Calibrated(1.0 / scale, found, found, steps, reason)
 
 
@@ -193,7 +193,7 @@ def smallest_dummies(base, lambda0, lambda1, *, epsilon, delta, dummy_distributi
     InvalidArgumentError, ArgumentTypeError, InvalidDistributionError
         Bad arguments.
     """
-    eps, target = _target(epsilon, delta)
+    eps, target, rtol = _target(epsilon, delta, rtol)
     limit = integer(max_dummies, name="max_dummies", lo=0)
     seen = {}
 

@@ -20,11 +20,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pufferfish.checks import choice
-from pufferfish.distp.divergences import F_DIVERGENCES, f_divergence
+from pufferfish.checks import choice, instance, is_real, real
+from pufferfish.errors import InvalidArgumentError
+from pufferfish.distp.divergences import F_DIVERGENCES, check_channel, f_divergence
 from pufferfish.distp.pair import check_domain, lattice_law, pair_privacy
 from pufferfish.lattice.transport import kantorovich_plan
-from pufferfish.mechanisms.channel import channel_epsilons, output_law
+from pufferfish.mechanisms.channel import channel_epsilons
 
 __all__ = ["CLAIM_RTOL", "Claim", "make_claim", "xdp_claim", "dp_claim", "divergence_claim"]
 
@@ -44,6 +45,12 @@ class Claim:
     coupling: float
     holds: bool
     note: str
+
+
+def _nonneg_or_inf(value, *, name: str) -> float:
+    if is_real(value) and float(value) == math.inf:
+        return math.inf
+    return real(value, name=name, lo=0.0)
 
 
 def _below(a: float, b: float) -> bool:
@@ -68,7 +75,18 @@ def make_claim(name: str, exact: float, constant: float, distance: float, coupli
     Returns
     -------
     Claim
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        A name that is not a non-empty string, or values that are not reals >= 0 (inf allowed; the
+        coupling NaN or that).
     """
+    if not instance(name, str, name="name"):
+        raise InvalidArgumentError("name = '': must be a non-empty string")
+    exact, constant, distance = (_nonneg_or_inf(v, name=k) for k, v in
+                                 (("exact", exact), ("constant", constant), ("distance", distance)))
+    coupling = coupling if is_real(coupling) and math.isnan(coupling) else _nonneg_or_inf(coupling, name="coupling")
     bound = constant * distance if distance > 0 else 0.0
     chain = (exact, bound) if math.isnan(coupling) else (exact, coupling, bound)
     holds = all(_below(a, b) for a, b in zip(chain, chain[1:]))
@@ -78,9 +96,7 @@ def make_claim(name: str, exact: float, constant: float, distance: float, coupli
     return Claim(name, exact, bound, constant, distance, coupling, holds, note)
 
 
-def _log_channel(channel) -> np.ndarray:
-    matrix = np.asarray(channel, dtype=float)
-    output_law(matrix, np.full(matrix.shape[0], 1.0 / matrix.shape[0]))     # validates the channel
+def _log_channel(matrix: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore"):
         return np.log(matrix)
 
@@ -112,11 +128,12 @@ def xdp_claim(channel, domain, lambda0, lambda1) -> Claim:
     InvalidArgumentError, ArgumentTypeError, InvalidDistributionError
         Bad arguments.
     """
+    matrix = check_channel(channel)
     values = check_domain(domain)
-    pair = pair_privacy(channel, lambda0, lambda1, domain=values)
+    pair = pair_privacy(matrix, lambda0, lambda1, domain=values)
     gaps = _gaps(values)
     off = gaps > 0
-    constant = float(np.max(channel_epsilons(_log_channel(channel))[off] / gaps[off]))
+    constant = float(np.max(channel_epsilons(_log_channel(matrix))[off] / gaps[off]))
     return make_claim("xdp_pure_epsilon", pair.pure_epsilon, constant, pair.w_inf)
 
 
@@ -140,8 +157,9 @@ def dp_claim(channel, lambda0, lambda1) -> Claim:
     InvalidArgumentError, ArgumentTypeError, InvalidDistributionError
         Bad arguments.
     """
-    pair = pair_privacy(channel, lambda0, lambda1)
-    constant = float(np.max(channel_epsilons(_log_channel(channel))))
+    matrix = check_channel(channel)
+    pair = pair_privacy(matrix, lambda0, lambda1)
+    constant = float(np.max(channel_epsilons(_log_channel(matrix))))
     return make_claim("dp_pure_epsilon", pair.pure_epsilon, constant, 1.0)
 
 
@@ -171,15 +189,15 @@ def divergence_claim(channel, domain, lambda0, lambda1, name: str = "kl") -> Cla
         Bad arguments.
     """
     kind = choice(name, F_DIVERGENCES, name="name")
+    rows = check_channel(channel)
     values = check_domain(domain)
-    pair = pair_privacy(channel, lambda0, lambda1, domain=values)
-    rows = np.asarray(channel, dtype=float)
+    pair = pair_privacy(rows, lambda0, lambda1, domain=values)
     size = len(values)
     table = np.array([[f_divergence(rows[i], rows[j], kind) for j in range(size)] for i in range(size)])
     gaps = _gaps(values)
     off = gaps > 0
     constant = float(np.max(table[off] / gaps[off]))
-    plan = kantorovich_plan(lattice_law(values, lambda0), lattice_law(values, lambda1))
+    plan = kantorovich_plan(lattice_law(values, lambda0, name="lambda0"), lattice_law(values, lambda1, name="lambda1"))
     where = {v: k for k, v in enumerate(values)}
     coupling = math.fsum(float(m) * table[where[int(a)], where[int(b)]]
                          for a, b, m in zip(plan.x, plan.x_prime, plan.mass) if m > 0)

@@ -22,8 +22,9 @@ import numpy as np
 from pufferfish.checks import choice, real, reals
 from pufferfish.errors import InvalidArgumentError, InvalidDistributionError
 from pufferfish.lattice.pmf import PMF_ATOL
+from pufferfish.mechanisms.channel import output_law
 
-__all__ = ["F_DIVERGENCES", "check_law", "check_law_pair", "hockey_stick", "distp_delta", "pure_epsilon", "f_divergence"]
+__all__ = ["F_DIVERGENCES", "check_law", "check_law_pair", "check_channel", "hockey_stick", "distp_delta", "pure_epsilon", "f_divergence"]
 
 #: the f-divergences of the paper's Table I, by the name :func:`f_divergence` takes
 F_DIVERGENCES = ("kl", "reverse_kl", "total_variation", "chi2", "hellinger")
@@ -59,7 +60,7 @@ def check_law_pair(p0, p1) -> tuple[np.ndarray, np.ndarray]:
     return first, second
 
 
-def check_law(values, *, name: str) -> np.ndarray:
+def check_law(values, *, name: str, size: int | None = None) -> np.ndarray:
     """One pmf on a finite set: a non-empty vector of finite masses >= 0 summing to 1 within ``PMF_ATOL``.
 
     Parameters
@@ -68,6 +69,8 @@ def check_law(values, *, name: str) -> np.ndarray:
         The masses.
     name : str
         The name the error messages use.
+    size : int, optional
+        The number of masses required (e.g. the inputs of a channel).
 
     Returns
     -------
@@ -77,15 +80,42 @@ def check_law(values, *, name: str) -> np.ndarray:
     Raises
     ------
     InvalidArgumentError, ArgumentTypeError, InvalidDistributionError
-        Not such a vector.
+        Not such a vector (the message names ``name``).
     """
     masses = reals(values, name=name, lo=0.0)
     if masses.ndim != 1:
         raise InvalidArgumentError(f"{name}: must be a vector of masses, got shape {masses.shape}")
+    if size is not None and masses.size != size:
+        raise InvalidArgumentError(f"{name}: {masses.size} masses, must be {size} (one per input)")
     total = math.fsum(masses.tolist())
     if not abs(total - 1.0) <= PMF_ATOL:
         raise InvalidDistributionError(f"{name}: sums to {total!r}, must sum to 1 (within PMF_ATOL = {PMF_ATOL:g})")
     return masses
+
+
+def check_channel(channel) -> np.ndarray:
+    """A finite channel: a matrix (inputs x outputs) of entries in [0, 1] whose rows sum to 1 (``PMF_ATOL``).
+
+    Parameters
+    ----------
+    channel : array_like
+        The matrix, row x the law of the output given the input x.
+
+    Returns
+    -------
+    numpy.ndarray
+        The matrix as floats.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError, InvalidDistributionError
+        Not such a matrix (the message names ``channel``).
+    """
+    matrix = reals(channel, name="channel", lo=0.0, hi=1.0)
+    if matrix.ndim != 2 or 0 in matrix.shape:
+        raise InvalidArgumentError(f"channel: shape {matrix.shape}, must be a matrix (inputs x outputs)")
+    output_law(matrix, np.full(matrix.shape[0], 1.0 / matrix.shape[0]))      # the rows sum to 1
+    return matrix
 
 
 def hockey_stick(p0, p1, *, epsilon) -> float:

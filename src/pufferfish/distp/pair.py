@@ -25,11 +25,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from pufferfish.checks import instance, integer
-from pufferfish.distp.divergences import distp_delta, f_divergence, pure_epsilon
+from pufferfish.distp.divergences import check_channel, check_law, distp_delta, f_divergence, pure_epsilon
 from pufferfish.errors import InvalidArgumentError
 from pufferfish.lattice.distances import wasserstein_inf, wasserstein_p
 from pufferfish.lattice.pmf import LatticePMF, check_lattice_size
-from pufferfish.mechanisms.channel import check_input_pmf, output_law
 
 __all__ = ["check_domain", "lattice_law", "transport_distances", "PairPrivacy", "pair_privacy"]
 
@@ -59,9 +58,9 @@ def check_domain(domain) -> tuple[int, ...]:
     return values
 
 
-def lattice_law(domain: tuple[int, ...], pmf) -> LatticePMF:
-    """The pmf on the domain's values as a :class:`~pufferfish.lattice.LatticePMF` (zeros between them)."""
-    masses = check_input_pmf(pmf, len(domain))
+def lattice_law(domain: tuple[int, ...], pmf, *, name: str = "pmf") -> LatticePMF:
+    """The pmf on a checked domain's values as a :class:`~pufferfish.lattice.LatticePMF` (zeros between them)."""
+    masses = check_law(pmf, name=name, size=len(domain))
     dense = np.zeros(domain[-1] - domain[0] + 1)
     dense[np.asarray(domain) - domain[0]] = masses
     return LatticePMF(domain[0], dense)
@@ -88,7 +87,7 @@ def transport_distances(domain, lambda0, lambda1) -> tuple[float, float]:
         A bad domain or laws.
     """
     values = check_domain(domain)
-    p, q = lattice_law(values, lambda0), lattice_law(values, lambda1)
+    p, q = lattice_law(values, lambda0, name="lambda0"), lattice_law(values, lambda1, name="lambda1")
     return float(wasserstein_inf(p, q)), float(wasserstein_p(p, q, 1))
 
 
@@ -145,11 +144,14 @@ def pair_privacy(channel, lambda0, lambda1, *, domain=None) -> PairPrivacy:
     InvalidArgumentError, ArgumentTypeError, InvalidDistributionError
         A bad channel, laws that do not fit it, or a domain of another length.
     """
-    out0, out1 = output_law(channel, lambda0), output_law(channel, lambda1)
+    matrix = check_channel(channel)
+    p0 = check_law(lambda0, name="lambda0", size=matrix.shape[0])
+    p1 = check_law(lambda1, name="lambda1", size=matrix.shape[0])
+    out0, out1 = p0 @ matrix, p1 @ matrix
     w_inf = w_1 = math.nan
     if domain is not None:
         values = check_domain(domain)
-        if len(values) != np.shape(channel)[0]:
-            raise InvalidArgumentError(f"domain: {len(values)} values for {np.shape(channel)[0]} inputs of the channel")
-        w_inf, w_1 = transport_distances(values, lambda0, lambda1)
+        if len(values) != matrix.shape[0]:
+            raise InvalidArgumentError(f"domain: {len(values)} values for {matrix.shape[0]} inputs of the channel")
+        w_inf, w_1 = transport_distances(values, p0, p1)
     return PairPrivacy(out0, out1, pure_epsilon(out0, out1), w_inf, w_1)

@@ -64,11 +64,11 @@ class PositivePart:
         return (self.upper - self.lower) / self.lower if self.lower > 0 else math.inf
 
 
-def _check(w, nu, n) -> tuple[np.ndarray, np.ndarray, int]:
-    values = reals(w, name="w")
+def _check(w, nu, n, *, name: str = "w") -> tuple[np.ndarray, np.ndarray, int]:
+    values = reals(w, name=name)
     masses = reals(nu, name="nu", lo=0.0, lo_open=True)
     if values.ndim != 1 or masses.shape != values.shape:
-        raise InvalidArgumentError(f"nu: {masses.size} masses for {values.size} values of w: one mass > 0 per value")
+        raise InvalidArgumentError(f"nu: {masses.size} masses for {values.size} values of {name}: one mass > 0 per value")
     return values, masses, integer(n, name="n", lo=1)
 
 
@@ -172,8 +172,8 @@ def certified_positive_part(w_lo, w_hi, nu, n, *, rtol: float = 1e-6, atol: floa
     InvalidArgumentError, ArgumentTypeError
         Bad arguments.
     """
-    lo, nu_, draws = _check(w_lo, nu, n)
-    hi, _, _ = _check(w_hi, nu, n)
+    lo, nu_, draws = _check(w_lo, nu, n, name="w_lo")
+    hi, _, _ = _check(w_hi, nu, n, name="w_hi")
     if np.any(hi < lo):
         raise InvalidArgumentError(f"w_hi[{int(np.argmax(hi < lo))}]: below w_lo, must be >= it")
     rel, floor = real(rtol, name="rtol", lo=0.0, lo_open=True), real(atol, name="atol", lo=0.0)

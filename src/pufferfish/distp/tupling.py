@@ -27,13 +27,12 @@ from fractions import Fraction
 import numpy as np
 
 from pufferfish.checks import choice, integer, real
-from pufferfish.distp.divergences import check_law, pure_epsilon
+from pufferfish.distp.divergences import check_channel, check_law, pure_epsilon
 from pufferfish.distp.grid import EXP_ULPS, directed_float
 from pufferfish.distp.moment_bounds import UNIT_ROUNDOFF
 from pufferfish.distp.sums import (MAX_COUNT_VECTORS, certified_positive_part, count_vectors,
                                    exact_positive_part)
 from pufferfish.errors import InvalidArgumentError
-from pufferfish.mechanisms.channel import output_law
 
 __all__ = ["MAX_EPSILON", "DUMMY_DISTRIBUTIONS", "TuplingDelta", "Tupling", "tupling_over"]
 
@@ -89,10 +88,8 @@ class Tupling:
     dummy_law: np.ndarray
 
     def __post_init__(self):
-        matrix = np.asarray(self.channel, dtype=float) if np.ndim(self.channel) == 2 else None
-        if matrix is None:
-            raise InvalidArgumentError(f"channel: shape {np.shape(self.channel)}, must be a matrix (inputs x outputs)")
-        output_law(matrix, np.full(matrix.shape[0], 1.0 / matrix.shape[0]))       # validates the channel
+        matrix = check_channel(self.channel)
+        dummies = integer(self.dummies, name="dummies", lo=0)
         nu = check_law(self.dummy_law, name="dummy_law")
         if nu.size != matrix.shape[1]:
             raise InvalidArgumentError(f"dummy_law: {nu.size} masses for {matrix.shape[1]} outputs of the channel")
@@ -101,12 +98,14 @@ class Tupling:
             raise InvalidArgumentError(f"dummy_law: no mass on output {int(exposed[0])}, which the base mechanism "
                                        "reports: a tuple holding it would show the real value")
         object.__setattr__(self, "channel", matrix)
-        object.__setattr__(self, "dummies", integer(self.dummies, name="dummies", lo=0))
+        object.__setattr__(self, "dummies", dummies)
         object.__setattr__(self, "dummy_law", nu)
 
     def output_laws(self, lambda0, lambda1) -> tuple[np.ndarray, np.ndarray]:
-        """mu_b = lambda_b A, the base's output laws of the two input laws (validated)."""
-        return output_law(self.channel, lambda0), output_law(self.channel, lambda1)
+        """mu_b = lambda_b A, the base's output laws of the two input laws (validated, named)."""
+        size = self.channel.shape[0]
+        return (check_law(lambda0, name="lambda0", size=size) @ self.channel,
+                check_law(lambda1, name="lambda1", size=size) @ self.channel)
 
     def pure_epsilon(self, lambda0, lambda1) -> float:
         """max_t |log P0(t) / P1(t)| over tuples = the base's max_y |log mu0(y) / mu1(y)| (inf as there).

@@ -13,9 +13,9 @@ import math
 
 import numpy as np
 
-from pufferfish.checks import choice, reals
+from pufferfish.checks import choice, instance, reals
+from pufferfish.distp.divergences import check_channel, check_law
 from pufferfish.errors import InvalidArgumentError
-from pufferfish.mechanisms.channel import check_input_pmf, output_law
 
 __all__ = ["LOSSES", "service_loss"]
 
@@ -32,7 +32,7 @@ def service_loss(channel, pmf, *, inputs, outputs, kind: str = "ordinal") -> flo
         The mechanism, a row-stochastic matrix (inputs x outputs).
     pmf : array_like
         lambda, the law of the input (one mass per row).
-    inputs, outputs : sequence
+    inputs, outputs : list, tuple or numpy.ndarray
         The values of the rows and of the columns (numbers for ``ordinal``; any values
         compared by equality for ``categorical``).
     kind : str
@@ -49,9 +49,10 @@ def service_loss(channel, pmf, *, inputs, outputs, kind: str = "ordinal") -> flo
         A bad channel or pmf, values that do not fit it, or an unknown kind.
     """
     loss = choice(kind, LOSSES, name="kind")
-    matrix = np.asarray(channel, dtype=float)
-    output_law(matrix, pmf)                                  # validates the channel and the pmf
-    masses = check_input_pmf(pmf, matrix.shape[0])
+    matrix = check_channel(channel)
+    masses = check_law(pmf, name="pmf", size=matrix.shape[0])
+    instance(inputs, (list, tuple, np.ndarray), name="inputs")
+    instance(outputs, (list, tuple, np.ndarray), name="outputs")
     if len(inputs) != matrix.shape[0] or len(outputs) != matrix.shape[1]:
         raise InvalidArgumentError(f"inputs, outputs: {len(inputs)} and {len(outputs)} values for a channel of "
                                    f"shape {matrix.shape}")
