@@ -236,8 +236,11 @@ def grid_positive_part(w_lo: np.ndarray, w_hi: np.ndarray, nu: np.ndarray, n: in
     rho_walk = (kernel.q.size + 2) * n * UNIT_ROUNDOFF
     sigma = math.fsum(kernel.g.tolist()) * (1.0 + 2 * UNIT_ROUNDOFF)
     tilt_up, tilt_down = (1.0 - kernel.eta) ** -n, (1.0 + kernel.eta) ** -n
-    missing = cut * (1.0 + rho_walk + last.size * UNIT_ROUNDOFF) * max(1.0, sigma) ** n * tilt_up \
-        + n * kernel.dropped * max(1.0, sigma * tilt_up) ** n
+    # the g-mass of the paths the walk lost (cut tails, dropped atoms), times sigma_g^4 >= what up to
+    # four more kernel steps (the moments' patterns) can gather of it at one point
+    grow = max(1.0, sigma) * tilt_up
+    missing = (cut * (1.0 + rho_walk + last.size * UNIT_ROUNDOFF) * max(1.0, sigma) ** n * tilt_up
+               + n * kernel.dropped * (grow + kernel.dropped) ** n) * grow ** 4
     r_max = n * float(np.max(kernel.r_hi))
     full = [_step(last, kernel, weights) for weights in (kernel.g, n * kernel.g * kernel.r_lo,
                                                          n * kernel.g * kernel.r_hi)]
@@ -275,10 +278,10 @@ def _band(laws: list, kernel: _Kernel, n: int, x: np.ndarray, s: np.ndarray, ful
 
 
 def _worst_tail(theta: float, r_max: float, top: float, log_cn: float) -> float:
-    """sup over 0 <= s <= top of (s + R_max) e^(-theta s) C^n: what a unit of cut-off tilted mass can add."""
-    if theta > 0 and 1.0 / theta - r_max > 0:
-        peak = min(1.0 / theta - r_max, max(top, 0.0))
-        value = (peak + r_max) * math.exp(-theta * peak)
+    """sup over -R_max <= s <= top of (s + R_max) e^(-theta s) C^n: what a unit of lost tilted mass can add
+    wherever it lands (the band's points outside the computed window included)."""
+    if theta > 0 and 1.0 / theta - r_max < top:
+        value = math.exp(theta * r_max - 1.0) / theta                       # at s = 1/theta - R_max
     else:
-        value = r_max if theta > 0 else max(top, 0.0) + r_max
+        value = (max(top, 0.0) + r_max) * (math.exp(-theta * top) if theta > 0 else 1.0)
     return value * math.exp(log_cn) * (1.0 + 1e-12)
