@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 CORES  ?= all
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: setup reproduce test test-slow test-fast test-slurm docs lint clean
+.PHONY: setup reproduce test test-slow test-fast test-slurm test-pages docs lint clean
 
 setup: $(STAMP)
 
@@ -43,6 +43,14 @@ test-slow: $(STAMP)
 # once (retried) and a job cancelled with scancel (nothing partial left, a rerun completes it)
 test-slurm: $(STAMP)
 	bash .ci/slurm
+
+# what reviewers and practitioners open, in a real browser: results/report.html and every page of
+# docs/_build/html (run make reproduce and make docs first), in headless Chromium from Debian's
+# packages (.ci/pages: installed when missing; needs root, else it says so and exits 0), driven
+# by Playwright; first the checker's own tests on deliberately broken pages; screenshots in
+# artifacts/pages/; last line `pages checked: N, problems: M`
+test-pages: $(STAMP)
+	bash .ci/pages
 
 # the unit tests only (no Snakemake run, nothing slow), under a minute
 test-fast: $(STAMP)

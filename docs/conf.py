@@ -9,7 +9,13 @@ name of any ``__all__`` has no entry in the reference.
 
 Offline: no intersphinx (it would fetch inventories); references to numpy, pandas,
 matplotlib and the standard library cannot be resolved and are ignored by ``nitpick_ignore_regex``
-below. References to the project's own names must resolve.
+below. References to the project's own names must resolve. Mathematics is rendered by MathJax 3
+from the ``sphinx-mathjax-offline`` package, copied into the built site: a page fetches nothing
+from the network when it is opened (``make test-pages`` checks it in a browser).
+
+Math is written as LaTeX: ``$...$`` and ``$$...$$`` in the Markdown pages (MyST's dollarmath and
+amsmath), ``:math:`...``` and ``.. math::`` in docstrings, whose sections may be numpydoc-style
+(``Parameters`` over a line of dashes) or Google-style (``Args:``); see :func:`process_docstring`.
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ extensions = [
     "sphinx.ext.autosummary",
     "sphinx.ext.doctest",
     "sphinx.ext.mathjax",
+    "sphinx-mathjax-offline",     # MathJax 3.2.2 from PyPI, copied to _static/mathjax at the end of the build
     "sphinx.ext.viewcode",
 ]
 
@@ -60,12 +67,21 @@ nitpick_ignore_regex = [
 ]
 
 # ---------------------------------------------------------------------------------- MyST
-myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist", "attrs_inline"]
+myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist", "attrs_inline", "attrs_block"]
 myst_heading_anchors = 3
 
+# ---------------------------------------------------------------------------------- math
+# The local copy of MathJax (sphinx-mathjax-offline), never a CDN: the path is relative to _static.
+mathjax_path = "mathjax/tex-chtml.js"
+# A formula that does not parse, or uses a macro TeX does not know, renders as an error box
+# (<mjx-merror>) that the browser check finds: without these two packages MathJax would show
+# the source in red or quietly as text.
+mathjax3_config = {"tex": {"packages": {"[-]": ["noerrors", "noundefined"]}}}
+
 # ---------------------------------------------------------------------------------- autodoc
-# The docstrings are Google-style (``Args:``, ``Returns:``, ``Attributes:``) around free prose
-# in which math is plain text (|x - x'|, D_i, p^{*c}): see process_docstring below.
+# The docstrings are numpydoc-style (``Parameters`` / ``Returns`` / ``Raises`` over dashes, math
+# as :math:`...` and ``.. math::``) or, not yet converted, Google-style (``Args:``, ``Returns:``)
+# around free prose in which math is plain text (|x - x'|, D_i, p^{*c}): see process_docstring.
 autodoc_default_options = {
     "undoc-members": True,
     "member-order": "bysource",
@@ -88,7 +104,8 @@ doctest_default_flags = (__import__("doctest").ELLIPSIS | __import__("doctest").
 # ---------------------------------------------------------------------------------- HTML
 html_theme = "furo"
 html_title = "Pufferfish noise calibration"
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["pufferfish.css"]      # wide tables wrap long literals instead of overflowing
 html_show_sourcelink = False
 
 
@@ -157,6 +174,8 @@ def _directive(modname: str, name: str) -> str:
         return f".. auto{kind}:: {modname}.{name}\n   :members:\n"
     if inspect.isroutine(obj):
         return f".. autofunction:: {modname}.{name}\n"
+    if re.search(r"<\w[^>]*>", repr(obj)):   # <class ...>, <function ...>: a repr that says nothing
+        return f".. autodata:: {modname}.{name}\n   :no-value:\n"
     return f".. autodata:: {modname}.{name}\n"
 
 
@@ -192,7 +211,7 @@ def write_api_pages() -> dict[str, dict[str, str]]:
     for pkg in packages:
         body = [_title(f"``{pkg}``", "=")]
         inner = [m for m in modules if m.startswith(pkg + ".") and m.count(".") == pkg.count(".") + 1]
-        body.append(_module_section(pkg, table.get(pkg, {}), "-", heading="The subpackage") if pkg in table
+        body.append(_module_section(pkg, table.get(pkg, {}), "-", heading="Overview") if pkg in table
                     else f".. automodule:: {pkg}\n\n")
         for mod in inner:
             if mod in table:
@@ -212,7 +231,7 @@ def write_api_pages() -> dict[str, dict[str, str]]:
     return table
 
 
-API_TABLE = write_api_pages()
+API_TABLE: dict[str, dict[str, str]] = {}      # written by setup(), when Sphinx loads this file
 
 
 def check_api_coverage(app, exception) -> None:
@@ -230,11 +249,13 @@ def check_api_coverage(app, exception) -> None:
 
 
 # ================================================================================== docstrings
-# The package's docstrings are reST (``literals``, :func:`roles`, Google sections) whose math is
-# plain text: |x - x'|, D_i, p^{*c}. In reST those are substitutions, references and emphasis;
-# they are escaped here, outside literals, roles, literal blocks and tables, so that the text
-# renders as written. Then napoleon turns the Google sections into fields (not for data and
-# attributes, whose one-line comments "what: detail" napoleon would read as "type: text").
+# The package's docstrings are reST (``literals``, :func:`roles`, numpydoc or Google sections).
+# Converted ones write math as :math:`...` and ``.. math::`` (rendered by MathJax); the others
+# still write it as plain text: |x - x'|, D_i, p^{*c}. In reST those are substitutions,
+# references and emphasis; they are escaped here, outside literals, roles (:math: included),
+# directive and literal blocks and tables, so that the text renders as written. Then napoleon
+# turns the sections into fields (not for data and attributes, whose one-line comments
+# "what: detail" napoleon would read as "type: text").
 _SPANS = re.compile(r"(``.+?``|:[\w:.-]+:`[^`]+`|`[^`]+`_{0,2})")
 _EMPHASIS = re.compile(r"(?<![\w*\\])(\*\*?)(?=[A-Za-z0-9(])[^*\n]*?[^\s*\\]\1(?![\w*])")
 _TABLE_BORDER = re.compile(r"^\s*=+(\s+=+)+\s*$")
@@ -304,13 +325,23 @@ def escape_plain_math(lines: list[str]) -> None:
 
 
 def process_docstring(app, what, name, obj, options, lines) -> None:
-    from sphinx.ext.napoleon import Config, GoogleDocstring
+    """Escape plain-text math, then turn numpydoc and Google sections into fields (napoleon).
+
+    A docstring in the project's convention (``Parameters`` / ``Returns`` / ``Raises`` over a
+    line of dashes, math as ``:math:`...``` or in a ``.. math::`` block) passes the escaping
+    unchanged, since roles and directive blocks are left as written; plain-text math elsewhere
+    (|x|, D_i, a*b) is escaped so that it renders as written until its docstring is converted.
+    Then numpydoc sections are read, then Google ones, in the order sphinx.ext.napoleon uses;
+    data and attributes keep their text (napoleon would read "what: detail" as "type: text").
+    """
+    from sphinx.ext.napoleon import Config, GoogleDocstring, NumpyDocstring
 
     escape_plain_math(lines)
     if what in ("data", "attribute", "property"):
         return
-    config = Config(napoleon_google_docstring=True, napoleon_numpy_docstring=False, napoleon_use_ivar=True,
+    config = Config(napoleon_google_docstring=True, napoleon_numpy_docstring=True, napoleon_use_ivar=True,
                     napoleon_use_rtype=False, napoleon_attr_annotations=True)
+    lines[:] = NumpyDocstring(lines, config, app, what, name, obj, options).lines()
     lines[:] = GoogleDocstring(lines, config, app, what, name, obj, options).lines()
 
 
@@ -381,6 +412,7 @@ def resolve_project_names(app, env, node, contnode):
 
 
 def setup(app):
+    API_TABLE.update(write_api_pages())
     app.connect("autodoc-process-docstring", process_docstring)
     app.connect("missing-reference", resolve_project_names)
     app.connect("build-finished", check_api_coverage)

@@ -1,6 +1,7 @@
 """Helpers shared by the tests (in the manner of dp_accounting's ``test_util.py``).
 
 * Paper 000's users (Tables 2-3) and seeded random lattice priors.
+* :func:`binomial_pmf`, an 80-bit closed form of the binomial law (the oracle of the sums at scale).
 * :func:`delta_star_reference`, the definition-level Delta* that the linear-time
   :func:`pufferfish.lattice.transport.delta_star` is tested against (reference code used
   only by the tests lives here, not in the package).
@@ -16,6 +17,7 @@ import bisect
 import copy
 import hashlib
 import io
+import math
 import os
 import shutil
 import signal
@@ -359,3 +361,26 @@ def digests(workdir: Path) -> dict[str, str]:
         if path.is_file() and "logs" not in path.parts and path.suffix in {".csv", ".json", ".pdf", ".png"}:
             out[str(path.relative_to(workdir))] = hashlib.sha256(path.read_bytes()).hexdigest()
     return out
+
+
+def binomial_pmf(n, p):
+    """Binomial(n, p) on its resolved window, independently of the engine: the ratio
+    P(k+1)/P(k) = (n - k) p / ((k + 1)(1 - p)) in 80-bit long double, cumulated outwards from
+    the mode (rounding ~1e-19 per step) and normalized. Returns (lo, probs as float64)."""
+    ld = np.longdouble
+    p, mode, floor = ld(p), int((n + 1) * p), math.log(1e-320) - 40
+
+    def side(direction):
+        acc, start, out = ld(0), mode, []
+        while (start < n if direction > 0 else start > 0) and acc > floor:
+            ks = np.arange(start, min(n, start + 20000)) if direction > 0 else np.arange(start - 1, max(-1, start - 20001), -1)
+            ratio = np.log((ld(n) - ks.astype(ld)) / (ks.astype(ld) + 1)) + np.log(p / (1 - p))
+            steps = np.cumsum(np.concatenate(([acc], ratio if direction > 0 else -ratio)))[1:]
+            out.append(steps)
+            acc, start = steps[-1], int(ks[-1]) + 1 if direction > 0 else int(ks[-1])
+        return np.concatenate(out) if out else np.zeros(0, dtype=ld)
+
+    up, down = side(1), side(-1)
+    logs = np.concatenate((down[::-1], [ld(0)], up))
+    w = np.exp(logs)
+    return mode - down.size, (w / w.sum()).astype(float)

@@ -41,8 +41,9 @@ _EXPORTS = {
     **dict.fromkeys(["Absent", "Draws", "QueryPrior", "Reports", "SecretPair", "User", "query_prior"],
                     "pufferfish.lattice.system"),
     **dict.fromkeys(["TransportPlan", "delta_star", "kantorovich_plan", "plan_span"], "pufferfish.lattice.transport"),
-    **dict.fromkeys(["Achieved", "Auditor", "Smallest", "Target"], "pufferfish.audit.base"),
-    **dict.fromkeys(["PrivacyLoss", "lattice_privacy_loss", "theta_min", "tight"], "pufferfish.audit.laplace"),
+    **dict.fromkeys(["Achieved", "Smallest", "Target"], "pufferfish.audit.target"),
+    **dict.fromkeys(["Auditor"], "pufferfish.audit.auditor"),
+    **dict.fromkeys(["PrivacyLoss", "lattice_privacy_loss", "theta_min", "tight"], "pufferfish.audit.laplace_lattice"),
     **dict.fromkeys(["lattice_auditor"], "pufferfish.audit"),
     **dict.fromkeys(["calibrate"], "pufferfish.registry"),
 }

@@ -22,7 +22,7 @@ and then:
 Without ``--pair`` every pair of observed secret values is computed, and each output row
 (one per method and epsilon) is that of the *binding* pair: the pair whose scale is the
 largest (the scale that protects every pair, since the achieved loss only falls as the
-scale grows, :mod:`pufferfish.audit.base`), ties broken as in Table 1 (larger W_inf, then
+scale grows, :mod:`pufferfish.audit.auditor`), ties broken as in Table 1 (larger W_inf, then
 larger W_2, then the first in order). Its ``achieved`` is the worst exact audit of that
 scale over *all* pairs, and ``meets_target`` says whether that worst one meets the target.
 
@@ -69,6 +69,13 @@ ITERATION_COLUMNS = ["accountant", "eta", "secret_index", "epsilon", "delta", "s
 #: columns of ``pufferfish iteration --alpha A`` (Renyi target D_alpha <= epsilon): alpha for delta, and the
 #: exact D_alpha at the sigma for the exact delta
 RENYI_COLUMNS = ["accountant", "eta", "secret_index", "epsilon", "alpha", "sigma", "exact_renyi", "meets_target"]
+#: columns of ``pufferfish iteration --all-secrets`` for an (epsilon, delta) target: one row per record (and
+#: eta, epsilon), the exact audit of that record as the secret (:func:`pufferfish.iteration.all_secrets_audit`)
+ALL_SECRETS_COLUMNS = ["secret_index", "eta", "epsilon", "delta", "alpha", "sigma", "exact", "exact_delta",
+                       "exact_sigma", "meets_target"]
+#: the same for a Renyi target (``--alpha``): no delta
+ALL_SECRETS_RENYI_COLUMNS = ["secret_index", "eta", "epsilon", "alpha", "sigma", "exact", "exact_sigma",
+                             "meets_target"]
 #: the SeriesSettings name of the command's series (never shown: messages are reworded)
 SERIES_NAME = "cli"
 
@@ -99,6 +106,13 @@ example:
   sample autocovariance, D = max - min: the sigma each accountant certifies for
   (epsilon, delta) when record 1 (then record 50) is the secret, and the exact delta of
   the run at that sigma. --alpha 2 instead of --delta: the Renyi target D_2 <= epsilon.
+
+  pufferfish iteration readings.csv --column x --eta 0.1 --epsilon 1 --delta 1e-5 \
+      --all-secrets --sigma 2 --format csv
+
+  Every record as the secret, exactly (no accountant): per record its exact D_2 and delta
+  at sigma = 2, and the smallest sigma the exact audit accepts for it; the header names
+  the most exposed record.
 """
 
 
@@ -148,13 +162,21 @@ def _eta(text: str) -> float:
 
 
 def _secret_index(text: str) -> int:
+    from pufferfish.iteration.limits import limit_message, max_records
+
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"--secret-index = {text!r}: not an integer") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"--secret-index = {value}: must be >= 1 (records are numbered from 1)")
+    if value > max_records():   # no series this machine can hold has such a record
+        raise argparse.ArgumentTypeError(limit_message("--secret-index", value, max_records(), "records"))
     return value
+
+
+def _sigma(text: str) -> float:
+    return _number(text, name="--sigma", lo=0.0, lo_open=True)
 
 
 
@@ -218,8 +240,19 @@ def build_parser() -> argparse.ArgumentParser:
     target.add_argument("--delta", type=_delta, metavar="D", help="delta of the (epsilon, delta) target, in (0, 1)")
     target.add_argument("--alpha", type=_alpha, metavar="A",
                         help="instead of --delta: the Renyi target D_alpha <= epsilon at order A > 1")
-    it.add_argument("--secret-index", type=_secret_index, nargs="+", default=[1], metavar="K",
+    it.add_argument("--secret-index", type=_secret_index, nargs="+", metavar="K",
                     help="1-based positions of the secret record (default 1, the first)")
+    it.add_argument("--all-secrets", action="store_true",
+                    help="every record as the secret, by the exact audit alone (one convolution per eta, no "
+                         "accountant): one row per record (and eta, epsilon) with secret_index (1-based), exact "
+                         "(the exact Renyi divergence at --alpha, default 2, and --sigma, as in the series "
+                         "tables), exact_delta (with --delta: the exact delta at epsilon, so the rows that fail "
+                         "the target at --sigma show), exact_sigma (the smallest sigma the exact audit accepts "
+                         "for that record: its largest protects every record) and meets_target; the header "
+                         "names the most exposed record per eta")
+    it.add_argument("--sigma", type=_sigma, metavar="S",
+                    help="with --all-secrets: the noise standard deviation audited (default 1, as the series "
+                         "tables)")
     it.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
     return parser
 
@@ -451,7 +484,7 @@ def audit(priors, args) -> tuple:
     import pandas as pd
 
     from pufferfish.audit import lattice_auditor
-    from pufferfish.audit.base import Target
+    from pufferfish.audit import Target
 
     pairs = _pair_order(priors)
     progress = Progress(len(pairs))
@@ -490,9 +523,9 @@ def audit(priors, args) -> tuple:
 
 
 def _auditor_class(noise: str):
-    from pufferfish.audit import LATTICE_AUDITORS
+    from pufferfish.audit import auditor_classes
 
-    return next(cls for cls in LATTICE_AUDITORS if cls.noise == noise)
+    return next(cls for cls in auditor_classes("lattice") if cls.noise == noise)
 
 
 # ------------------------------------------------------------------------------ iteration
@@ -552,12 +585,15 @@ def iteration(values, args) -> tuple:
     from pufferfish.iteration.model import account_quadratic_model
 
     settings = _series_settings(args)
+    _check_iteration_sizes(values, args)
     try:
         covariance, diameter = series_prior(values)
     except InvalidArgumentError:   # biased_autocovariance refuses a constant series
         raise DataError(f"--column {args.column!r} in {args.data}: is constant over its {len(values)} record(s) "
                         "(variance 0): no prior to estimate") from None
-    secrets = list(dict.fromkeys(args.secret_index))
+    if args.all_secrets:
+        return _all_secrets(covariance, diameter, args)
+    secrets = list(dict.fromkeys(args.secret_index or [1]))
     late = [k for k in secrets if k > covariance.size]
     if late:
         raise DataError(f"--secret-index {late[0]}: past the last record ({args.data} has {covariance.size} "
@@ -592,6 +628,66 @@ def iteration(values, args) -> tuple:
     return rows, header
 
 
+def _check_iteration_sizes(values, args) -> None:
+    """The options that go together, and the sizes this machine can hold (:mod:`pufferfish.iteration.limits`),
+    before anything is computed."""
+    from pufferfish.errors import DataError
+    from pufferfish.iteration.limits import limit_message, max_records, max_rows
+
+    if args.all_secrets and args.secret_index is not None:
+        raise UsageError("--secret-index and --all-secrets: give one (--all-secrets audits every record)")
+    if args.sigma is not None and not args.all_secrets:
+        raise UsageError("--sigma: only with --all-secrets (otherwise sigma is what the command calibrates)")
+    records, bound = len(values), max_records(len(args.eta))
+    if records > bound:
+        raise DataError(limit_message(f"--column {args.column!r} in {args.data}: the records", records, bound,
+                                      f"records with {len(args.eta)} eta(s)"))
+    rows, most = records * len(args.eta) * len(args.epsilon), max_rows(records, len(args.eta))
+    if args.all_secrets and rows > most:
+        raise UsageError(limit_message("--all-secrets: records x etas x epsilons", rows, most, "output rows"))
+
+
+def _all_secrets(covariance, diameter, args) -> tuple:
+    """The rows of ``pufferfish iteration --all-secrets`` (:data:`ALL_SECRETS_COLUMNS`, or
+    :data:`ALL_SECRETS_RENYI_COLUMNS` with ``--alpha``) and their header."""
+    import numpy as np
+    import pandas as pd
+
+    from pufferfish.iteration.every_secret import all_secrets_audit
+
+    alpha, sigma = args.alpha or DEFAULT_ALPHA, args.sigma or 1.0
+    frames, exposed = [], []
+    for eta in args.eta:
+        audit = all_secrets_audit(covariance, eta=eta, sigma=sigma, diameter=diameter)
+        exact = audit.renyi(alpha=alpha)
+        exposed.append(f"eta = {eta:g}: record {audit.most_exposed()} (exact {exact.max():.6g})")
+        for epsilon in args.epsilon:
+            frame = pd.DataFrame({"secret_index": np.arange(1, covariance.size + 1), "eta": eta, "epsilon": epsilon,
+                                  "alpha": alpha, "sigma": sigma, "exact": exact})
+            if args.alpha is None:
+                frame["delta"] = args.delta
+                frame["exact_delta"] = audit.delta(epsilon=epsilon)
+                frame["exact_sigma"] = audit.smallest_sigma(epsilon=epsilon, delta=args.delta)
+                frame["meets_target"] = frame.exact_delta <= args.delta * (1.0 + RTOL)
+            else:
+                frame["exact_sigma"] = audit.smallest_sigma(epsilon=epsilon, alpha=alpha)
+                frame["meets_target"] = frame.exact <= epsilon * (1.0 + RTOL)
+            frames.append(frame)
+    target = f"D_{alpha:g} <= epsilon" if args.alpha is not None else f"(epsilon, delta = {args.delta:g})"
+    header = (f"noisy gradient descent, quadratic loss, over {covariance.size} records of {args.column!r} in file "
+              f"order; prior: stationary Gaussian (sample autocovariance), D = {diameter:.6g}; every record as the "
+              f"secret, exact audit at sigma = {sigma:g} (exact: D_{alpha:g}); target {target}; exact_sigma: the "
+              f"smallest sigma the exact audit accepts for the record; most exposed: {'; '.join(exposed)}")
+    return pd.concat(frames, ignore_index=True), header
+
+
+def iteration_columns(args) -> list[str]:
+    """The output columns of ``pufferfish iteration`` for these arguments."""
+    if args.all_secrets:
+        return ALL_SECRETS_RENYI_COLUMNS if args.alpha is not None else ALL_SECRETS_COLUMNS
+    return RENYI_COLUMNS if args.alpha is not None else ITERATION_COLUMNS
+
+
 # ------------------------------------------------------------------------------ output
 def render(frame, header: str, fmt: str, columns: Sequence[str] = COLUMNS) -> str:
     """``frame`` as CSV or a JSON list of records (exactly ``columns``, default :data:`COLUMNS`), or
@@ -605,7 +701,7 @@ def render(frame, header: str, fmt: str, columns: Sequence[str] = COLUMNS) -> st
                    for r in frame[columns].astype(object).to_dict("records")]
         return json.dumps(records, indent=1, default=_plain) + "\n"
     numbers = ("epsilon", "delta", "alpha", "scale", "achieved", "eta", "secret_index", "sigma", "exact_delta",
-               "exact_renyi")
+               "exact_renyi", "exact", "exact_sigma")
     cells = []
     for row in frame.to_dict("records"):
         # the comparison's notes: "= <method>" (which paper-000 method is the best) goes beside the method
@@ -644,7 +740,7 @@ def _plain(value):
 def _run(args) -> str:
     if args.command == "iteration":
         rows, header = iteration(read_column(args), args)
-        return render(rows, header, args.format, RENYI_COLUMNS if args.alpha is not None else ITERATION_COLUMNS)
+        return render(rows, header, args.format, iteration_columns(args))
     frame = read_records(args.data)
     priors = build_priors(frame, args.data, args)
     rows, header = (calibrate if args.command == "calibrate" else audit)(priors, args)

@@ -16,25 +16,32 @@ method")::
     register(Method("my_bound", my_bound, pairs=None, label="my bound", citation="..."))
 
 Records are registered when their module is imported; :data:`PROVIDERS` lists the modules
-the registry imports on first use.
+the registry imports on first use. The tight methods (the smallest scale the exact audit
+accepts) are not written anywhere: they are derived from the lattice auditors' ``tight``
+declarations (:class:`pufferfish.audit.auditor.TightMethod`), one record per auditor and
+guarantee (:func:`tight_methods`).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from importlib import import_module
 
 import numpy as np
 
-from pufferfish.errors import ArgumentTypeError, NotApplicableError
+from pufferfish import audit
+from pufferfish.errors import ArgumentTypeError, InvalidArgumentError, NotApplicableError
 from pufferfish.grids import check_epsilons
 
 __all__ = ["Method", "register", "get", "names", "methods", "calibrate", "secret_kind", "PROVIDERS", "SECRET_KINDS",
-           "check_applicable"]
+           "check_applicable", "tight_methods"]
 
-#: modules whose import registers methods (one per paper, plus the tight calibrations of the audits)
-PROVIDERS = ("pufferfish.multiuser.methods", "pufferfish.wasserstein.methods", "pufferfish.audit.laplace")
+#: modules whose import registers methods (one per paper); the tight methods come from the auditors
+PROVIDERS = ("pufferfish.multiuser.methods", "pufferfish.wasserstein.methods")
+#: the parameters a target of each guarantee needs beyond epsilon
+_NEEDS = {"epsilon": (), "epsilon_delta": ("delta",), "renyi": ("alpha",)}
 
 #: secret kinds, as config writes them: reports a value / is absent / draws from a prior
 SECRET_KINDS = ("value", "absent", "user")
@@ -48,7 +55,7 @@ class Method:
     grid (``params`` holds ``delta`` and/or ``alpha`` when the method ``needs`` them).
     ``pairs``: the (first, second) secret kinds it is stated for (both orders are listed),
     ``None`` for any pair. ``bernoulli``: it also needs users with support in {0, 1}.
-    ``noise``: laplace, gaussian or cauchy; ``guarantee``: epsilon, epsilon_delta or renyi
+    ``noise``: one of :func:`pufferfish.audit.noises`; ``guarantee``: epsilon, epsilon_delta or renyi
     (what its scale is audited against). ``refuses``: for a method stated only for some
     parameter values, ``refuses(params)`` returns why ``params`` are outside them ("" when
     they are not), e.g. an order alpha other than 2. ``smallest``: its scale is, by
@@ -94,6 +101,38 @@ def _load() -> None:
         _loaded = True
         for module in PROVIDERS:
             import_module(module)
+        register(*tight_methods())
+
+
+def _smallest_scales(cls, guarantee: str, name: str):
+    """apply(pair, epsilons, **params) of a tight method: the auditor's smallest scale per epsilon."""
+    def apply(pair, epsilons, **params):
+        auditor = cls(pair.prior_i, pair.prior_j)
+        out = []
+        for k, e in enumerate(check_epsilons(epsilons)):
+            target = audit.target_for(guarantee, float(e), delta=params.get("delta"), alpha=params.get("alpha"))
+            found = auditor.smallest_scale(target)
+            if not math.isfinite(found.scale):
+                raise InvalidArgumentError(f"epsilons[{k}] = {float(e)!r}: no {name} scale: {found.reason}")
+            out.append(found.scale)
+        return np.array(out)
+    apply.__name__ = apply.__qualname__ = name
+    apply.__doc__ = f"The smallest scale of {cls.__name__} for {guarantee} (registry record {name!r})."
+    return apply
+
+
+def tight_methods() -> list[Method]:
+    """The tight methods, derived: one record per lattice auditor class and guarantee it declares in
+    ``tight`` (:class:`pufferfish.audit.auditor.TightMethod`), its scale the auditor's smallest scale
+    (``smallest=True``); a scale that cannot be found raises with the search's reason, it is never
+    returned as inf or NaN."""
+    out = []
+    for cls in audit.auditor_classes("lattice"):
+        for guarantee, spec in cls.tight.items():
+            out.append(Method(spec.name, _smallest_scales(cls, guarantee, spec.name), pairs=None, label=spec.label,
+                              citation=spec.citation, noise=cls.noise, guarantee=guarantee, needs=_NEEDS[guarantee],
+                              smallest=True, automatic=spec.automatic))
+    return out
 
 
 def methods() -> dict[str, Method]:

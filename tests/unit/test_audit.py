@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from pufferfish.audit.laplace import lattice_privacy_loss, log_density_at_lattice, theta_min
+from pufferfish.audit.laplace_lattice import lattice_privacy_loss, log_density_at_lattice, theta_min
 from pufferfish.audit.zero_noise import zero_noise_loss
 from pufferfish.errors import ConfigError
 from pufferfish.lattice.pmf import LatticePMF
@@ -188,3 +188,30 @@ def test_property_theorem3_brent_never_above_theorem3_max(seed):
     pmf = random_pmf(rng)
     eps = np.array([0.01, 0.1, 0.5, 1.0, 2.0])
     assert np.all(theorem3_brent(pmf, epsilons=eps) <= theorem3_max(pmf, epsilons=eps) * (1 + 1e-9))
+
+
+def test_the_loss_at_tiny_scales_is_the_priors_own():
+    """theta <= 1.25e-3 (1/theta >= 800): the loss is computed from each lattice point's nearest atoms
+    with the common factor e^(-d/theta) cancelled, so even theta = 1e-250 gives the divergence of the
+    priors, max |log P/Q| (and a shift d apart d/theta)."""
+    p = LatticePMF.from_values([-2, -1, 0], [0.3, 0.3, 0.4])
+    q = LatticePMF.from_values([-2, -1, 0], [0.5, 0.25, 0.25])
+    want = (math.log(0.4 / 0.25), math.log(0.5 / 0.3))
+    for theta in (1e-3, 1e-10, 1e-100, 1e-250):
+        loss = lattice_privacy_loss(p, q, theta)
+        assert (loss.forward, loss.backward) == pytest.approx(want, rel=1e-14)
+    assert lattice_privacy_loss(LatticePMF.point(0), LatticePMF.point(3), 1e-250).epsilon == pytest.approx(3e250, rel=1e-14)
+
+
+def test_the_hockey_stick_at_tiny_scales_is_the_priors_own():
+    """theta <= 1.25e-3: every Laplace bump puts below e^-800 of its mass beyond the next lattice
+    point, so delta is sum_x [P(x) - e^eps Q(x)]_+ to double precision (worked out by hand)."""
+    from pufferfish.audit.laplace_lattice import laplace_hockey_stick
+
+    p = LatticePMF.from_values([-2, -1, 0], [0.3, 0.3, 0.4])
+    q = LatticePMF.from_values([-2, -1, 0], [0.5, 0.25, 0.25])
+    c = math.exp(0.3)
+    want = (max(0.3 - c * 0.5, 0) + max(0.3 - c * 0.25, 0) + max(0.4 - c * 0.25, 0),
+            max(0.5 - c * 0.3, 0) + max(0.25 - c * 0.3, 0) + max(0.25 - c * 0.4, 0))
+    for theta in (1e-3, 1e-10, 1e-100, 1e-250):
+        assert laplace_hockey_stick(p, q, epsilon=0.3, scale=theta) == pytest.approx(want, rel=1e-14)

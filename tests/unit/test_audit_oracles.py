@@ -28,9 +28,9 @@ import mpmath
 import numpy as np
 import pytest
 
-from pufferfish.audit.cauchy import CauchyLatticeAuditor, cauchy_renyi
-from pufferfish.audit.base import Target
-from pufferfish.audit.gaussian_noise import gaussian_hockey_stick, gaussian_renyi
+from pufferfish.audit.cauchy_lattice import CauchyLatticeAuditor, cauchy_renyi
+from pufferfish.audit.target import Target
+from pufferfish.audit.gaussian_lattice import gaussian_hockey_stick, gaussian_renyi
 from pufferfish.errors import ConfigError
 from pufferfish.lattice.pmf import LatticePMF
 

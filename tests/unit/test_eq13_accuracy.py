@@ -10,7 +10,7 @@ Two independent checks of every returned theta:
   noise nor needlessly much. (The earlier solver, a log-sum-exp of the printed form, was off by
   1e-8 at eps = 1e-8 and by 67 % below 1e-16.)
 * the exact Laplace audit of the pair (R + D, R) (R = users 1-3 of Table 2,
-  :class:`~pufferfish.audit.laplace.LaplaceLatticeAuditor`): the achieved loss at theta is
+  :class:`~pufferfish.audit.laplace_lattice.LaplaceLatticeAuditor`): the achieved loss at theta is
   <= eps up to the audit's rounding (about 1e-16 of log-densities of magnitude below 100 here:
   1e-14 absolute, so the audit resolves eps above ~1e-13 and the oracle above covers the rest);
   and for D >= 0, where (13) is exact (the sup of the loss is log E[e^{D/theta}], reached as
@@ -22,8 +22,8 @@ import mpmath
 import numpy as np
 import pytest
 
-from pufferfish.audit.base import Target
-from pufferfish.audit.laplace import LaplaceLatticeAuditor
+from pufferfish.audit.target import Target
+from pufferfish.audit.laplace_lattice import LaplaceLatticeAuditor
 from pufferfish.errors import InvalidArgumentError
 from pufferfish.lattice.pmf import LatticePMF
 from pufferfish.lattice.sums import sum_of_users

@@ -8,9 +8,11 @@ import numpy as np
 import pytest
 
 from pufferfish import registry
-from pufferfish.audit import LaplaceLatticeAuditor, Target, lattice_auditor, smallest_by_bisection
-from pufferfish.audit.gaussian_prior import GaussianPriorAuditor
-from pufferfish.errors import ConfigError, NotApplicableError
+from pufferfish import audit
+from pufferfish.audit import LaplaceLatticeAuditor, Target, lattice_auditor
+from pufferfish.audit.laplace_mixture import LaplaceMixtureAuditor
+from pufferfish.audit.search import smallest_scale
+from pufferfish.errors import ConfigError, InvalidArgumentError, NotApplicableError
 from pufferfish.lattice import Absent, Draws, LatticePMF, Reports, SecretPair
 from pufferfish.pipeline.config import load_schema
 
@@ -75,7 +77,7 @@ def test_docs_methods_table_lists_every_method():
 def test_every_record_is_complete():
     for name, record in registry.methods().items():
         assert record.name == name and record.label and record.citation
-        assert record.noise in ("laplace", "gaussian", "cauchy")
+        assert record.noise in audit.noises()
         assert record.guarantee in ("epsilon", "epsilon_delta", "renyi")
 
 
@@ -105,9 +107,9 @@ def test_laplace_lattice_auditor_on_two_points():
         aud.achieved(1.0, Target(1.0, alpha=2.0))
 
 
-def test_gaussian_prior_auditor_is_the_paper_004_audit():
-    from pufferfish.audit.gaussian_prior import b_min, hockey_stick
-    aud = GaussianPriorAuditor((0.0, 1.0), (1.0, 1.0))
+def test_laplace_mixture_auditor_is_the_paper_004_audit():
+    from pufferfish.audit.laplace_mixture import b_min, hockey_stick
+    aud = LaplaceMixtureAuditor((0.0, 1.0), (1.0, 1.0))
     t = Target(0.5, delta=0.1)
     got = aud.achieved(1.0, t)
     hs = hockey_stick((0.0, 1.0), (1.0, 1.0), epsilon=0.5, b=1.0)
@@ -125,8 +127,74 @@ def test_target_refuses_bad_values(kwargs, message):
         Target(**kwargs)
 
 
-def test_smallest_by_bisection_finds_a_closed_form_root():
+def test_smallest_scale_finds_a_closed_form_root():
     # value(s) = 3 / s is non-increasing; the smallest s with 3 / s <= 0.6 is 5
-    scale, value, steps, reason = smallest_by_bisection(lambda s: 3.0 / s, 0.6, start=1.0, rtol=1e-12)
+    scale, value, steps, reason = smallest_scale(lambda s: 3.0 / s, 0.6, start=1.0, rtol=1e-12)
     assert scale == pytest.approx(5.0, rel=1e-11) and value <= 0.6 and reason == ""
-    assert smallest_by_bisection(lambda s: 1.0, 2.0, start=1.0, at_zero=1.0)[0] == 0.0
+    assert smallest_scale(lambda s: 1.0, 2.0, start=1.0, at_zero=1.0)[0] == 0.0
+
+
+def test_tight_records_are_derived_from_the_auditor_classes():
+    """Nothing lists a noise but its auditor class: every tight record of the registry is a
+    lattice auditor's declaration (name, label, citation, noise, guarantee, the parameters the
+    guarantee needs), every declaration is a record, and the noises are the classes'."""
+    declared = {spec.name: (cls, guarantee, spec) for cls in audit.auditor_classes("lattice")
+                for guarantee, spec in cls.tight.items()}
+    tight = {name: m for name, m in registry.methods().items() if m.smallest}
+    assert set(tight) == set(declared)
+    assert {"tight", "tight_laplace_delta", "tight_gaussian", "tight_cauchy", "tight_geometric"} <= set(tight)
+    needs = {"epsilon": (), "epsilon_delta": ("delta",), "renyi": ("alpha",)}
+    for name, (cls, guarantee, spec) in declared.items():
+        record = registry.get(name)
+        assert (record.noise, record.guarantee, record.needs) == (cls.noise, guarantee, needs[guarantee])
+        assert (record.label, record.citation, record.automatic) == (spec.label, spec.citation, spec.automatic)
+        assert record.pairs is None
+    assert [n for n, m in registry.methods().items() if m.automatic] == ["tight"]
+    assert audit.noises() == tuple(dict.fromkeys(c.noise for c in audit.auditor_classes()))
+    assert audit.noises()[:3] == ("laplace", "gaussian", "cauchy") and "geometric" in audit.noises()
+    assert {cls.noise for cls in audit.auditor_classes("lattice")} == {m.noise for m in tight.values()}
+    assert {m.noise for m in registry.methods().values()} <= set(audit.noises())
+    assert registry.get("tight").label == r"tight: $\theta_{\min}$ (exact audit)"
+
+
+def test_a_tight_method_raises_instead_of_returning_inf(monkeypatch):
+    from pufferfish.audit.gaussian_lattice import GaussianLatticeAuditor
+    from pufferfish.audit.target import Smallest
+
+    def gives_up(self, target):
+        return Smallest(target, float("inf"), float("nan"), 200, "bracket [1, 2] not closed within 200 steps")
+
+    monkeypatch.setattr(GaussianLatticeAuditor, "smallest_scale", gives_up)
+    pair = SecretPair.of(Reports(0), Reports(3), [])
+    with pytest.raises(InvalidArgumentError,
+                       match=r"^epsilons\[0\] = 0.5: no tight_gaussian scale: bracket \[1, 2\] not closed"):
+        registry.calibrate("tight_gaussian", pair, epsilons=[0.5], delta=1e-5)
+
+
+def test_noise_std_is_each_familys():
+    # Var Laplace(b) = 2 b^2; Gaussian sigma; Cauchy none; geometric 2 r / (1 - r)^2, r = e^(-1/b)
+    assert audit.noise_std("laplace", 2.0) == pytest.approx(2 * 2 ** 0.5, rel=1e-15)
+    assert audit.noise_std("gaussian", 2.0) == 2.0
+    assert np.isnan(audit.noise_std("cauchy", 2.0))
+    r = np.exp(-0.5)
+    assert audit.noise_std("geometric", 2.0) == pytest.approx(np.sqrt(2 * r) / (1 - r), rel=1e-14)
+    with pytest.raises(ConfigError, match="noise = 'student'"):
+        audit.noise_std("student", 1.0)
+
+
+def test_families_are_found_by_their_module_name():
+    """auditor_classes imports the modules pufferfish.audit.*_lattice / *_mixture: the package does
+    not import laplace_mixture (nor scipy), the mixture family appears when asked for, and asking
+    for the lattice families never imports it."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom pufferfish.audit import auditor_classes\n"
+            "lattice = [c.__name__ for c in auditor_classes('lattice')]\n"
+            "before = 'pufferfish.audit.laplace_mixture' in sys.modules\n"
+            "every = [c.__name__ for c in auditor_classes()]\n"
+            "print(lattice, before, every, 'scipy' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == ("['LaplaceLatticeAuditor', 'GaussianLatticeAuditor', 'CauchyLatticeAuditor', "
+                   "'GeometricLatticeAuditor'] False ['LaplaceLatticeAuditor', 'GaussianLatticeAuditor', "
+                   "'CauchyLatticeAuditor', 'GeometricLatticeAuditor', 'LaplaceMixtureAuditor'] False")

@@ -12,14 +12,14 @@ import numpy as np
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
-from pufferfish.audit.laplace import (_log_forward, _log_kernel_sums, lattice_privacy_loss, log_density_at_lattice,
-                              mgf_tail_loss, theta_min)
+from pufferfish.audit.kernel import log_forward as _log_forward, log_kernel_sums as _log_kernel_sums
+from pufferfish.audit.laplace_lattice import lattice_privacy_loss, log_density_at_lattice, mgf_tail_loss, theta_min
 from pufferfish.lattice.pmf import LatticePMF
 from pufferfish.lattice.sums import TILT_FLOOR, _exact_convolve, convolve, sum_of_users, tail_mass_bound
 from pufferfish.multiuser.methods import kantorovich, theorem4
 from pufferfish.lattice.system import Draws, SecretPair, User
 from pufferfish.lattice.transport import delta_star, kantorovich_plan, plan_span
-from tests.helpers import TABLE3, delta_star_reference, random_pmf
+from tests.helpers import TABLE3, binomial_pmf, delta_star_reference, random_pmf
 
 EPS = np.round(np.arange(1, 11) / 10, 10)
 
@@ -130,29 +130,6 @@ def test_tilted_convolve_of_two_large_pmfs(users_1000):
 
 
 # ------------------------------------------------------------------------ a million users: groups, rows, shared levels
-def binomial_pmf(n, p):
-    """Binomial(n, p) on its resolved window, independently of the engine: the ratio
-    P(k+1)/P(k) = (n - k) p / ((k + 1)(1 - p)) in 80-bit long double, cumulated outwards from
-    the mode (rounding ~1e-19 per step) and normalized. Returns (lo, probs as float64)."""
-    ld = np.longdouble
-    p, mode, floor = ld(p), int((n + 1) * p), math.log(1e-320) - 40
-
-    def side(direction):
-        acc, start, out = ld(0), mode, []
-        while (start < n if direction > 0 else start > 0) and acc > floor:
-            ks = np.arange(start, min(n, start + 20000)) if direction > 0 else np.arange(start - 1, max(-1, start - 20001), -1)
-            ratio = np.log((ld(n) - ks.astype(ld)) / (ks.astype(ld) + 1)) + np.log(p / (1 - p))
-            steps = np.cumsum(np.concatenate(([acc], ratio if direction > 0 else -ratio)))[1:]
-            out.append(steps)
-            acc, start = steps[-1], int(ks[-1]) + 1 if direction > 0 else int(ks[-1])
-        return np.concatenate(out) if out else np.zeros(0, dtype=ld)
-
-    up, down = side(1), side(-1)
-    logs = np.concatenate((down[::-1], [ld(0)], up))
-    w = np.exp(logs)
-    return mode - down.size, (w / w.sum()).astype(float)
-
-
 def test_binomial_oracle_equals_exact_fractions():
     """The oracle above against exact integers, C(n, k) 3^(n-k) / 4^n."""
     lo, w = binomial_pmf(3000, 0.25)
@@ -199,11 +176,11 @@ def test_a_million_rows_share_levels_and_match_two_binomials():
     rows = np.empty((counts.size, 5))
     for i in range(5):
         rows[counts == i] = np.convolve(_bern_power(pa, i), _bern_power(pb, 4 - i))
-    from pufferfish.lattice import sums
-    partial, offs = sums._direct_levels(np.ascontiguousarray(rows.T), np.zeros(counts.size, dtype=np.int64),
-                                        sums.DIRECT_LEVEL_WORK)
+    from pufferfish.lattice import direct, sums, tilted
+    partial, offs = direct.direct_levels(np.ascontiguousarray(rows.T), np.zeros(counts.size, dtype=np.int64),
+                                         sums.DIRECT_LEVEL_WORK)
     stats = {}
-    lo, probs = sums._tilted_sum(partial, offs, stats=stats)
+    lo, probs = tilted.sum_rows(partial, offs, stats=stats)
     assert stats["retilted_levels"] > 0 and stats["tilts"] >= 7
     total = LatticePMF(lo, probs)
     na = int(counts.sum())
@@ -229,11 +206,11 @@ def test_a_million_rows_share_levels_and_match_two_binomials():
 
 def test_shared_levels_agree_with_direct_convolution():
     """5000 users, method="tilted": levels are re-tilted (not recomputed), masses still to 1e-9 of direct."""
-    from pufferfish.lattice import sums
+    from pufferfish.lattice import direct, tilted
     rows = np.random.default_rng(3).dirichlet(np.ones(5), size=5000)
-    partial, offs = sums._direct_levels(np.ascontiguousarray(rows.T), np.zeros(5000, dtype=np.int64), 0.0)
+    partial, offs = direct.direct_levels(np.ascontiguousarray(rows.T), np.zeros(5000, dtype=np.int64), 0.0)
     stats = {}
-    lo, probs = sums._tilted_sum(partial, offs, stats=stats)
+    lo, probs = tilted.sum_rows(partial, offs, stats=stats)
     assert stats["retilted_levels"] > 0
     direct = sum_of_users(rows, method="direct")
     assert max_rel_error(LatticePMF(lo, probs), direct, TILT_FLOOR) < 1e-9

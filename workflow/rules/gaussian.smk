@@ -1,5 +1,5 @@
 # Gaussian and GMM priors (paper 004, Ding, IEEE TIFS 2024): Figs. 1-5, every scale
-# audited exactly (pufferfish.audit.gaussian_prior) with the tight scale b_min beside it.
+# audited exactly (pufferfish.audit.laplace_mixture) with the tight scale b_min beside it.
 # The work is in pufferfish.gaussian.experiments; the scripts only unpack snakemake.
 #   gaussian_figure          Figs. 1 and 5 (closed forms, no scale to audit): b table and figure
 #   gaussian_figure_audited  Fig. 2 (eq. 11 over K): the same rule, plus its audit table

@@ -4,8 +4,9 @@
 # unpack snakemake. One job per experiment:
 #   iteration_fig6     the Fig. 6 analogue: bounds table, audit table, figure
 #   iteration_series   one entry of config iteration.series (wildcard `series`): bounds table,
-#                      calibration table, audit table, the bounds figure and the sigma figure
-from pufferfish.iteration.captions import rejection_summary  # the sigma figure's caption (standard library only)
+#                      calibration table, audit table, the bounds figure and the sigma figure,
+#                      and every record's exact audit (the exposure table and figure)
+from pufferfish.iteration.captions import exposure_summary, rejection_summary  # captions (standard library only)
 
 ITERATION = config.get("iteration") or {}  # the validated mapping: params (a change reruns the job)
 ITERATION_SERIES = sorted(ITERATION.get("series") or {})
@@ -74,6 +75,20 @@ if ITERATION:
             ),
             sigma_pdf="results/figures/iteration/{series}_sigma.pdf",
             sigma_csv="results/figures/iteration/{series}_sigma.csv",
+            exposure=report(
+                "results/theta/iteration_{series}_exposure.csv",
+                caption="../report/iteration_table.rst",
+                category="Tables: theta and b",
+                labels={"table": "iteration_{series}_exposure"},
+            ),
+            exposure_png=report(
+                "results/figures/iteration/{series}_exposure.png",
+                caption="../report/iteration_exposure.rst",
+                category=ITERATION_CATEGORY,
+                labels={"figure": "{series}_exposure"},
+            ),
+            exposure_pdf="results/figures/iteration/{series}_exposure.pdf",
+            exposure_csv="results/figures/iteration/{series}_exposure.csv",
         params:
             code=CODE,
             spec=lambda w: ITERATION["series"][w.series],
@@ -81,6 +96,7 @@ if ITERATION:
             # for the caption: the exact audit's verdicts, read from this job's own table once it
             # exists (a param derived from an output never triggers a rerun)
             rejections=lambda w, output: once_written(output.sigma, rejection_summary, ""),
+            exposure=lambda w, output: once_written(output.exposure, exposure_summary, ""),
         log:
             "results/logs/iteration_series/{series}.log",
         wildcard_constraints:
@@ -90,9 +106,10 @@ if ITERATION:
 
     TARGETS.extend(["results/theta/iteration_fig6.csv", "results/audit/iteration_fig6.csv"])
     TARGETS.extend(expand("results/figures/iteration/fig6.{ext}", ext=["png", "pdf", "csv"]))
-    TARGETS.extend(f"results/theta/iteration_{s}{suffix}.csv" for s in ITERATION_SERIES for suffix in ("", "_sigma"))
+    TARGETS.extend(f"results/theta/iteration_{s}{suffix}.csv" for s in ITERATION_SERIES
+                   for suffix in ("", "_sigma", "_exposure"))
     TARGETS.extend(f"results/audit/iteration_{s}.csv" for s in ITERATION_SERIES)
     TARGETS.extend(expand("results/figures/iteration/{series}{suffix}.{ext}", series=ITERATION_SERIES,
-                          suffix=["", "_sigma"], ext=["png", "pdf", "csv"]))
+                          suffix=["", "_sigma", "_exposure"], ext=["png", "pdf", "csv"]))
     AUDIT_TABLES.append("results/audit/iteration_fig6.csv")
     AUDIT_TABLES.extend(f"results/audit/iteration_{s}.csv" for s in ITERATION_SERIES)

@@ -1,46 +1,39 @@
-"""Exact audits: every noise has an :class:`~pufferfish.audit.base.Auditor` with the same two verbs.
+"""Exact audits: every noise family has an :class:`~pufferfish.audit.auditor.Auditor` with the same verbs.
 
+* :mod:`.target` -- the guarantee and its target (:func:`~.target.target_for`), what a scale achieves;
+* :mod:`.verdict` -- the verdict of a scale on one pair or the worst of several, the audit-table schema;
+* :mod:`.search` -- the one search for the smallest scale (bracketing strategies, :func:`~.search.close_bracket`);
+* :mod:`.auditor` -- the interface, the registry of families (:func:`~.auditor.auditor_classes`,
+  :func:`~.auditor.noises`, :func:`~.auditor.lattice_auditor`, :func:`~.auditor.noise_std`);
 * :mod:`.zero_noise` -- the noise-free limit: the divergences of two lattice priors themselves;
-* :mod:`.base` -- the interface (:class:`Target`, :class:`Achieved`, :class:`Smallest`);
-* :mod:`.laplace` -- Laplace noise on lattice priors, pure epsilon (paper 000) and (epsilon, delta);
-* :mod:`.gaussian_prior` -- Laplace noise on Gaussian / GMM priors, (epsilon, delta) (paper 004);
-* :mod:`.gaussian_noise` -- Gaussian noise on lattice priors, (epsilon, delta) and Renyi (paper 002);
-* :mod:`.cauchy` -- Cauchy noise on lattice priors, Renyi (paper 002).
-
-:func:`lattice_auditor` finds the auditor of a noise and guarantee on two lattice priors.
+* :mod:`.kernel`, :mod:`.quadrature`, :mod:`.atoms` -- shared numerics (exponential-kernel sums,
+  Gauss-Kronrod in log space, the atoms of two lattice priors);
+* one module per noise family and prior, named ``<noise>_<prior>``: :mod:`.laplace_lattice`
+  (pure epsilon, paper 000, and (epsilon, delta)), :mod:`.gaussian_lattice` ((epsilon, delta)
+  and Renyi, paper 002), :mod:`.cauchy_lattice` (Renyi, paper 002), :mod:`.geometric_lattice`
+  (all three), :mod:`.laplace_mixture` (Laplace noise on Gaussian-mixture priors, paper 004).
+  A new family is one new module ``<noise>_lattice.py``: it registers itself.
 """
 
-from pufferfish.audit.base import Achieved, Auditor, Smallest, Target, smallest_by_bisection
-from pufferfish.audit.cauchy import CauchyLatticeAuditor, cauchy_renyi
-from pufferfish.audit.gaussian_noise import GaussianLatticeAuditor, gaussian_hockey_stick, gaussian_renyi
-from pufferfish.audit.laplace import (LaplaceLatticeAuditor, PrivacyLoss, TightResult, laplace_hockey_stick,
-                                      lattice_privacy_loss, theta_min, tight)
+from pufferfish.audit.auditor import Auditor, LatticeAuditor, auditor_classes, lattice_auditor, noise_std, noises
+from pufferfish.audit.cauchy_lattice import CauchyLatticeAuditor, cauchy_renyi
+from pufferfish.audit.gaussian_lattice import GaussianLatticeAuditor, gaussian_hockey_stick, gaussian_renyi
+from pufferfish.audit.geometric_lattice import (GeometricLatticeAuditor, geometric_hockey_stick, geometric_privacy_loss,
+                                                geometric_renyi)
+from pufferfish.audit.laplace_lattice import (LaplaceLatticeAuditor, PrivacyLoss, TightResult, laplace_hockey_stick,
+                                              lattice_privacy_loss, theta_min, tight)
+from pufferfish.audit.target import GUARANTEES, Achieved, Smallest, Target, target_for
+from pufferfish.audit.verdict import AUDIT_COLUMNS, Verdict, audit_frame, audit_row, audit_scale, worst_case
 from pufferfish.audit.zero_noise import (zero_noise_directions, zero_noise_hockey_stick, zero_noise_loss,
                                          zero_noise_renyi)
 
 __all__ = [
-    "Achieved", "Auditor", "Smallest", "Target", "smallest_by_bisection",
+    "Achieved", "Auditor", "LatticeAuditor", "Smallest", "Target", "GUARANTEES", "target_for",
+    "Verdict", "audit_scale", "worst_case", "AUDIT_COLUMNS", "audit_row", "audit_frame",
+    "auditor_classes", "noises", "lattice_auditor", "noise_std",
     "LaplaceLatticeAuditor", "PrivacyLoss", "TightResult", "laplace_hockey_stick", "lattice_privacy_loss", "theta_min",
     "tight",
     "GaussianLatticeAuditor", "gaussian_hockey_stick", "gaussian_renyi", "CauchyLatticeAuditor", "cauchy_renyi",
+    "GeometricLatticeAuditor", "geometric_privacy_loss", "geometric_hockey_stick", "geometric_renyi",
     "zero_noise_directions", "zero_noise_hockey_stick", "zero_noise_loss", "zero_noise_renyi",
-    "LATTICE_AUDITORS", "lattice_auditor",
 ]
-
-#: the auditors of noise on two lattice priors (one class per noise; each lists its guarantees)
-LATTICE_AUDITORS: list[type[Auditor]] = [LaplaceLatticeAuditor, GaussianLatticeAuditor, CauchyLatticeAuditor]
-
-
-def lattice_auditor(noise: str, guarantee: str, p, q, **options) -> Auditor:
-    """The auditor of ``noise`` for ``guarantee`` on the lattice priors ``p``, ``q``."""
-    from pufferfish.checks import instance
-
-    instance(noise, str, name="noise")
-    instance(guarantee, str, name="guarantee")
-    for cls in LATTICE_AUDITORS:
-        if cls.noise == noise and guarantee in cls.guarantees:
-            return cls(p, q, **options)
-    known = ", ".join(f"{c.noise} ({'/'.join(c.guarantees)})" for c in LATTICE_AUDITORS)
-    from pufferfish.errors import InvalidArgumentError
-
-    raise InvalidArgumentError(f"noise = {noise!r}, guarantee = {guarantee!r}: no lattice auditor (known: {known})")

@@ -6,7 +6,7 @@ P and Q: max_x |log P(x)/Q(x)| (pure epsilon), sum_x [P(x) - e^eps Q(x)]_+ (hock
 D_alpha(P || Q) (Renyi). By data processing each is also an upper bound on the audit of every
 noise scale: when it already meets a target, no noise is needed.
 
-These depend on no noise family, so they sit below :mod:`pufferfish.audit.base` (whose
+These depend on no noise family, so they sit below :mod:`pufferfish.audit.auditor` (whose
 ``LatticeAuditor.noise_free`` returns them) and the per-noise modules.
 """
 

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from pufferfish import registry
-from pufferfish.audit.base import noise_std
+from pufferfish.audit import noise_std
 from pufferfish.errors import NotApplicableError
 from pufferfish.grids import check_epsilons
 

@@ -2,14 +2,15 @@
 Theorem 1, Remark 1, Corollary 1 (:mod:`.methods`), GMM priors fitted to data, Theorem 2 and
 Corollary 2 (:mod:`.gmm`; the GMM type is :class:`pufferfish.mixture.GMM`), the typed settings
 of its figures (:mod:`.settings`), the experiments (:mod:`.experiments`) and figures
-(:mod:`.plots`). The exact audit is :mod:`pufferfish.audit.gaussian_prior`. Names are
+(:mod:`.plots`). The exact audit is :mod:`pufferfish.audit.laplace_mixture`. Names are
 imported on first use."""
 
 from pufferfish._lazy import attach
 
 _EXPORTS = {
     **dict.fromkeys(["tau_star", "tau_lambertw", "theorem1", "remark1", "corollary1a", "corollary1b",
-                     "corollary1_identical", "check_epsilon", "check_delta"], "pufferfish.gaussian.methods"),
+                     "corollary1_identical", "check_epsilon", "check_delta", "gaussian_noise_max_log_ratio"],
+                    "pufferfish.gaussian.methods"),
     **dict.fromkeys(["fit_gmm", "numeric_values", "w2_cost", "w2_weights", "theorem2_terms", "theorem2", "corollary2"],
                     "pufferfish.gaussian.gmm"),
     **dict.fromkeys(["GMM"], "pufferfish.mixture"),

@@ -2,7 +2,7 @@
 
 N. Ding, "Approximation of Pufferfish Privacy for Gaussian Priors", IEEE TIFS 19 (2024).
 Each ``run_*`` function is one Snakemake job: it calibrates with the paper's method,
-audits every scale exactly (:mod:`pufferfish.audit.gaussian_prior`), adds the tight scale b_min,
+audits every scale exactly (:mod:`pufferfish.audit.laplace_mixture`), adds the tight scale b_min,
 writes the CSVs and draws the figure (:mod:`pufferfish.gaussian.plots`). Each takes its
 section of the config as a frozen dataclass of :mod:`pufferfish.gaussian.settings`.
 
@@ -36,9 +36,8 @@ import numpy as np
 import pandas as pd
 
 from pufferfish.errors import DataError
-from pufferfish.gaussian.methods import corollary1_identical, tau_lambertw, tau_star
-from pufferfish.audit.gaussian_prior import (b_min, epsilon_achieved, gaussian_noise_max_log_ratio, hockey_stick,
-                             prior_epsilon_achieved)
+from pufferfish.gaussian.methods import corollary1_identical, gaussian_noise_max_log_ratio, tau_lambertw, tau_star
+from pufferfish.audit.laplace_mixture import b_min, epsilon_achieved, hockey_stick, prior_epsilon_achieved
 from pufferfish.gaussian.gmm import fit_gmm, theorem2, theorem2_terms, w2_weights
 from pufferfish.mixture import GMM
 from pufferfish.grids import check_deltas, check_epsilons
@@ -107,7 +106,7 @@ def run_fig1(settings: Fig1Settings, *, theta_csv, png, pdf, csv) -> pd.DataFram
     The paper states neither the priors nor the plotted window, and its printed maxima
     (0.2992, 0.0156) cannot be recovered from the text: the priors and window are
     config ``gaussian.fig1`` (our choice). For Laplace noise the max over the window
-    and the exact sup over all y (:func:`~pufferfish.audit.gaussian_prior.epsilon_achieved`)
+    and the exact sup over all y (:func:`~pufferfish.audit.laplace_mixture.epsilon_achieved`)
     are reported; for Gaussian noise the max over the window (closed form) and, over all
     y, inf when the prior variances differ.
     """

@@ -7,7 +7,7 @@ proof, Appendix A, use the standard deviation: Z = (X - mu_i) / sigma_i).
 
 Every function returns the smallest Laplace scale ``b`` that the stated sufficient
 condition accepts, as a float, or an array when ``epsilon`` (or ``K``) is an array.
-These are *sufficient* conditions; :mod:`pufferfish.audit.gaussian_prior` computes the exact
+These are *sufficient* conditions; :mod:`pufferfish.audit.laplace_mixture` computes the exact
 privacy loss of any scale and the smallest scale that really attains (epsilon, delta).
 
 Bad input (delta outside (0, 1), epsilon <= 0 or not finite, a negative standard
@@ -21,12 +21,12 @@ import math
 
 import numpy as np
 
-from pufferfish.checks import reals
+from pufferfish.checks import real, reals
 from pufferfish.errors import ConfigError, InvalidArgumentError
 
 __all__ = [
     "tau_star", "tau_lambertw", "theorem1", "remark1", "corollary1a", "corollary1b",
-    "corollary1_identical", "check_epsilon", "check_delta",
+    "corollary1_identical", "check_epsilon", "check_delta", "gaussian_noise_max_log_ratio",
 ]
 
 
@@ -189,3 +189,37 @@ def corollary1_identical(mu, sigma, K, *, epsilon, delta):
             raise InvalidArgumentError(f"K = {float(value)!r}: must be an integer >= 1")
     gap = 1.0 / (np.sqrt(k) + np.sqrt(k - 1.0))
     return _out((np.abs(m) + gap * s * tau) / eps)
+
+
+# ----------------------------------------------------------------------------- Gaussian noise (Fig. 1)
+
+def gaussian_noise_max_log_ratio(mu_i: float, sd_i: float, mu_j: float, sd_j: float, *, noise_sd: float,
+                                 window: tuple[float, float] | None = None) -> float:
+    """max_y |log p_i(y)/p_j(y)| for Y = X + G(0, noise_sd^2), X|s ~ G(mu, sd^2): closed form.
+
+    Y|s_i ~ G(mu_i, sd_i^2 + noise_sd^2): the log ratio is a quadratic in y, so its max
+    modulus on [lo, hi] is at an end point or at the vertex. Over all y (``window=None``)
+    it is finite only when the two variances are equal (then |mu_i - mu_j| grows linearly:
+    inf unless the means are equal too): returns inf otherwise.
+    """
+    mu_i, mu_j = real(mu_i, name="mu_i"), real(mu_j, name="mu_j")
+    sd_i, sd_j = real(sd_i, name="sd_i", lo=0.0), real(sd_j, name="sd_j", lo=0.0)
+    noise_sd = real(noise_sd, name="noise_sd", lo=0.0, lo_open=True)
+    vi, vj = sd_i ** 2 + noise_sd ** 2, sd_j ** 2 + noise_sd ** 2
+
+    def r(y):
+        y = np.asarray(y, dtype=float)
+        return (-0.5 * np.log(vi) - (y - mu_i) ** 2 / (2 * vi)) - (-0.5 * np.log(vj) - (y - mu_j) ** 2 / (2 * vj))
+
+    if window is None:
+        if vi == vj and mu_i == mu_j:
+            return 0.0
+        return math.inf
+    lo, hi = float(window[0]), float(window[1])
+    points = [lo, hi]
+    a2 = -1 / (2 * vi) + 1 / (2 * vj)
+    if a2 != 0:
+        vertex = -(mu_i / vi - mu_j / vj) / (2 * a2)
+        if lo < vertex < hi:
+            points.append(vertex)
+    return float(np.max(np.abs(r(points))))

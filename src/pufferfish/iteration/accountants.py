@@ -47,9 +47,10 @@ import numpy as np
 from pufferfish.checks import choice, integer, real
 from pufferfish.errors import InvalidArgumentError
 from pufferfish.iteration.covariance import as_vector
-from pufferfish.iteration.minorant import minimal_cost
+from pufferfish.iteration.minorant import minimal_cost, minimal_costs
 
-__all__ = ["ACCOUNTANTS", "ORDERS", "accountant_cost", "paper_bound", "contraction_bound", "dp_assumption",
+__all__ = ["ACCOUNTANTS", "ORDERS", "accountant_cost", "accountant_costs", "paper_bound", "contraction_bound",
+           "dp_assumption",
            "composition", "renyi_bound", "rdp_epsilon", "rdp_delta", "epsilon_of_cost", "delta_of_cost"]
 
 #: the accountants, in the order tables and figures list them
@@ -76,16 +77,60 @@ def accountant_cost(name: str, shifts, *, contraction: float = 1.0, secret_index
     s = as_vector(shifts, name="shifts", nonnegative=True)
     contraction = real(contraction, name="contraction", lo=0.0, hi=1.0)
     k = None if secret_index is None else integer(secret_index, name="secret_index", lo=1, hi=s.size)
+    if name == "dp_assumption" and k is None:
+        raise InvalidArgumentError("secret_index = None: dp_assumption needs the secret's 1-based position")
+    return _cost(name, s, contraction, k)
+
+
+def _cost(name: str, s: np.ndarray, contraction: float, k: int | None) -> float:
+    """X of accountant ``name`` (validated arguments)."""
     if name == "paper_bound":
         return minimal_cost(s, contraction=1.0)
     if name == "contraction_bound":
         return minimal_cost(s, contraction=contraction)
     if name == "composition":
         top = float(s.max())
-        return 0.0 if top == 0 else float(np.dot(s / top, s / top)) * top * top
-    if k is None:   # dp_assumption
-        raise InvalidArgumentError("secret_index = None: dp_assumption needs the secret's 1-based position")
-    return float(s[k - 1]) ** 2 / (s.size - k + 1)
+        if top == 0:
+            return 0.0
+        nonzero = s != 0.0
+        if 4 * np.count_nonzero(nonzero) <= s.size:   # mostly zero shifts (decaying correlations): the others only
+            scaled = s[np.flatnonzero(nonzero)] / top
+        else:
+            scaled = s / top
+        return float(np.dot(scaled, scaled)) * top * top
+    return float(s[k - 1]) ** 2 / (s.size - k + 1)   # dp_assumption
+
+
+def accountant_costs(shifts, *, contraction: float, secret_index: int) -> dict:
+    """X of every accountant of :data:`ACCOUNTANTS` for one shift sequence (validated once).
+
+    Parameters
+    ----------
+    shifts : array_like
+        s_1..s_T >= 0, finite, non-empty (:mod:`.shifts`).
+    contraction : float
+        c in [0, 1] of ``contraction_bound``.
+    secret_index : int
+        The secret's 1-based position k (``dp_assumption``), 1 <= k <= T.
+
+    Returns
+    -------
+    dict
+        The cost X of each accountant, keyed by name, in the order of :data:`ACCOUNTANTS`; each
+        equals :func:`accountant_cost` of that name.
+
+    Raises
+    ------
+    InvalidArgumentError
+        A shift negative or not finite, no shift, ``contraction`` outside [0, 1], ``secret_index``
+        outside [1, T].
+    """
+    s = as_vector(shifts, name="shifts", nonnegative=True)
+    contraction = real(contraction, name="contraction", lo=0.0, hi=1.0)
+    k = integer(secret_index, name="secret_index", lo=1, hi=s.size)
+    paper, contracted = minimal_costs(s, contractions=(1.0, contraction))
+    return {"paper_bound": paper, "contraction_bound": contracted, "dp_assumption": _cost("dp_assumption", s, 1.0, k),
+            "composition": _cost("composition", s, 1.0, k)}
 
 
 def renyi_bound(cost: float, *, sigma: float, alpha: float) -> float:

@@ -9,7 +9,8 @@ operations, so a stationary prior of a million records never builds its T x T ma
 
 * :class:`DenseCovariance` -- a matrix given in full (checked symmetric, positive semi-definite);
 * :class:`StationaryCovariance` -- Sigma_tu = gamma(|t - u|), a Toeplitz matrix given by its
-  autocovariance gamma(0..T-1); q^T Sigma q by one FFT convolution (O(T log T));
+  autocovariance gamma(0..T-1); q^T Sigma q by one FFT convolution (O(T log T)) for any q, and
+  for the step weights q_t = (1 - eta)^(T-t) by their lag sums (O(T), :mod:`.geometric`);
 * :class:`EqualCorrelation` -- Sigma_tt = v, Sigma_tu = rho v (t != u), 0 <= rho <= 1
   (paper 002, Fig. 6, "all elements equally correlated"); closed forms, O(T);
 * :func:`decaying_correlation` -- Sigma_tu = v rho^|t-u| (Fig. 6, "dependencies decreasing
@@ -18,7 +19,10 @@ operations, so a stationary prior of a million records never builds its T x T ma
   estimator that divides by n, whose Toeplitz matrix is positive semi-definite (it is
   (1/n) X^T X for the n + h x h matrix X of shifted copies of the centred series), by FFT.
 
-Indices of records are 1-based, as the paper's k.
+The step weights' sums (:meth:`Covariance.step_variance` = Var(q^T x), :meth:`Covariance.step_covariance`
+= Cov(q^T x, x_k), and the latter for every k at once) are what the exact audit reads
+(docs/math/iteration.md, "Closed forms of the step weights"). Indices of records are 1-based,
+as the paper's k.
 """
 
 from __future__ import annotations
@@ -30,9 +34,11 @@ import numpy as np
 
 from pufferfish.checks import integer, real
 from pufferfish.errors import ArgumentTypeError, InvalidArgumentError
+from pufferfish.iteration.geometric import (contraction_powers, discounted_cumsum, lag_sums, noise_gain,
+                                            significant_lags, step_weights, weight_sum)
 
 __all__ = ["Covariance", "DenseCovariance", "StationaryCovariance", "EqualCorrelation", "decaying_correlation",
-           "biased_autocovariance", "as_vector", "check_covariance"]
+           "biased_autocovariance", "as_vector", "check_covariance", "conditional_variance"]
 
 #: relative size below which a negative conditional variance is rounding (clipped to 0), not an invalid prior
 PSD_RTOL = 1e-9
@@ -62,6 +68,10 @@ def as_vector(values, *, name: str, nonnegative: bool = False, min_size: int = 1
     if array.size < min_size:
         raise InvalidArgumentError(f"{name}: must hold at least {min_size} value(s), has {array.size}")
     array = array.astype(float, copy=False)
+    if array.size:   # two reductions, no temporary: NaN propagates through min and max
+        lo, hi = array.min(), array.max()
+        if math.isfinite(lo) and math.isfinite(hi) and (lo >= 0 or not nonnegative):
+            return array
     bad = ~np.isfinite(array)
     if nonnegative:
         bad |= array < 0
@@ -76,6 +86,10 @@ class Covariance:
     """A T x T covariance of the records seen through two operations (subclasses implement them).
 
     ``size`` is T; :meth:`column` is Sigma_{.k} (1-based k); :meth:`quadratic` is q^T Sigma q.
+    From them, generically (a subclass may compute them faster): :meth:`record_variance` Sigma_kk
+    (:meth:`record_variances` all of them), and for the step weights q_t = (1 - eta)^(T-t) of the
+    exact audit :meth:`step_variance` q^T Sigma q, :meth:`step_covariance` q^T Sigma_{.k} and
+    :meth:`step_covariances` (every k). :meth:`column` returns a new array.
     """
 
     size: int
@@ -88,6 +102,97 @@ class Covariance:
 
     def _index(self, secret_index) -> int:
         return integer(secret_index, name="secret_index", lo=1, hi=self.size)
+
+    def record_variance(self, secret_index: int) -> float:
+        """Sigma_kk, the prior variance of record k.
+
+        Parameters
+        ----------
+        secret_index : int
+            k, 1-based, 1 <= k <= T.
+
+        Returns
+        -------
+        float
+            Sigma_kk > 0.
+
+        Raises
+        ------
+        InvalidArgumentError
+            ``secret_index`` outside [1, T].
+        """
+        return float(self.column(secret_index)[self._index(secret_index) - 1])
+
+    def record_variances(self) -> np.ndarray:
+        """Sigma_11..Sigma_TT, the diagonal (a new array)."""
+        return np.array([self.record_variance(k) for k in range(1, self.size + 1)])
+
+    def constant_variance(self) -> float | None:
+        """The variance Sigma_kk shared by every record, or None if they differ (or it is not known here)."""
+        return None
+
+    def step_variance(self, eta: float) -> float:
+        """Var(q^T x) = q^T Sigma q for the step weights q_t = (1 - eta)^(T-t) (:func:`.geometric.step_weights`).
+
+        Parameters
+        ----------
+        eta : float
+            The step size, in (0, 1].
+
+        Returns
+        -------
+        float
+            q^T Sigma q.
+
+        Raises
+        ------
+        InvalidArgumentError
+            ``eta`` outside (0, 1].
+        """
+        return self.quadratic(step_weights(self.size, eta))
+
+    def step_covariance(self, eta: float, secret_index: int) -> float:
+        """Cov(q^T x, x_k) = q^T Sigma_{.k} for the step weights q_t = (1 - eta)^(T-t).
+
+        Parameters
+        ----------
+        eta : float
+            The step size, in (0, 1].
+        secret_index : int
+            k, 1-based, 1 <= k <= T.
+
+        Returns
+        -------
+        float
+            q^T Sigma_{.k}.
+
+        Raises
+        ------
+        InvalidArgumentError
+            ``eta`` outside (0, 1] or ``secret_index`` outside [1, T].
+        """
+        return float(np.dot(step_weights(self.size, eta), self.column(secret_index)))
+
+    def step_covariances(self, eta: float) -> np.ndarray:
+        """q^T Sigma_{.k} for k = 1..T (a subclass computes them at once; this generic one column by column).
+
+        Parameters
+        ----------
+        eta : float
+            The step size, in (0, 1].
+
+        Returns
+        -------
+        numpy.ndarray
+            T values, the k-th for record k.
+
+        Raises
+        ------
+        InvalidArgumentError
+            ``eta`` outside (0, 1].
+        """
+        q = step_weights(self.size, eta)
+        return np.array([np.dot(q, self.column(k)) for k in range(1, self.size + 1)])
 
     def _weights(self, q) -> np.ndarray:
         q = as_vector(q, name="q")
@@ -106,14 +211,62 @@ class Covariance:
         q = self._weights(q)
         col = self.column(secret_index)
         k = self._index(secret_index)
-        total = self.quadratic(q)
-        value = total - float(np.dot(q, col)) ** 2 / col[k - 1]
-        if value < 0:
-            if -value > PSD_RTOL * max(abs(total), 1e-300):
-                raise InvalidArgumentError(f"covariance: not positive semi-definite (the conditional variance "
-                                           f"of q^T x given x_{k} is {value:.3g} < 0)")
-            value = 0.0
-        return value
+        return conditional_variance(self.quadratic(q), float(np.dot(q, col)), col[k - 1], first_index=k)
+
+
+def conditional_variance(total, cross, own, *, first_index: int = 1):
+    """total - cross^2 / own >= 0: Var(q^T x | x_k) from Var(q^T x), Cov(q^T x, x_k) and Var(x_k).
+
+    Gaussian conditioning (:meth:`Covariance.conditional_quadratic`). ``cross`` (and ``own``) may
+    be arrays, one entry per record k (``first_index`` is the record of entry 0, for the message).
+    A negative value within :data:`PSD_RTOL` |total| is rounding and becomes 0; beyond it the
+    covariance is not positive semi-definite, and that is refused naming the first such record.
+
+    Parameters
+    ----------
+    total : float
+        q^T Sigma q (finite).
+    cross : float or array_like
+        q^T Sigma_{.k} (finite).
+    own : float or array_like
+        Sigma_kk > 0.
+    first_index : int, optional
+        The 1-based record of the first entry of ``cross`` (default 1).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The conditional variances, >= 0 (a float when ``cross`` and ``own`` are scalars).
+
+    Raises
+    ------
+    InvalidArgumentError
+        A non-finite input, ``own`` <= 0, or a conditional variance below -PSD_RTOL |total|.
+    """
+    total = real(total, name="total")
+    first_index = integer(first_index, name="first_index", lo=1)
+    scalar = np.ndim(cross) == 0 and np.ndim(own) == 0
+    cross = as_vector(np.atleast_1d(cross), name="cross")
+    if np.ndim(own) == 0:
+        own = real(own, name="own", lo=0.0, lo_open=True)
+    else:
+        own = as_vector(own, name="own")
+        if own.size != cross.size:
+            raise InvalidArgumentError(f"own: has {own.size} entries, cross has {cross.size}")
+        if not own.min() > 0:
+            raise InvalidArgumentError(f"own = {float(own[np.flatnonzero(own <= 0)[0]])!r}: a variance must be > 0")
+    value = np.square(cross)             # total - cross^2 / own, in one array
+    value /= own
+    np.subtract(total, value, out=value)
+    negative = value < 0
+    if negative.any():
+        worst = value < -PSD_RTOL * max(abs(total), 1e-300)
+        if worst.any():
+            i = int(np.flatnonzero(worst)[0])
+            raise InvalidArgumentError(f"covariance: not positive semi-definite (the conditional variance "
+                                       f"of q^T x given x_{first_index + i} is {value[i]:.3g} < 0)")
+        value[negative] = 0.0
+    return float(value[0]) if scalar else value
 
 
 def check_covariance(value, *, name: str = "covariance") -> Covariance:
@@ -169,6 +322,16 @@ class DenseCovariance(Covariance):
         q = self._weights(q)
         return float(q @ self.matrix @ q)
 
+    def record_variance(self, secret_index: int) -> float:
+        k = self._index(secret_index)
+        return float(self.matrix[k - 1, k - 1])
+
+    def record_variances(self) -> np.ndarray:
+        return np.diag(self.matrix).copy()
+
+    def step_covariances(self, eta: float) -> np.ndarray:
+        return step_weights(self.size, eta) @ self.matrix
+
 
 @dataclass(frozen=True)
 class StationaryCovariance(Covariance):
@@ -195,9 +358,56 @@ class StationaryCovariance(Covariance):
     def size(self) -> int:
         return self.autocovariance.size
 
+    def _rows(self, k: int, first: int) -> np.ndarray:
+        """Sigma_tk for t = first..T (1-based, validated): gamma(k - t) backwards, then gamma(t - k)."""
+        g = self.autocovariance
+        before = g[k - first:0:-1] if first < k else g[:0]          # t = first..k-1
+        return np.concatenate([before, g[max(first - k, 0):self.size - k + 1]])
+
     def column(self, secret_index: int) -> np.ndarray:
+        return self._rows(self._index(secret_index), 1)
+
+    def record_variance(self, secret_index: int) -> float:
+        self._index(secret_index)
+        return float(self.autocovariance[0])
+
+    def record_variances(self) -> np.ndarray:
+        return np.full(self.size, self.autocovariance[0])
+
+    def constant_variance(self) -> float:
+        return float(self.autocovariance[0])
+
+    def step_variance(self, eta: float) -> float:
+        """q^T Sigma q = gamma(0) A_0 + 2 sum_{h>=1} gamma(h) A_h with the closed-form lag sums
+        A_h of the step weights (:func:`.geometric.lag_sums`): one dot product, O(T); the lags
+        beyond :func:`.geometric.significant_lags` (A_h < 5e-300 A_0) are left out."""
+        count = significant_lags(self.size, eta)
+        a = lag_sums(self.size, eta, count=count)
+        g = self.autocovariance
+        return float(g[0] * a[0] + 2.0 * np.dot(g[1:count], a[1:]))
+
+    def step_covariance(self, eta: float, secret_index: int) -> float:
+        """q^T Sigma_{.k} = sum_t c^(T-t) gamma(|t - k|) over the steps whose weight c^(T-t) is
+        significant (:func:`.geometric.significant_lags`): O(min(T, 690 / |log c|))."""
         k = self._index(secret_index)
-        return self.autocovariance[np.abs(np.arange(1, self.size + 1) - k)]
+        count = significant_lags(self.size, eta)
+        q = contraction_powers(eta, count)[::-1]                 # q_t for t = T-count+1..T
+        return float(np.dot(q, self._rows(k, self.size - count + 1)))
+
+    def step_covariances(self, eta: float) -> np.ndarray:
+        """q^T Sigma_{.k} for every k = 1..T in O(T): with c = 1 - eta,
+        q^T Sigma_{.k} = F_{T-k} + c^(T-k) P_{k-1}, F_m = sum_{j<=m} c^(m-j) gamma(j) (the steps
+        t >= k, :func:`.geometric.discounted_cumsum`) and P_m = sum_{j=1}^{m} c^j gamma(j) (the
+        steps t < k; terms with c^j < 2.3e-300 left out)."""
+        g, size = self.autocovariance, self.size
+        out = discounted_cumsum(g, eta)[::-1]                    # F_{T-k}, k = 1..T (a reversed view)
+        count = significant_lags(size, eta)
+        if count > 1:
+            powers = contraction_powers(eta, count)                  # c^0..c^(count-1)
+            prefix = np.cumsum(powers[1:] * g[1:count])             # P_1..P_{count-1}
+            ks = np.arange(max(2, size - count + 1), size + 1)       # c^(T-k) significant, k >= 2
+            out[ks - 1] += powers[size - ks] * prefix[np.minimum(ks - 1, count - 1) - 1]
+        return out
 
     def quadratic(self, q) -> float:
         """q^T Sigma q = gamma(0) sum q_t^2 + 2 sum_{h >= 1} gamma(h) A_h, A_h = sum_t q_t q_{t+h}.
@@ -246,6 +456,30 @@ class EqualCorrelation(Covariance):
     def quadratic(self, q) -> float:
         q = self._weights(q)
         return float(self.variance * ((1.0 - self.rho) * np.dot(q, q) + self.rho * q.sum() ** 2))
+
+    def record_variance(self, secret_index: int) -> float:
+        self._index(secret_index)
+        return float(self.variance)
+
+    def record_variances(self) -> np.ndarray:
+        return np.full(self.size, float(self.variance))
+
+    def constant_variance(self) -> float:
+        return float(self.variance)
+
+    def step_variance(self, eta: float) -> float:
+        """v ((1 - rho) sum q_t^2 + rho (sum q_t)^2), both sums in closed form: O(1)."""
+        return float(self.variance * ((1.0 - self.rho) * noise_gain(self.size, eta)
+                                      + self.rho * weight_sum(self.size, eta) ** 2))
+
+    def step_covariance(self, eta: float, secret_index: int) -> float:
+        """v (rho sum_t q_t + (1 - rho) q_k): O(1)."""
+        k = self._index(secret_index)
+        own = contraction_powers(eta, 1, start=self.size - k)[0]
+        return float(self.variance * (self.rho * weight_sum(self.size, eta) + (1.0 - self.rho) * own))
+
+    def step_covariances(self, eta: float) -> np.ndarray:
+        return self.variance * (self.rho * weight_sum(self.size, eta) + (1.0 - self.rho) * step_weights(self.size, eta))
 
 
 def decaying_correlation(size: int, rho: float, variance: float = 1.0) -> StationaryCovariance:

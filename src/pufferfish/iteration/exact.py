@@ -29,7 +29,9 @@ Two Gaussians N(m, V) and N(m + Delta, V) have, exactly,
 Every accountant of :mod:`.accountants` (but ``dp_assumption``, which ignores the other
 records' shifts) must be at least these values; the tests check it on random covariances.
 sum_t q_t^2 = (1 - (1 - eta)^(2T)) / (1 - (1 - eta)^2) is computed with expm1 (no cancellation
-for small eta); q^T Sigma q by the covariance (FFT for a stationary prior).
+for small eta); q^T Sigma q and q^T Sigma_{.k} by the covariance (:meth:`.Covariance.step_variance`,
+:meth:`.Covariance.step_covariance`: closed forms of the geometric weights for a stationary or
+an equal-correlation prior, :mod:`.geometric`). Every position at once: :mod:`.every_secret`.
 """
 
 from __future__ import annotations
@@ -37,36 +39,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
-
 from pufferfish.checks import real
-from pufferfish.iteration.covariance import Covariance, check_covariance
+from pufferfish.iteration.covariance import Covariance, check_covariance, conditional_variance
+from pufferfish.iteration.geometric import noise_gain, step_weights
 
 __all__ = ["ExactAudit", "exact_audit", "noise_gain", "step_weights"]
 
 
 def _eta(eta) -> float:
     return real(eta, name="eta", lo=0.0, hi=1.0, lo_open=True)
-
-
-def step_weights(size: int, eta: float) -> np.ndarray:
-    """q_t = (1 - eta)^(T - t), t = 1..T (q_T = 1; 0^0 = 1 at eta = 1)."""
-    from pufferfish.checks import integer
-
-    size, eta = integer(size, name="size", lo=1), _eta(eta)
-    with np.errstate(under="ignore"):
-        return np.power(1.0 - eta, np.arange(size - 1, -1, -1, dtype=float))
-
-
-def noise_gain(size: int, eta: float) -> float:
-    """sum_{t=1}^T (1 - eta)^(2(T-t)) = expm1(2T log(1-eta)) / expm1(2 log(1-eta)) (1 at eta = 1)."""
-    from pufferfish.checks import integer
-
-    size, eta = integer(size, name="size", lo=1), _eta(eta)
-    if eta == 1.0:
-        return 1.0
-    log_c2 = 2.0 * math.log1p(-eta)
-    return math.expm1(size * log_c2) / math.expm1(log_c2)
 
 
 @dataclass(frozen=True)
@@ -144,9 +125,8 @@ def exact_audit(covariance: Covariance, *, secret_index: int, eta: float, sigma:
     eta = _eta(eta)
     sigma = real(sigma, name="sigma", lo=0.0)
     diameter = real(diameter, name="diameter", lo=0.0)
-    column = covariance.column(secret_index)
-    k = int(secret_index)
-    q = step_weights(covariance.size, eta)
-    gap = abs(eta * diameter * float(np.dot(q, column)) / float(column[k - 1]))
-    data = eta * eta * covariance.conditional_quadratic(q, secret_index)
+    own = covariance.record_variance(secret_index)
+    cross = covariance.step_covariance(eta, secret_index)
+    gap = abs(eta * diameter * cross / own)
+    data = eta * eta * conditional_variance(covariance.step_variance(eta), cross, own, first_index=int(secret_index))
     return ExactAudit(mean_gap=gap, gain=noise_gain(covariance.size, eta), data_variance=data, sigma=sigma)

@@ -21,7 +21,8 @@ that every bound sits beside the exact divergence of the same run.
   ``claimed``: True where the paper or the project says the bound or the scale attains the
   target (``paper_bound``, ``contraction_bound``, ``composition``, ``exact``), False for the
   ``dp_assumption`` baseline (:data:`UNCLAIMED`), shown on purpose to fail under correlation.
-* :func:`run_fig6`, :func:`run_series` -- write the CSVs and the figures;
+* :func:`run_fig6`, :func:`run_series` -- write the CSVs and the figures (the series also every
+  record's exact audit: :mod:`.exposure`);
   :func:`~pufferfish.iteration.captions.rejection_summary` -- the exact audit's verdicts of a calibration
   table, for a caption.
 """
@@ -280,6 +281,17 @@ def sigma_figure_table(sigmas: pd.DataFrame, accounts, settings: SeriesSettings,
 
 
 # ------------------------------------------------------------------------------ runs
+def _check_records(values, settings: SeriesSettings) -> None:
+    """A series longer than this machine can hold is refused before any computation (:mod:`.limits`)."""
+    from pufferfish.errors import DataError
+    from pufferfish.iteration.limits import limit_message, max_records
+
+    bound = max_records(len(settings.etas))
+    if values.size > bound:
+        raise DataError(limit_message(f"{settings.dataset}.{settings.column}: the records (iteration.series."
+                                      f"{settings.name})", int(values.size), bound, "records"))
+
+
 def run_fig6(settings: Fig6Settings, *, theta_csv, audit_csv, figure_png, figure_pdf, figure_csv,
              rtol: float = 1e-9) -> pd.DataFrame:
     """Write the Fig. 6 table (theta CSV and the figure's CSV), its audit table and the figure."""
@@ -296,12 +308,15 @@ def run_fig6(settings: Fig6Settings, *, theta_csv, audit_csv, figure_png, figure
 
 
 def run_series(settings: SeriesSettings, *, data_csv, theta_csv, sigma_csv, audit_csv, figure_png, figure_pdf,
-               figure_csv, sigma_png, sigma_pdf, sigma_figure_csv, rtol: float = 1e-9) -> None:
-    """Write a series' bounds table, its calibration table, its audit table and the two figures."""
+               figure_csv, sigma_png, sigma_pdf, sigma_figure_csv, exposure_csv=None, exposure_png=None,
+               exposure_pdf=None, exposure_figure_csv=None, rtol: float = 1e-9) -> None:
+    """Write a series' bounds table, its calibration table, its audit table and the two figures; with the
+    four ``exposure_*`` paths also every record's exact audit (:func:`.exposure.run_exposure`)."""
     from pufferfish.iteration.plots import plot_series, plot_sigma
     from pufferfish.files import write_csv
 
     values = read_series(data_csv, settings)
+    _check_records(values, settings)
     accounts = _series_accounts(values, settings)
     calibrations = _calibrations(accounts[2], settings, rtol=rtol)
     bounds = series_table(values, settings, accounts=accounts)
@@ -314,3 +329,9 @@ def run_series(settings: SeriesSettings, *, data_csv, theta_csv, sigma_csv, audi
     figure = sigma_figure_table(sigmas, accounts[2], settings, rtol=rtol)
     write_csv(figure, sigma_figure_csv)
     plot_sigma(figure, sigma_png, sigma_pdf)
+    exposure = (exposure_csv, exposure_png, exposure_pdf, exposure_figure_csv)
+    if any(path is not None for path in exposure):
+        from pufferfish.iteration.exposure import run_exposure
+
+        run_exposure(accounts[0], accounts[1], bounds, settings, table_csv=exposure_csv, figure_png=exposure_png,
+                     figure_pdf=exposure_pdf, figure_csv=exposure_figure_csv)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pufferfish.checks import real
-from pufferfish.iteration.accountants import ACCOUNTANTS, accountant_cost, renyi_bound
+from pufferfish.iteration.accountants import ACCOUNTANTS, accountant_costs, renyi_bound
 from pufferfish.iteration.covariance import Covariance
 from pufferfish.iteration.exact import ExactAudit, exact_audit
 from pufferfish.iteration.shifts import step_shifts
@@ -40,11 +40,11 @@ def account_quadratic_model(covariance: Covariance, *, secret_index: int, eta: f
                             sigma: float = 1.0) -> ModelAccount:
     """The four accountants' costs and the exact audit for secret x_k (1-based ``secret_index``).
 
-    O(T) for the minorants plus the covariance's quadratic form (O(T log T) by FFT for a
-    stationary prior).
+    O(T) time and memory: the shifts and the minorants over the secret's column, the exact
+    audit from the covariance's step sums (closed forms for a stationary or an equal-correlation
+    prior, :mod:`.geometric`).
     """
     audit = exact_audit(covariance, secret_index=secret_index, eta=eta, sigma=sigma, diameter=diameter)
     s = step_shifts(covariance, secret_index=secret_index, eta=eta, diameter=diameter, lipschitz=1.0)
-    costs = {name: accountant_cost(name, s, contraction=1.0 - eta, secret_index=secret_index)
-             for name in ACCOUNTANTS}
+    costs = accountant_costs(s, contraction=1.0 - eta, secret_index=secret_index)
     return ModelAccount(secret_index=int(secret_index), eta=float(eta), costs=costs, audit=audit)

@@ -4,6 +4,8 @@
   correlation family; colour = rho, line style = accountant, the exact value as hollow
   markers; ``dp_assumption`` (the same for every rho) in black dash-dot.
 * :func:`plot_series` -- a real series: D_alpha per secret position, one panel per eta.
+* :func:`plot_exposure` -- the exact D_alpha of every record of a series against its position,
+  one panel per eta, the listed secrets' accountant bounds beside it, the most exposed record marked;
 * :func:`plot_sigma` -- the sigma each accountant needs against epsilon (one panel per eta),
   rejected points (the exact audit finds delta above the target) marked with a red cross and
   said in the legend.
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["plot_fig6", "plot_series", "plot_sigma", "LABELS"]
+__all__ = ["plot_fig6", "plot_series", "plot_exposure", "plot_sigma", "LABELS"]
 
 #: legend text of each accountant
 LABELS = {
@@ -94,33 +96,87 @@ def plot_fig6(frame, png_path, pdf_path) -> None:
     save_figure(fig, png_path, pdf_path)
 
 
+def _bounds(ax, rows, suffix: str = "", **style) -> None:
+    """The accountants' D_alpha at the rows' secret positions, in :func:`plot_series`' styles (``style``
+    overrides them; ``suffix`` follows each label)."""
+    from pufferfish.plotting import series_style
+
+    for i, name in zip((0, 1, 2, 4), ("paper_bound", "contraction_bound", "dp_assumption", "composition")):
+        look = series_style(i)
+        look.update(label=LABELS[name] + suffix, **style)
+        ax.plot(*_positive(rows.secret_index, rows[name]), **look)
+
+
+def _position_axes(ax, eta) -> None:
+    """A panel of D_alpha against the secret's position (log y)."""
+    from pufferfish.plotting import log_axis
+
+    log_axis(ax, "y")
+    ax.set_xlabel("secret record k (file order)")
+    ax.set_ylabel("Rényi divergence D_α")
+    ax.set_title(f"η = {eta:g}")
+
+
+def _key_below(fig, axes, *, ncol: int) -> None:
+    """One key for every panel, below them, where it hides no point."""
+    handles, _ = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=ncol, fontsize=8, frameon=False)
+
+
 def plot_series(frame, png_path, pdf_path) -> None:
     """D_alpha per secret position of a real series, one panel per eta (:data:`.experiments.SERIES_COLUMNS`)."""
     import matplotlib.pyplot as plt
 
-    from pufferfish.plotting import log_axis, save_figure, series_style, setup_style
+    from pufferfish.plotting import save_figure, setup_style
 
     setup_style()
     etas = sorted(frame.eta.unique())
     fig, axes = plt.subplots(1, len(etas), figsize=(6.0 * len(etas), 4.4), squeeze=False)
     for ax, eta in zip(axes[0], etas):
         sub = frame[frame.eta == eta].sort_values("secret_index")
-        for i, name in zip((0, 1, 2, 4), ("paper_bound", "contraction_bound", "dp_assumption", "composition")):
-            style = series_style(i)
-            style.update(label=LABELS[name])
-            ax.plot(*_positive(sub.secret_index, sub[name]), **style)
+        _bounds(ax, sub)
         ax.plot(*_positive(sub.secret_index, sub.exact), color="#000000", linestyle="--", marker="o",
                 markerfacecolor="white", label=LABELS["exact"], zorder=10)
-        log_axis(ax, "y")
-        ax.set_xlabel("secret record k (file order)")
-        ax.set_ylabel("Rényi divergence D_α")
-        ax.set_title(f"η = {eta:g}")
-    # one key for every panel, below them, where it hides no point
-    handles, _ = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, fontsize=8, frameon=False)
+        _position_axes(ax, eta)
+    _key_below(fig, axes, ncol=3)
     row = frame.iloc[0]
     fig.suptitle(f"{row.dataset}.{row.column}: T = {row.records:,} records, D = {row.D:g}, σ = {row.sigma:g}, "
                  f"α = {row.alpha:g}", fontsize=10)
+    save_figure(fig, png_path, pdf_path)
+
+
+def plot_exposure(curve, table, png_path, pdf_path) -> None:
+    """Exact D_alpha of every record against its position, one panel per eta (:func:`.exposure.exposure_curve`).
+
+    A black line through all T records; at the listed secrets their exact value (hollow
+    circles) and each accountant's bound (markers, the styles of :func:`plot_series`); a red
+    star on the most exposed record (:func:`.exposure.exposure_table`).
+    """
+    import matplotlib.pyplot as plt
+
+    from pufferfish.plotting import save_figure, setup_style
+
+    setup_style()
+    etas = sorted(curve.eta.unique())
+    fig, axes = plt.subplots(1, len(etas), figsize=(6.0 * len(etas), 4.4), squeeze=False)
+    for ax, eta in zip(axes[0], etas):
+        sub = curve[curve.eta == eta]
+        ax.plot(*_positive(sub.secret_index, sub.exact), color="#000000", linewidth=0.8, rasterized=True,
+                label="exact, every record (linear-Gaussian audit)", zorder=5)   # T points: a raster in the PDF
+        listed = sub.dropna(subset=["paper_bound"])
+        _bounds(ax, listed, ", listed secrets", linestyle="none")
+        ax.plot(*_positive(listed.secret_index, listed.exact), color="#000000", linestyle="none", marker="o",
+                markerfacecolor="white", label="exact, listed secrets", zorder=10)
+        row = table[table.eta == eta].iloc[0]
+        ax.plot([row.most_exposed], [row.exact], linestyle="none", marker="*", markersize=14, color="#D55E00",
+                markeredgecolor="#000000", zorder=20, label="most exposed record")
+        ax.annotate(f"record {int(row.most_exposed):,}: D = {row.exact:.3g}", (row.most_exposed, row.exact),
+                    textcoords="offset points", xytext=(-10, -12), ha="right", va="top", fontsize=8)
+        _position_axes(ax, eta)
+    _key_below(fig, axes, ncol=2)
+    first = table.iloc[0]
+    fig.suptitle(f"{first.dataset}.{first.column}: every one of the T = {int(first.records):,} records as the "
+                 f"secret, σ = {first.sigma:g}, α = {first.alpha:g}", fontsize=10)
     save_figure(fig, png_path, pdf_path)
 
 

@@ -7,6 +7,10 @@ the wrong type or range (:mod:`pufferfish.checks`). The experiments
 
 The model of both experiments is noisy gradient descent with the quadratic loss
 l(w, x) = (w - x)^2 / 2 (K = 1, no gradient bound, contraction c = 1 - eta).
+
+Sizes (steps, secret positions, a series' records) are bounded by what this machine's memory can
+hold (:mod:`pufferfish.iteration.limits`): a larger one is refused here, before any job runs;
+:func:`check_limits` checks a series' record count (``datasets.<key>.rows``) the same way.
 """
 
 from __future__ import annotations
@@ -18,8 +22,9 @@ from typing import ClassVar
 from pufferfish.checks import integer, real
 from pufferfish.errors import ConfigError
 from pufferfish.grids import check_epsilons, expand_grid
+from pufferfish.iteration.limits import limit_message, max_records, max_steps
 
-__all__ = ["Fig6Settings", "SeriesSettings", "IterationSettings", "check_references"]
+__all__ = ["Fig6Settings", "SeriesSettings", "IterationSettings", "check_references", "check_limits"]
 
 
 def _keys(section, where: str, required: tuple[str, ...], optional: tuple[str, ...] = ()) -> Mapping:
@@ -79,8 +84,16 @@ class Fig6Settings:
     @classmethod
     def from_config(cls, section: Mapping, *, where: str = "iteration.fig6") -> Fig6Settings:
         s = _keys(section, where, ("eta", "sigma", "diameter", "alpha", "secret_index", "steps", "equal", "decaying"))
-        secret = integer(s["secret_index"], name=f"{where}.secret_index", lo=1)
-        steps = _list(s["steps"], f"{where}.steps", lambda v, w: integer(v, name=w, lo=secret))
+        bound = max_steps()
+
+        def sized(value, key: str, lo: int) -> int:   # a number of steps or a position: 1..bound
+            number = integer(value, name=key, lo=lo)
+            if number > bound:
+                raise ConfigError(f"config: {limit_message(key, number, bound, 'steps')}")
+            return number
+
+        secret = sized(s["secret_index"], f"{where}.secret_index", 1)
+        steps = _list(s["steps"], f"{where}.steps", lambda v, w: sized(v, w, secret))
         return cls(eta=_eta(s["eta"], f"{where}.eta"), sigma=_positive(s["sigma"], f"{where}.sigma"),
                    diameter=_positive(s["diameter"], f"{where}.diameter"), alpha=_alpha(s["alpha"], f"{where}.alpha"),
                    secret_index=secret, steps=steps,
@@ -115,6 +128,9 @@ class SeriesSettings:
     @classmethod
     def from_config(cls, name: str, section: Mapping) -> SeriesSettings:
         where = f"iteration.series.{name}"
+        if str(name).endswith("_exposure"):
+            raise ConfigError(f"config: {where}: a series name must not end in '_exposure' (results/theta/"
+                              f"iteration_{name}.csv would be another series' exposure table)")
         s = _keys(section, where, ("dataset", "column", "order", "etas", "sigma", "alpha", "secret_every",
                                    "epsilons", "delta"))
         for key in ("dataset", "column", "order"):
@@ -125,10 +141,14 @@ class SeriesSettings:
                                                               name=f"{where}.epsilons"))
         except ConfigError as err:
             raise ConfigError(f"config: {err}") from None
+        etas = _list(s["etas"], f"{where}.etas", _eta)
+        every, bound = integer(s["secret_every"], name=f"{where}.secret_every", lo=1), max_records(len(etas))
+        if every > bound:   # a position past the largest series this machine can hold
+            raise ConfigError(f"config: {limit_message(f'{where}.secret_every', every, bound, 'records')}")
         return cls(name=str(name), dataset=s["dataset"], column=s["column"], order=s["order"],
-                   etas=_list(s["etas"], f"{where}.etas", _eta), sigma=_positive(s["sigma"], f"{where}.sigma"),
+                   etas=etas, sigma=_positive(s["sigma"], f"{where}.sigma"),
                    alpha=_alpha(s["alpha"], f"{where}.alpha"),
-                   secret_every=integer(s["secret_every"], name=f"{where}.secret_every", lo=1),
+                   secret_every=every,
                    epsilons=epsilons,
                    delta=real(s["delta"], name=f"{where}.delta", lo=0.0, hi=1.0, lo_open=True, hi_open=True))
 
@@ -160,7 +180,8 @@ def check_references(config: Mapping) -> None:
     """Cross-references of config ``iteration.series``: each series reads a column its dataset
     declares (``datasets.<key>.columns``, checked against the data when it is read), sorted by
     ``file`` or a declared column; and its outputs (``results/theta/iteration_<name>.csv``,
-    ``iteration_<name>_sigma.csv``) are not the Fig. 6 table's or another series' files.
+    ``iteration_<name>_sigma.csv``) are not the Fig. 6 table's or another series' files; and each
+    series' record count fits this machine (:func:`check_limits`).
 
     Parameters
     ----------
@@ -187,3 +208,35 @@ def check_references(config: Mapping) -> None:
             if (key == "column" or spec[key] != "file") and spec[key] not in columns:
                 raise ConfigError(f"{where}.{key} = {spec[key]!r}: not a column of datasets.{spec['dataset']}.columns "
                                   f"(have: {', '.join(map(str, columns))}{'; or file' if key == 'order' else ''})")
+    check_limits(config)
+
+
+def check_limits(config: Mapping) -> None:
+    """Each series' record count (its dataset's declared ``rows``) within what this machine can hold.
+
+    A series of T records with E step sizes needs about T (:data:`~pufferfish.iteration.limits.RECORD_BYTES`
+    + E :data:`~pufferfish.iteration.limits.EXPOSURE_BYTES`) bytes (:func:`~pufferfish.iteration.limits.max_records`);
+    the dataset's declared ``rows`` is checked against the data when it is read, so this bound holds
+    before any job runs.
+
+    Parameters
+    ----------
+    config : Mapping
+        The whole configuration, validated by the schema (defaults filled in).
+
+    Raises
+    ------
+    ConfigError
+        One line naming the series, its dataset's rows and the bound.
+    """
+    series = (config.get("iteration") or {}).get("series") or {}
+    datasets = config.get("datasets") or {}
+    for name, spec in series.items():
+        rows = (datasets.get(spec.get("dataset")) or {}).get("rows")
+        if not isinstance(rows, int) or isinstance(rows, bool):
+            continue
+        bound = max_records(len(spec.get("etas") or [1]))
+        if rows > bound:
+            key = f"datasets.{spec['dataset']}.rows"
+            raise ConfigError(f"config: {limit_message(key, rows, bound, 'records')} "
+                              f"(iteration.series.{name} reads every row)")

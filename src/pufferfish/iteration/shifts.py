@@ -32,7 +32,8 @@ import numpy as np
 
 from pufferfish.checks import integer, real
 from pufferfish.errors import InvalidArgumentError
-from pufferfish.iteration.covariance import Covariance, as_vector, check_covariance
+from pufferfish.iteration.covariance import (Covariance, DenseCovariance, EqualCorrelation, StationaryCovariance,
+                                             as_vector, check_covariance)
 
 __all__ = ["shifts_from_column", "step_shifts"]
 
@@ -56,16 +57,26 @@ def shifts_from_column(column, *, secret_index: int, eta: float, diameter: float
     1-based k, ``lipschitz`` K, ``diameter`` D, ``gradient_bound`` L (default: none, +inf).
     See the module docstring for the coupling that makes these valid shifts.
     """
+    return _shifts(column, secret_index, eta, diameter, lipschitz, gradient_bound, overwrite=False)
+
+
+def _shifts(column, secret_index, eta, diameter, lipschitz, gradient_bound, *, overwrite: bool) -> np.ndarray:
+    """:func:`shifts_from_column`, computed in ``column``'s own array if ``overwrite`` (a fresh column)."""
     col = as_vector(column, name="column")
     k = integer(secret_index, name="secret_index", lo=1, hi=col.size)
     eta = _positive(eta, "eta")
     diameter = real(diameter, name="diameter", lo=0.0)
     lipschitz = real(lipschitz, name="lipschitz", lo=0.0)
     bound = _gradient_bound(gradient_bound)
-    own = col[k - 1]
+    own = float(col[k - 1])
     if not own > 0:
         raise InvalidArgumentError(f"column[{k - 1}] = {own!r}: the secret's variance Sigma_kk must be > 0")
-    shift = eta * np.minimum(lipschitz * diameter * (np.abs(col) / own), 2.0 * bound)
+    shift = np.abs(col, out=col if overwrite else None)   # in place from here: the same operations, one array
+    shift /= own
+    shift *= lipschitz * diameter
+    if bound < math.inf:
+        np.minimum(shift, 2.0 * bound, out=shift)
+    shift *= eta
     return shift
 
 
@@ -73,5 +84,8 @@ def step_shifts(covariance: Covariance, *, secret_index: int, eta: float, diamet
                 gradient_bound: float = math.inf) -> np.ndarray:
     """The shifts s_1..s_T of :func:`shifts_from_column` for a :class:`~pufferfish.iteration.covariance.Covariance`."""
     check_covariance(covariance)
-    return shifts_from_column(covariance.column(secret_index), secret_index=secret_index, eta=eta,
-                              diameter=diameter, lipschitz=lipschitz, gradient_bound=gradient_bound)
+    # the package's covariances return a new column: the shifts are computed in it (no second array)
+    fresh = any(type(covariance).column is cls.column for cls in (DenseCovariance, StationaryCovariance,
+                                                                   EqualCorrelation))
+    return _shifts(covariance.column(secret_index), secret_index, eta, diameter, lipschitz, gradient_bound,
+                   overwrite=fresh)

@@ -1,4 +1,5 @@
-"""Lattice priors: pmfs on the integers (:mod:`.pmf`), sums of independent users (:mod:`.sums`),
+"""Lattice priors: pmfs on the integers (:mod:`.pmf`), sums of independent users (:mod:`.sums`; its engines
+:mod:`.direct`, :mod:`.tilted`, :mod:`.spectral`, docs/math/engine.md),
 secrets and query priors (:mod:`.system`, paper 000 eqs. 7-9) and the monotone transport plan
 (:mod:`.transport`, eq. 6 and Lemma 7). Names are imported on first use."""
 

@@ -17,8 +17,8 @@ import pandas as pd
 
 from pufferfish import registry
 from pufferfish.audit import Target, lattice_auditor
-from pufferfish.audit.base import noise_std
-from pufferfish.audit.laplace import lattice_privacy_loss, theta_min
+from pufferfish.audit import noise_std
+from pufferfish.audit.laplace_lattice import lattice_privacy_loss, theta_min
 from pufferfish.errors import ConfigError, NotApplicableError
 from pufferfish.lattice.pmf import LatticePMF
 from pufferfish.registry import calibrate

@@ -2,7 +2,7 @@
 
 Each method returns the Laplace scale theta (noise density exp(-|z|/theta) / (2 theta),
 eq. 2) for every epsilon of a grid, as the paper states it. Every method is a sufficient
-condition; :mod:`pufferfish.audit.laplace` computes the privacy loss each theta really achieves.
+condition; :mod:`pufferfish.audit.laplace_lattice` computes the privacy loss each theta really achieves.
 
 ========================  =====================  ===================================================================
 method                    secret pair            condition

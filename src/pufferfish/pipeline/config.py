@@ -297,9 +297,9 @@ def validate_config(config: dict, schema: Mapping | None = None) -> dict:
 
 
 def _check_limits(config: Mapping) -> None:
-    """``audit.bisection_rtol`` below :data:`pufferfish.audit.laplace.MIN_RTOL` (no float bracket
+    """``audit.bisection_rtol`` below :data:`pufferfish.audit.laplace_lattice.MIN_RTOL` (no float bracket
     is that narrow): a value the schema admits but the computation cannot honour."""
-    from pufferfish.audit.laplace import MIN_RTOL
+    from pufferfish.audit.laplace_lattice import MIN_RTOL
 
     rtol = config.get("audit", {}).get("bisection_rtol")
     if isinstance(rtol, (int, float)) and rtol < MIN_RTOL:

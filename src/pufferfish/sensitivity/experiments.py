@@ -386,7 +386,7 @@ def diffusion_audit(settings: DiffusionSettings, *, rtol: float) -> pd.DataFrame
 
     * ``prop6_3_gwm_laplace``: b = bound / eps (GWM, Cor. 3.1), eps-PP; achieved by the exact
       pure-epsilon loss of Laplace noise on Gaussian priors
-      (:func:`pufferfish.audit.gaussian_prior.epsilon_achieved`). ``scale_min`` = d / eps: the
+      (:func:`pufferfish.audit.laplace_mixture.epsilon_achieved`). ``scale_min`` = d / eps: the
       log ratio tends to d / b in the tails (that module's fact (d)), so no smaller b is eps-PP.
     * ``prop6_3_gwm_gaussian_analytic``: the analytic GWM sigma of the bound, (eps, delta)-PP;
       the outputs are N(m, v + sigma^2) and N(m + d, v + sigma^2), whose hockey-stick divergence
@@ -399,7 +399,7 @@ def diffusion_audit(settings: DiffusionSettings, *, rtol: float) -> pd.DataFrame
     potential is checked by the coupling (:func:`diffusion_rows`). Every row is ``claimed``
     (Prop. 6.3's bound is exact for OU, so each scale must attain its target).
     """
-    from pufferfish.audit.gaussian_prior import epsilon_achieved
+    from pufferfish.audit.laplace_mixture import epsilon_achieved
     from pufferfish.sensitivity.diffusion import ou_law
     from pufferfish.mechanisms.gaussian import analytic_gaussian_sigma, balle_wang_delta
 

@@ -15,8 +15,7 @@ from pufferfish._lazy import attach
 
 _EXPORTS = {
     **dict.fromkeys(["METHODS", "CAUCHY_ALPHA", "dagwm_cauchy", "gawm_laplace",
-                     "gwm_gaussian_analytic", "gwm_gaussian_rdp", "gwm_laplace", "tight_cauchy", "tight_gaussian",
-                     "tight_laplace_delta"], "pufferfish.wasserstein.methods"),
+                     "gwm_gaussian_analytic", "gwm_gaussian_rdp", "gwm_laplace"], "pufferfish.wasserstein.methods"),
     **dict.fromkeys(["SecretConditional", "PairSensitivity", "TABLE1_COLUMNS", "pair_sensitivity",
                      "setting_sensitivities", "binding_pair", "table1_frame"], "pufferfish.wasserstein.table1"),
     **dict.fromkeys(["ConditionalPriors", "conditional_priors", "declared_range", "read_conditional_priors"],

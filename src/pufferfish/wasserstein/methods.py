@@ -17,9 +17,6 @@ method                      noise      guarantee            scale
 ``gwm_gaussian_analytic``   Gaussian   (epsilon, delta)-PP  the exact curve of one shift W_inf (Balle and
                                                             Wang 2018, Thm 8)
 ``dagwm_cauchy``            Cauchy     (2, epsilon)-RPP     gamma = W_2 / sqrt(2 (e^eps - 1)) (Cor. 4.1)
-``tight_laplace_delta``     Laplace    (epsilon, delta)-PP  smallest b the exact audit accepts
-``tight_gaussian``          Gaussian   (epsilon, delta)-PP  smallest sigma the exact audit accepts
-``tight_cauchy``            Cauchy     (alpha, eps)-RPP     smallest gamma the exact audit accepts
 ==========================  =========  ===================  ============================================
 
 Laplace(b) has density exp(-|z|/b) / (2b) (the theta of paper 000), Gaussian N(0, sigma^2),
@@ -56,7 +53,6 @@ from pufferfish.registry import Method, register
 
 __all__ = [
     "gwm_laplace", "gawm_laplace", "gwm_gaussian_rdp", "gwm_gaussian_analytic", "dagwm_cauchy",
-    "tight_laplace_delta", "tight_gaussian", "tight_cauchy",
     "METHODS", "CAUCHY_ALPHA",
 ]
 
@@ -182,40 +178,6 @@ def _cauchy_alpha_refused(params: Mapping) -> str:
     return ""
 
 
-# ------------------------------------------------------------------------------ tight scales
-def _smallest(noise: str, guarantee: str, p: LatticePMF, q: LatticePMF, epsilons, **target) -> np.ndarray:
-    from pufferfish.audit import Target, lattice_auditor
-
-    _check_pmfs(p, q)
-    auditor = lattice_auditor(noise, guarantee, p, q)
-    return np.array([auditor.smallest_scale(Target(float(e), **target)).scale for e in check_epsilons(epsilons)])
-
-
-def tight_laplace_delta(p: LatticePMF, q: LatticePMF, *, epsilons, delta) -> np.ndarray:
-    """The smallest Laplace b whose exact hockey-stick divergence H_{e^eps}(P_Y || Q_Y) (both
-    orders) is at most delta: bisection on the exact audit (``lattice_auditor("laplace",
-    "epsilon_delta", ...).smallest_scale``); 0 when the priors meet (eps, delta) without noise.
-
-    Bisection is valid because the divergence only falls as b grows: Laplace(b2) is
-    Laplace(b1) plus independent noise for b2 > b1 (post-processing).
-    """
-    return _smallest("laplace", "epsilon_delta", p, q, epsilons, delta=_check_delta(delta))
-
-
-def tight_gaussian(p: LatticePMF, q: LatticePMF, *, epsilons, delta) -> np.ndarray:
-    """The smallest Gaussian sigma whose exact hockey-stick divergence is at most delta (both
-    orders): bisection on the exact audit (``lattice_auditor("gaussian", "epsilon_delta", ...)``);
-    N(0, s2^2) = N(0, s1^2) + N(0, s2^2 - s1^2), so the divergence falls as sigma grows."""
-    return _smallest("gaussian", "epsilon_delta", p, q, epsilons, delta=_check_delta(delta))
-
-
-def tight_cauchy(p: LatticePMF, q: LatticePMF, *, epsilons, alpha) -> np.ndarray:
-    """The smallest Cauchy gamma with D_alpha(P_Y || Q_Y) <= epsilon in both orders: bisection on
-    the exact audit (``lattice_auditor("cauchy", "renyi", ...)``); Cauchy(g2) = Cauchy(g1) +
-    Cauchy(g2 - g1) (stable law), so the divergence falls as gamma grows."""
-    return _smallest("cauchy", "renyi", p, q, epsilons, alpha=_check_alpha(alpha))
-
-
 # ------------------------------------------------------------------------------ registry
 _PAPER = "Pierquin, Bellet, Tommasi, Boussard, Renyi Pufferfish Privacy, ICML 2024 (paper 002)"
 
@@ -250,16 +212,4 @@ METHODS = register(
            needs=("alpha",), refuses=_cauchy_alpha_refused,
            label="DAGWM Cauchy, (2, ε)-RPP: γ = W₂ / √(2 (exp ε − 1))",
            citation=f"{_PAPER}, Cor. 4.1 at alpha = 2 (Thm 4.5)"),
-    Method("tight_laplace_delta", _on_priors(tight_laplace_delta, "delta"), pairs=None, noise="laplace",
-           guarantee="epsilon_delta", needs=("delta",), smallest=True,
-           label="tight Laplace, (ε, δ)-PP (exact audit)",
-           citation="this project: the smallest Laplace scale whose exact hockey-stick divergence is <= delta"),
-    Method("tight_gaussian", _on_priors(tight_gaussian, "delta"), pairs=None, noise="gaussian",
-           guarantee="epsilon_delta", needs=("delta",), smallest=True,
-           label="tight Gaussian, (ε, δ)-PP (exact audit)",
-           citation="this project: the smallest Gaussian sigma whose exact hockey-stick divergence is <= delta"),
-    Method("tight_cauchy", _on_priors(tight_cauchy, "alpha"), pairs=None, noise="cauchy", guarantee="renyi",
-           needs=("alpha",), smallest=True,
-           label="tight Cauchy, (α, ε)-RPP (exact audit)",
-           citation="this project: the smallest Cauchy gamma whose exact Renyi divergence is <= epsilon"),
 )

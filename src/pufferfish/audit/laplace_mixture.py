@@ -82,8 +82,9 @@ W = 0 w.p. r and Laplace(b2) w.p. 1 - r. So Laplace(b2) = Laplace(b1) + W in law
 independent): Y_{b2} is a post-processing of Y_{b1} by the same Markov kernel whatever
 the secret, and the hockey-stick divergence (and the max-divergence) satisfy the
 data-processing inequality: delta_achieved and epsilon_achieved do not increase with b.
-(Same argument as :mod:`pufferfish.audit.laplace` for lattice priors.) The accepted scales form
-the half-line [b_min, inf), found by bracketing and brentq on log b (:func:`b_min`).
+(Same argument as :mod:`pufferfish.audit.laplace_lattice` for lattice priors.) The accepted
+scales form the half-line [b_min, inf), found by :func:`pufferfish.audit.search.smallest_scale`
+(:func:`b_min`).
 """
 
 from __future__ import annotations
@@ -92,18 +93,20 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.special import log_ndtr, ndtr
 
-from pufferfish.audit.base import Achieved, Auditor, Smallest, Target
-from pufferfish.checks import real, reals, search
+from pufferfish.audit.auditor import Auditor
+from pufferfish.audit.quadrature import lse_rows
+from pufferfish.audit.search import smallest_scale
+from pufferfish.audit.target import Achieved, Target
+from pufferfish.checks import real, reals
+from pufferfish.checks import search as checked_search
 from pufferfish.errors import ArgumentTypeError, ConfigError
 from pufferfish.mixture import GMM
 
 __all__ = [
-    "GaussianPriorAuditor", "as_prior", "emg_logpdf", "emg_pdf", "emg_cdf", "emg_sf", "log_ratio", "tail_log_ratios",
+    "LaplaceMixtureAuditor", "as_prior", "emg_logpdf", "emg_pdf", "tail_log_ratios",
     "HockeyStick", "hockey_stick", "prior_hockey_stick", "prior_epsilon_achieved", "delta_achieved",
     "epsilon_achieved", "BMin", "b_min",
-    "gaussian_noise_max_log_ratio",
 ]
 
 #: standard-normal quantile beyond which a component's tail is negligible (Q(8.5) = 9.5e-18)
@@ -146,16 +149,6 @@ def _check_b(b) -> float:
     return real(b, name="b", lo=0.0, lo_open=True)
 
 
-def _lse(x: np.ndarray) -> np.ndarray:
-    """log sum exp over the last axis (plain numpy: scipy's is 10x slower on small arrays)."""
-    if x.shape[-1] == 1:
-        return x[..., 0]
-    m = np.max(x, axis=-1)
-    safe = np.where(np.isfinite(m), m, 0.0)
-    with np.errstate(divide="ignore"):
-        return safe + np.log(np.sum(np.exp(x - safe[..., None]), axis=-1))
-
-
 # ----------------------------------------------------------------------------- density families
 #
 # The hockey-stick engine below works on any pair of "families": objects giving, at
@@ -182,6 +175,7 @@ class _Emg:
 
     def log_ab(self, y: np.ndarray):
         """log A_m(y), log B_m(y) and t_m(y), shape (len(y), D)."""
+        from scipy.special import log_ndtr
         y = y[:, None]
         t = (y - self.mu) / self.safe_sd
         z = (y - self.mu) / self.b
@@ -196,17 +190,19 @@ class _Emg:
 
     def logpdf(self, y: np.ndarray) -> np.ndarray:
         log_a, log_b, _ = self.log_ab(y)
-        return _lse(self.logw + np.logaddexp(log_a, log_b)) - self.log_norm
+        return lse_rows(self.logw + np.logaddexp(log_a, log_b)) - self.log_norm
 
     def values(self, y: np.ndarray):
         """(log p(y), log B(y)/A(y)) of the mixture."""
         log_a, log_b, _ = self.log_ab(y)
-        la, lb = _lse(self.logw + log_a), _lse(self.logw + log_b)
+        la, lb = lse_rows(self.logw + log_a), lse_rows(self.logw + log_b)
         with np.errstate(invalid="ignore"):
             q = lb - la
         return np.logaddexp(la, lb) - self.log_norm, q
 
     def cdf_sf(self, y: np.ndarray):
+        from scipy.special import ndtr
+
         log_a, log_b, t = self.log_ab(y)
         a, bb = np.exp(log_a), np.exp(log_b)
         below, above = ndtr(t), ndtr(-t)
@@ -256,10 +252,12 @@ class _Gauss:
 
     def values(self, y: np.ndarray):
         z = (y[:, None] - self.mu) / self.sd
-        lp = _lse(self.logw - np.log(self.sd) - 0.5 * math.log(2 * math.pi) - 0.5 * z * z)
+        lp = lse_rows(self.logw - np.log(self.sd) - 0.5 * math.log(2 * math.pi) - 0.5 * z * z)
         return lp, np.zeros(y.shape)
 
     def cdf_sf(self, y: np.ndarray):
+        from scipy.special import ndtr
+
         z = (y[:, None] - self.mu) / self.sd
         return ndtr(z) @ self.w, ndtr(-z) @ self.w
 
@@ -273,7 +271,7 @@ class _Gauss:
         log_phi_c = self.logw - np.log(self.sd) - 0.5 * zc * zc
         dist = np.maximum(0.0, np.maximum(a[:, None] - self.mu, self.mu - c[:, None])) / self.sd
         log_sup_m = self.logw - np.log(self.sd) - 0.5 * dist * dist
-        log_inf = _lse(np.minimum(log_phi_a, log_phi_c))
+        log_inf = lse_rows(np.minimum(log_phi_a, log_phi_c))
         post = np.minimum(1.0, np.exp(np.minimum(log_sup_m - log_inf[:, None], 0.0)))
         e_inv = np.minimum(post @ (1.0 / self.sd ** 2), np.max(1.0 / self.sd ** 2))
         # scores at the ends (they decrease in x); Var_post <= sum_m post_m max_I (score_m - centre)^2
@@ -297,7 +295,7 @@ def _log_sup_gauss(a: np.ndarray, c: np.ndarray, prior: GMM) -> np.ndarray:
     dist = np.maximum(0.0, np.maximum(a[:, None] - mu, mu - c[:, None]))
     with np.errstate(divide="ignore"):
         terms = np.log(w) - np.log(sd) - 0.5 * math.log(2 * math.pi) - 0.5 * (dist / sd) ** 2
-    return _lse(terms)
+    return lse_rows(terms)
 
 
 class _Pair:
@@ -342,13 +340,13 @@ def emg_pdf(y, prior, b) -> np.ndarray:
     return np.exp(emg_logpdf(y, prior, b))
 
 
-def emg_cdf(y, prior, b) -> np.ndarray:
+def _emg_cdf(y, prior, b) -> np.ndarray:
     """Pr(Y <= y) for Y = X + Laplace(b), closed form (normal CDFs)."""
     prior, b = as_prior(prior), _check_b(b)
     return _Emg(prior, b).cdf_sf(np.atleast_1d(_check_y(y)))[0]
 
 
-def emg_sf(y, prior, b) -> np.ndarray:
+def _emg_sf(y, prior, b) -> np.ndarray:
     """Pr(Y > y) for Y = X + Laplace(b), closed form (accurate in the right tail)."""
     prior, b = as_prior(prior), _check_b(b)
     return _Emg(prior, b).cdf_sf(np.atleast_1d(_check_y(y)))[1]
@@ -369,7 +367,7 @@ def _mass(lo: np.ndarray, hi: np.ndarray, fam) -> np.ndarray:
     return np.clip(np.where(c_lo <= 0.5 * fam.total, c_hi - c_lo, s_lo - s_hi), 0.0, None)
 
 
-def log_ratio(y, prior_i, prior_j, *, b) -> np.ndarray:
+def _log_ratio(y, prior_i, prior_j, *, b) -> np.ndarray:
     """r(y) = log p_i(y) - log p_j(y) for Y = X + Laplace(b)."""
     prior_i, prior_j = as_prior(prior_i, name="prior_i"), as_prior(prior_j, name="prior_j")
     return emg_logpdf(y, prior_i, b) - emg_logpdf(y, prior_j, b)
@@ -377,7 +375,7 @@ def log_ratio(y, prior_i, prior_j, *, b) -> np.ndarray:
 
 def _log_mgf(prior: GMM, theta: float) -> float:
     with np.errstate(divide="ignore"):
-        return float(_lse(np.log(prior.weights) + theta * prior.means + 0.5 * theta ** 2 * prior.stds ** 2))
+        return float(lse_rows(np.log(prior.weights) + theta * prior.means + 0.5 * theta ** 2 * prior.stds ** 2))
 
 
 def tail_log_ratios(prior_i, prior_j, *, b) -> tuple[float, float]:
@@ -506,6 +504,71 @@ class HockeyStick:
         return max(self.forward, self.backward)
 
 
+def _round(ev: _Pair, w: dict, eps: float) -> tuple:
+    """One round of :func:`_hockey` on the work intervals ``w``: the intervals finished (a, c,
+    forward positive, backward positive), the error bound of those accepted uncertified, and the
+    mask of the intervals still to split (with their forward / backward crossings)."""
+    wa, wc, va, vc, wra, wrc = (w[k] for k in ("wa", "wc", "va", "vc", "wra", "wrc"))
+    fi, fj, scale = ev.fi, ev.fj, math.exp(eps)
+    h = wc - wa
+    d_curv, u_curv = ev.curvatures(wa, wc, va, vc)
+    env_max, env_min = _envelope(wra, wrc, h, d_curv, u_curv)
+    # forward: positive where r > eps; backward: positive where r < -eps
+    f_below, f_above = env_max <= eps + _R_ATOL, env_min >= eps - _R_ATOL
+    b_below = env_min >= -eps - _R_ATOL      # r >= -eps: backward not positive
+    b_above = env_max <= -eps + _R_ATOL      # r <= -eps: backward positive
+    f_cross = (wra - eps) * (wrc - eps) < 0
+    b_cross = (wra + eps) * (wrc + eps) < 0
+    f_ok, b_ok = f_below | f_above, b_below | b_above
+    done = f_ok & b_ok & ~f_cross & ~b_cross
+    # possible contribution of an interval left unresolved (given its end points' side): P(I) <= |I| sup_I p
+    log_len = np.log(np.maximum(h, 1e-300))
+    pi_mass = np.exp(np.minimum(fi.log_sup(wa, wc, va[:, 0], vc[:, 0]) + log_len, 0.0))
+    pj_mass = np.exp(np.minimum(fj.log_sup(wa, wc, va[:, 1], vc[:, 1]) + log_len, 0.0))
+    with np.errstate(over="ignore", invalid="ignore"):
+        f_bound = np.where(f_ok, 0.0, np.where(np.minimum(wra, wrc) >= eps,
+                                               pi_mass * np.expm1(np.maximum(eps - env_min, 0.0)),
+                                               scale * pj_mass * np.expm1(np.maximum(env_max - eps, 0.0))))
+        b_bound = np.where(b_ok, 0.0, np.where(np.maximum(wra, wrc) <= -eps,
+                                               pj_mass * np.expm1(np.maximum(env_max + eps, 0.0)),
+                                               scale * pi_mass * np.expm1(np.maximum(-eps - env_min, 0.0))))
+        bound = np.nan_to_num(f_bound, nan=np.inf) + np.nan_to_num(b_bound, nan=np.inf)
+    tiny = h <= 1e-12 * np.maximum(1e-300, np.maximum(np.abs(wa), np.abs(wc)))
+    accept = ~done & ~f_cross & ~b_cross & ((bound <= _ACCEPT) | tiny | (wa.size > _MAX_WORK))
+    finished = done | accept
+    err = float(np.sum(np.minimum(bound[accept], 1.0))) if np.any(accept) else 0.0
+    fwd_pos = np.where(f_ok, f_above & ~f_below, np.minimum(wra, wrc) > eps)
+    bwd_pos = np.where(b_ok, b_above & ~b_below, np.maximum(wra, wrc) < -eps)
+    return (wa[finished], wc[finished], fwd_pos[finished], bwd_pos[finished]), err, ~finished, f_cross, b_cross
+
+
+def _split(ev: _Pair, w: dict, eps: float, fc_: np.ndarray, bc_: np.ndarray) -> dict:
+    """The work intervals split at a root of r = +-eps where one is bracketed, else at the midpoint."""
+    wa, wc, va, vc, wra, wrc = (w[k] for k in ("wa", "wc", "va", "vc", "wra", "wrc"))
+    cross = fc_ | bc_
+    split = 0.5 * (wa + wc)
+    sv = np.empty((wa.size, 4))
+    if cross.any():
+        level = np.where(fc_[cross], eps, -eps)
+        xtol = 1e-13 * np.maximum(np.abs(wa[cross]) + np.abs(wc[cross]), wc[cross] - wa[cross])
+        x, xv = _roots(ev, wa[cross], wc[cross], wra[cross] - level, wrc[cross] - level, level, xtol)
+        inside = (x > wa[cross]) & (x < wc[cross])
+        split[cross] = np.where(inside, x, split[cross])
+        sv[cross] = xv
+        redo = np.flatnonzero(cross)[~inside]
+        if redo.size:
+            sv[redo] = ev(split[redo])
+    if (~cross).any():
+        sv[~cross] = ev(split[~cross])
+    s_r = sv[:, 0] - sv[:, 1]
+    # a root found for a crossing interval sits on its level exactly
+    s_r = np.where(fc_ & (np.abs(s_r - eps) < 1e-9), eps,
+                   np.where(bc_ & ~fc_ & (np.abs(s_r + eps) < 1e-9), -eps, s_r))
+    return {"wa": np.concatenate([wa, split]), "wc": np.concatenate([split, wc]),
+            "va": np.concatenate([va, sv]), "vc": np.concatenate([sv, vc]),
+            "wra": np.concatenate([wra, s_r]), "wrc": np.concatenate([s_r, wrc])}
+
+
 def _hockey(fi, fj, eps: float, lo: float, hi: float, y: np.ndarray):
     """Engine: (forward, backward, forward runs, backward runs, error bound, evaluations).
 
@@ -516,78 +579,24 @@ def _hockey(fi, fj, eps: float, lo: float, hi: float, y: np.ndarray):
     v = ev(y)
     r = v[:, 0] - v[:, 1]
     # work intervals [wa, wc], node values va, vc, and r at both ends
-    wa, wc, va, vc, wra, wrc = y[:-1], y[1:], v[:-1], v[1:], r[:-1], r[1:]
+    w = {"wa": y[:-1], "wc": y[1:], "va": v[:-1], "vc": v[1:], "wra": r[:-1], "wrc": r[1:]}
     final = []  # arrays (a, c, fwd_positive, bwd_positive) of finished intervals
     err = 0.0
     scale = math.exp(eps)
-    for _round in range(_MAX_ROUNDS):
-        if wa.size == 0:
+    for _round_ in range(_MAX_ROUNDS):
+        if w["wa"].size == 0:
             break
-        h = wc - wa
-        d_curv, u_curv = ev.curvatures(wa, wc, va, vc)
-        env_max, env_min = _envelope(wra, wrc, h, d_curv, u_curv)
-        # forward: positive where r > eps; backward: positive where r < -eps
-        f_below = env_max <= eps + _R_ATOL
-        f_above = env_min >= eps - _R_ATOL
-        b_below = env_min >= -eps - _R_ATOL      # r >= -eps: backward not positive
-        b_above = env_max <= -eps + _R_ATOL      # r <= -eps: backward positive
-        f_cross = (wra - eps) * (wrc - eps) < 0
-        b_cross = (wra + eps) * (wrc + eps) < 0
-        f_ok = f_below | f_above
-        b_ok = b_below | b_above
-        done = f_ok & b_ok & ~f_cross & ~b_cross
-        # possible contribution of an interval left unresolved (given its end points' side):
-        # P(I) <= |I| sup_I p
-        log_len = np.log(np.maximum(h, 1e-300))
-        pi_mass = np.exp(np.minimum(fi.log_sup(wa, wc, va[:, 0], vc[:, 0]) + log_len, 0.0))
-        pj_mass = np.exp(np.minimum(fj.log_sup(wa, wc, va[:, 1], vc[:, 1]) + log_len, 0.0))
-        with np.errstate(over="ignore", invalid="ignore"):
-            f_bound = np.where(f_ok, 0.0, np.where(np.minimum(wra, wrc) >= eps,
-                                                   pi_mass * np.expm1(np.maximum(eps - env_min, 0.0)),
-                                                   scale * pj_mass * np.expm1(np.maximum(env_max - eps, 0.0))))
-            b_bound = np.where(b_ok, 0.0, np.where(np.maximum(wra, wrc) <= -eps,
-                                                   pj_mass * np.expm1(np.maximum(env_max + eps, 0.0)),
-                                                   scale * pi_mass * np.expm1(np.maximum(-eps - env_min, 0.0))))
-            bound = np.nan_to_num(f_bound, nan=np.inf) + np.nan_to_num(b_bound, nan=np.inf)
-        tiny = h <= 1e-12 * np.maximum(1e-300, np.maximum(np.abs(wa), np.abs(wc)))
-        accept = ~done & ~f_cross & ~b_cross & ((bound <= _ACCEPT) | tiny | (wa.size > _MAX_WORK))
-        finished = done | accept
-        if np.any(accept):
-            err += float(np.sum(np.minimum(bound[accept], 1.0)))
-        fwd_pos = np.where(f_ok, f_above & ~f_below, np.minimum(wra, wrc) > eps)
-        bwd_pos = np.where(b_ok, b_above & ~b_below, np.maximum(wra, wrc) < -eps)
-        final.append((wa[finished], wc[finished], fwd_pos[finished], bwd_pos[finished]))
-        todo = np.flatnonzero(~finished)
-        wa, wc, va, vc, wra, wrc = wa[todo], wc[todo], va[todo], vc[todo], wra[todo], wrc[todo]
-        if todo.size == 0:
+        finished, extra, todo, f_cross, b_cross = _round(ev, w, eps)
+        err += extra
+        final.append(finished)
+        w = {k: val[todo] for k, val in w.items()}
+        if w["wa"].size == 0:
             break
-        # split: at a root of r = +-eps if the interval brackets one, else at the midpoint
-        fc_, bc_ = f_cross[todo], b_cross[todo]
-        cross = fc_ | bc_
-        split = 0.5 * (wa + wc)
-        sv = np.empty((todo.size, 4))
-        if cross.any():
-            level = np.where(fc_[cross], eps, -eps)
-            xtol = 1e-13 * np.maximum(np.abs(wa[cross]) + np.abs(wc[cross]), wc[cross] - wa[cross])
-            x, xv = _roots(ev, wa[cross], wc[cross], wra[cross] - level, wrc[cross] - level, level, xtol)
-            inside = (x > wa[cross]) & (x < wc[cross])
-            split[cross] = np.where(inside, x, split[cross])
-            sv[cross] = xv
-            redo = np.flatnonzero(cross)[~inside]
-            if redo.size:
-                sv[redo] = ev(split[redo])
-        if (~cross).any():
-            sv[~cross] = ev(split[~cross])
-        s_r = sv[:, 0] - sv[:, 1]
-        # a root found for a crossing interval sits on its level exactly
-        s_r = np.where(fc_ & (np.abs(s_r - eps) < 1e-9), eps,
-                       np.where(bc_ & ~fc_ & (np.abs(s_r + eps) < 1e-9), -eps, s_r))
-        wa, wc = np.concatenate([wa, split]), np.concatenate([split, wc])
-        va, vc = np.concatenate([va, sv]), np.concatenate([sv, vc])
-        wra, wrc = np.concatenate([wra, s_r]), np.concatenate([s_r, wrc])
+        w = _split(ev, w, eps, f_cross[todo], b_cross[todo])
     # left over after the last round (not seen in practice): end points' side, crude bound
-    if wa.size:
-        final.append((wa, wc, np.minimum(wra, wrc) > eps, np.maximum(wra, wrc) < -eps))
+    if w["wa"].size:
+        wa, wc, va, vc = w["wa"], w["wc"], w["va"], w["vc"]
+        final.append((wa, wc, np.minimum(w["wra"], w["wrc"]) > eps, np.maximum(w["wra"], w["wrc"]) < -eps))
         lm = np.log(np.maximum(wc - wa, 1e-300))
         err += float(np.sum(np.minimum(1.0, np.exp(np.minimum(fi.log_sup(wa, wc, va[:, 0], vc[:, 0]) + lm, 0.0))
                                        + scale * np.exp(np.minimum(fj.log_sup(wa, wc, va[:, 1], vc[:, 1]) + lm, 0.0)))))
@@ -782,38 +791,6 @@ def epsilon_achieved(prior_i, prior_j, *, b: float, window: tuple[float, float] 
     return float(best)
 
 
-def gaussian_noise_max_log_ratio(mu_i: float, sd_i: float, mu_j: float, sd_j: float, *, noise_sd: float,
-                                 window: tuple[float, float] | None = None) -> float:
-    """max_y |log p_i(y)/p_j(y)| for Y = X + G(0, noise_sd^2), X|s ~ G(mu, sd^2): closed form.
-
-    Y|s_i ~ G(mu_i, sd_i^2 + noise_sd^2): the log ratio is a quadratic in y, so its max
-    modulus on [lo, hi] is at an end point or at the vertex. Over all y (``window=None``)
-    it is finite only when the two variances are equal (then |mu_i - mu_j| grows linearly:
-    inf unless the means are equal too): returns inf otherwise.
-    """
-    mu_i, mu_j = real(mu_i, name="mu_i"), real(mu_j, name="mu_j")
-    sd_i, sd_j = real(sd_i, name="sd_i", lo=0.0), real(sd_j, name="sd_j", lo=0.0)
-    noise_sd = real(noise_sd, name="noise_sd", lo=0.0, lo_open=True)
-    vi, vj = sd_i ** 2 + noise_sd ** 2, sd_j ** 2 + noise_sd ** 2
-
-    def r(y):
-        y = np.asarray(y, dtype=float)
-        return (-0.5 * np.log(vi) - (y - mu_i) ** 2 / (2 * vi)) - (-0.5 * np.log(vj) - (y - mu_j) ** 2 / (2 * vj))
-
-    if window is None:
-        if vi == vj and mu_i == mu_j:
-            return 0.0
-        return math.inf
-    lo, hi = float(window[0]), float(window[1])
-    points = [lo, hi]
-    a2 = -1 / (2 * vi) + 1 / (2 * vj)
-    if a2 != 0:
-        vertex = -(mu_i / vi - mu_j / vj) / (2 * a2)
-        if lo < vertex < hi:
-            points.append(vertex)
-    return float(np.max(np.abs(r(points))))
-
-
 # ----------------------------------------------------------------------------- b_min
 
 @dataclass(frozen=True)
@@ -855,119 +832,100 @@ def b_min(prior_i, prior_j, *, epsilon: float, delta: float, rtol: float = 1e-10
 
     First the noise-free limit: if the priors themselves meet the target
     (:func:`prior_hockey_stick`, or :func:`prior_epsilon_achieved` for delta = 0), b_min = 0
-    ("no noise needed"). Otherwise start at ``b_start`` (e.g. the theorem's scale) or a
-    scale from the priors' spread; double until accepted / halve until rejected; then
-    shrink the bracket in log b with Brent's method (:func:`scipy.optimize.brentq`) until
-    b_accepted / b_rejected - 1 <= ``rtol``, the final bracket being checked by two
-    evaluations (plain bisection takes over if the check fails). The result ``b`` is the
-    accepted end. At most ``max_steps`` evaluations: if the target cannot be bracketed in
-    time, b = inf with the reason. Never hangs.
-    """
-    from scipy.optimize import brentq
+    ("no noise needed"). Otherwise :func:`~pufferfish.audit.search.smallest_scale` (doubling
+    or halving, then safeguarded interpolation on log b until b_accepted / b_rejected - 1 <=
+    ``rtol``) from ``b_start`` (e.g. the theorem's scale) or a scale from the priors' spread,
+    no b below 1e-9 times that spread evaluated.
 
+    Parameters
+    ----------
+    prior_i, prior_j : GMM or (mean, std)
+        The two priors.
+    epsilon : float
+        > 0.
+    delta : float
+        In [0, 1): 0 for pure epsilon.
+    rtol : float
+        In (0, 1): relative width of the final bracket.
+    max_steps : int
+        At most this many audits.
+    b_start : float, optional
+        Where the search starts (ignored unless finite and > 0).
+
+    Returns
+    -------
+    BMin
+        ``b`` an audited, accepted scale with ``b_rejected`` (a rejected one) within ``rtol``
+        below it; inf with the reason when the target cannot be bracketed in time; the
+        smallest scale accepted with a reason when no rejected one is found. Never hangs.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        An argument out of range or of the wrong type (naming it).
+    """
     pi, pj = as_prior(prior_i, name="prior_i"), as_prior(prior_j, name="prior_j")
     eps = real(epsilon, name="epsilon", lo=0.0, lo_open=True)
     dl = real(delta, name="delta", lo=0.0, hi=1.0, hi_open=True)   # 0 for pure epsilon
-    rtol, max_steps = search(rtol, max_steps)
+    rtol, max_steps = checked_search(rtol, max_steps)
     rtol = real(rtol, name="rtol", hi=1.0, hi_open=True)
-    steps = 0
+    target = eps if dl == 0.0 else dl
+    limit = prior_hockey_stick(pi, pj, epsilon=eps).delta if dl > 0.0 else prior_epsilon_achieved(pi, pj)
+    if limit <= target:
+        what = "delta" if dl > 0.0 else "epsilon"
+        return BMin(eps, dl, 0.0, limit, 0.0, 0,
+                    f"no noise needed: the priors themselves give {what} = {limit:.6g} <= {target:g}")
+    seen = []
 
     def loss(bv: float) -> float:
-        nonlocal steps
-        steps += 1
-        if dl == 0.0:
-            return epsilon_achieved(pi, pj, b=bv)
-        return delta_achieved(pi, pj, epsilon=eps, b=bv)
+        value = epsilon_achieved(pi, pj, b=bv) if dl == 0.0 else delta_achieved(pi, pj, epsilon=eps, b=bv)
+        seen.append((bv, value))
+        return value
 
-    target = eps if dl == 0.0 else dl
-    ok = lambda value: value <= target  # noqa: E731
-    limit = prior_hockey_stick(pi, pj, epsilon=eps).delta if dl > 0.0 else prior_epsilon_achieved(pi, pj)
-    if ok(limit):
-        what = "delta" if dl > 0.0 else "epsilon"
-        return BMin(eps, dl, 0.0, limit, 0.0, steps,
-                    f"no noise needed: the priors themselves give {what} = {limit:.6g} <= {target:g}")
-    start = float(b_start) if b_start is not None and math.isfinite(b_start) and b_start > 0 \
-        else _start_scale(pi, pj) / eps
-    hi, lo = None, None
-    value = loss(start)
-    if ok(value):
-        hi, v_hi = start, value
-        probe = start
-        floor = 1e-9 * _start_scale(pi, pj)
-        while True:
-            if steps >= max_steps or probe < floor:
-                return BMin(eps, dl, math.inf, math.nan, math.nan, steps,
-                            f"no rejected lower bracket within the step cap (accepted down to b = {hi:.3g})")
-            probe /= 2.0
-            value = loss(probe)
-            if not ok(value):
-                lo = probe
-                break
-            hi, v_hi = probe, value
-    else:
-        lo = start
-        probe = start
-        while True:
-            if steps >= max_steps or probe > 1e300:
-                return BMin(eps, dl, math.inf, math.nan, lo, steps, "no accepted upper bracket within the step cap")
-            probe *= 2.0
-            value = loss(probe)
-            if ok(value):
-                hi, v_hi = probe, value
-                break
-            lo = probe
-    # shrink [lo, hi] in log b
-    cache: dict[float, float] = {}
-
-    def gap(x: float) -> float:
-        bv = math.exp(x)
-        if bv not in cache:
-            cache[bv] = loss(bv)
-        return cache[bv] - target
-
-    x_lo, x_hi = math.log(lo), math.log(hi)
-    if x_hi - x_lo > rtol and steps < max_steps:
-        try:
-            root = brentq(gap, x_lo, x_hi, xtol=rtol / 8, rtol=4 * np.finfo(float).eps,
-                          maxiter=max(1, max_steps - steps - 2))
-            cand_hi, cand_lo = root + rtol / 3, root - rtol / 3
-            if cand_hi < x_hi and steps < max_steps and gap(cand_hi) <= 0:
-                x_hi, v_hi = cand_hi, cache[math.exp(cand_hi)]
-            if cand_lo > x_lo and steps < max_steps and gap(cand_lo) > 0:
-                x_lo = cand_lo
-        except (RuntimeError, ValueError):
-            pass
-    while x_hi - x_lo > rtol * 0.999:  # b_hi / b_lo - 1 ~ x_hi - x_lo
-        if steps >= max_steps:
-            return BMin(eps, dl, math.inf, math.nan, math.exp(x_lo), steps,
-                        f"bisection did not reach rtol={rtol:g} within {max_steps} steps")
-        mid = 0.5 * (x_lo + x_hi)
-        if gap(mid) <= 0:
-            x_hi, v_hi = mid, cache[math.exp(mid)]
-        else:
-            x_lo = mid
-    return BMin(eps, dl, math.exp(x_hi), v_hi, math.exp(x_lo), steps)
+    spread = _start_scale(pi, pj)
+    start = float(b_start) if b_start is not None and math.isfinite(b_start) and b_start > 0 else spread / eps
+    b, value, steps, reason = smallest_scale(loss, target, start=start, strategy=LaplaceMixtureAuditor.search,
+                                             rtol=rtol, max_steps=max_steps, floor=1e-9 * spread)
+    rejected = max((s for s, v in seen if not v <= target and s < b), default=math.nan)
+    return BMin(eps, dl, b, value, rejected, steps, reason)
 
 
-class GaussianPriorAuditor(Auditor):
-    """:class:`~pufferfish.audit.base.Auditor` of Laplace(b) noise on two Gaussian / GMM priors
+class LaplaceMixtureAuditor(Auditor):
+    """:class:`~pufferfish.audit.auditor.Auditor` of Laplace(b) noise on two Gaussian / GMM priors
     (paper 004), for (epsilon, delta): ``achieved`` is :func:`hockey_stick` (both directions),
-    ``smallest_scale`` is :func:`b_min`."""
+    ``noise_free`` is :func:`prior_hockey_stick`, ``smallest_scale`` the generic search, the
+    search of :func:`b_min` (from the priors' spread / epsilon, no b below 1e-9 times the spread)."""
 
     noise = "laplace"
     guarantees = ("epsilon_delta",)
+    prior = "mixture"
+    search = "double"
+    order = 10
 
     def __init__(self, prior_i, prior_j, *, rtol: float = 1e-10, max_steps: int = 200):
         self.prior_i, self.prior_j = as_prior(prior_i, name="prior_i"), as_prior(prior_j, name="prior_j")
-        self.rtol, self.max_steps = search(rtol, max_steps)
+        self.rtol, self.max_steps = checked_search(rtol, max_steps)
+
+    @classmethod
+    def std(cls, scale: float) -> float:
+        """sqrt(2) b: Var Laplace(b) = 2 b^2."""
+        return math.sqrt(2.0) * scale
+
+    def start_scale(self, target: Target) -> float:
+        """A scale from the priors' spread, over epsilon (as :func:`b_min`)."""
+        return _start_scale(self.prior_i, self.prior_j) / target.epsilon
+
+    def floor(self, target: Target) -> float:
+        """1e-9 times the priors' spread (as :func:`b_min`)."""
+        return 1e-9 * _start_scale(self.prior_i, self.prior_j)
+
+    def noise_free(self, target: Target) -> Achieved:
+        """The limit b -> 0: the hockey-stick divergences of the priors themselves (:func:`prior_hockey_stick`)."""
+        target = self.check_target(target)
+        hs = prior_hockey_stick(self.prior_i, self.prior_j, epsilon=target.epsilon)
+        return Achieved(0.0, target, hs.forward, hs.backward)
 
     def achieved(self, scale: float, target: Target) -> Achieved:
         target = self.check_target(target)
         hs = hockey_stick(self.prior_i, self.prior_j, epsilon=target.epsilon, b=scale)
         return Achieved(float(scale), target, hs.forward, hs.backward)
-
-    def smallest_scale(self, target: Target) -> Smallest:
-        target = self.check_target(target)
-        res = b_min(self.prior_i, self.prior_j, epsilon=target.epsilon, delta=target.delta, rtol=self.rtol,
-                    max_steps=self.max_steps)
-        return Smallest(target, res.b, res.achieved, res.steps, res.reason)

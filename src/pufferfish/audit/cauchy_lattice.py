@@ -6,7 +6,7 @@ Renyi Pufferfish Privacy, ICML 2024, Cor. 4.1) calibrates gamma = W_2 / sqrt(2 (
 for (2, eps)-RPP (the DAGWM); this module computes what a gamma achieves.
 
 Renyi divergence, relative accuracy 1e-10 (tested to 1e-8 or better). As for Gaussian noise
-(:mod:`pufferfish.audit.gaussian_noise`), D_alpha(P_Y || Q_Y) = log(1 + J) / (alpha - 1) with
+(:mod:`pufferfish.audit.gaussian_lattice`), D_alpha(P_Y || Q_Y) = log(1 + J) / (alpha - 1) with
 J = integral q_Y psi(p_Y / q_Y) dy, psi(t) = t^alpha - 1 - alpha (t - 1) >= 0, an integrand
 without cancellation, l = log(p_Y / q_Y) from sum_x (P(x) - Q(x)) k(y - x) where p_Y and q_Y
 are close. Cauchy tails are heavy (p_Y ~ gamma / (pi y^2)) but p_Y / q_Y -> 1 like 1 + O(1/y),
@@ -41,10 +41,12 @@ import math
 
 import numpy as np
 
-from pufferfish.audit.base import Achieved, LatticeAuditor, Smallest, Target
-from pufferfish.audit.gaussian_noise import (_RENYI_RTOL, _Atoms, _check_alpha, _check_pmfs, _check_positive, _gk_log, _log_psi,
-                                             smallest_by_galloping, zero_noise_renyi)
-from pufferfish.checks import search
+from pufferfish.audit.atoms import PairAtoms
+from pufferfish.audit.auditor import LatticeAuditor, TightMethod
+from pufferfish.audit.quadrature import QUAD_RTOL, gk_log, log_psi
+from pufferfish.audit.target import Achieved, Target
+from pufferfish.checks import instance, real
+from pufferfish.checks import search as checked_search
 from pufferfish.errors import ConfigError
 from pufferfish.lattice.distances import wasserstein_p
 from pufferfish.lattice.pmf import LatticePMF
@@ -64,7 +66,7 @@ _FLOOR = 1e-8
 class _CauchyPair:
     """(log q_Y + log psi(l), log p_Y + log psi(-l)) at y: the two Renyi integrands (log pi gamma dropped)."""
 
-    def __init__(self, atoms: _Atoms, gamma: float, alpha: float):
+    def __init__(self, atoms: PairAtoms, gamma: float, alpha: float):
         self.at, self.gamma, self.alpha = atoms, gamma, alpha
         self.diff = atoms.pa - atoms.pb
 
@@ -84,8 +86,8 @@ class _CauchyPair:
             with np.errstate(divide="ignore", invalid="ignore"):
                 rel = d / q
                 ell = np.where(np.abs(rel) <= 0.5, np.log1p(rel), np.log(p) - np.log(q))
-                out[0, start:start + step] = np.log(q) + _log_psi(ell, self.alpha)
-                out[1, start:start + step] = np.log(p) + _log_psi(-ell, self.alpha)
+                out[0, start:start + step] = np.log(q) + log_psi(ell, self.alpha)
+                out[1, start:start + step] = np.log(p) + log_psi(-ell, self.alpha)
         return out - math.log(math.pi)
 
 
@@ -108,13 +110,13 @@ def _core_edges(x: np.ndarray, gamma: float, lo: float, hi: float) -> np.ndarray
     return edges[(edges >= lo) & (edges <= hi)]
 
 
-def _floor(at: _Atoms) -> float:
+def _floor(at: PairAtoms) -> float:
     """The smallest gamma audited: 1e-8 times the largest |atom| (centred, at least 1), so that the
     spikes x +- gamma around every atom are resolved in float64 coordinates (module docstring)."""
     return _FLOOR * max(1.0, float(np.max(np.abs(at.x))))
 
 
-def _renyi_cauchy(at: _Atoms, gamma: float, alpha: float) -> tuple[float, float]:
+def _renyi_cauchy(at: PairAtoms, gamma: float, alpha: float) -> tuple[float, float]:
     """(D_alpha(P_Y || Q_Y), D_alpha(Q_Y || P_Y)) for Cauchy noise (module docstring)."""
     if gamma < _floor(at):
         raise ConfigError(f"gamma = {gamma!r}: below {_floor(at):.3g}, the smallest Cauchy scale this audit "
@@ -123,7 +125,7 @@ def _renyi_cauchy(at: _Atoms, gamma: float, alpha: float) -> tuple[float, float]
         return 0.0, 0.0                                # the same prior: p_Y = q_Y
     ev = _CauchyPair(at, gamma, alpha)
     lo, hi = float(at.x[0]) - _CORE * gamma, float(at.x[-1]) + _CORE * gamma
-    core = _gk_log(ev.log_integrands, _core_edges(at.x, gamma, lo, hi))
+    core = gk_log(ev.log_integrands, _core_edges(at.x, gamma, lo, hi))
     s = gamma + (float(at.x[-1]) - float(at.x[0])) + 1.0
     theta = np.linspace(0.0, 0.5 * math.pi, _TAIL_PANELS + 1)
 
@@ -131,7 +133,7 @@ def _renyi_cauchy(at: _Atoms, gamma: float, alpha: float) -> tuple[float, float]
         def log_f(t):
             y = edge + sign * s * np.tan(t)
             return ev.log_integrands(y) + math.log(s) - 2.0 * np.log(np.cos(t))
-        return _gk_log(log_f, theta, log_atol=math.log(_RENYI_RTOL) + core)
+        return gk_log(log_f, theta, log_atol=math.log(QUAD_RTOL) + core)
 
     log_j = np.logaddexp(core, np.logaddexp(tail(hi, 1.0), tail(lo, -1.0)))
     d = np.logaddexp(0.0, log_j) / (alpha - 1.0)
@@ -144,46 +146,59 @@ def cauchy_renyi(p: LatticePMF, q: LatticePMF, *, alpha: float, gamma: float) ->
     alpha > 1; relative accuracy 1e-10 (module docstring). (alpha, epsilon)-RPP (paper 002,
     Def. 3.1) holds in a direction when its value is <= epsilon.
     """
-    _check_pmfs(p, q)
-    alpha = _check_alpha(alpha)
-    gamma = _check_positive("gamma", gamma)
-    return _renyi_cauchy(_Atoms(p, q), gamma, alpha)
+    instance(p, LatticePMF, name="p")
+    instance(q, LatticePMF, name="q")
+    alpha = real(alpha, name="alpha", lo=1.0, lo_open=True)
+    gamma = real(gamma, name="gamma", lo=0.0, lo_open=True)
+    return _renyi_cauchy(PairAtoms(p, q), gamma, alpha)
 
 
 class CauchyLatticeAuditor(LatticeAuditor):
-    """:class:`~pufferfish.audit.base.Auditor` of Cauchy(0, gamma) noise on two lattice priors, Renyi.
+    """:class:`~pufferfish.audit.auditor.Auditor` of Cauchy(0, gamma) noise on two lattice priors, Renyi.
 
     ``Target(epsilon, alpha=a)`` means D_alpha <= epsilon; ``achieved`` is :func:`cauchy_renyi`
-    (forward = D_alpha(P_Y|s_i || P_Y|s_j)); ``smallest_scale`` is 0 when the priors meet the
-    target without noise, else galloping and safeguarded interpolation on log gamma
-    (:func:`~pufferfish.audit.gaussian_noise.smallest_by_galloping`; valid by stability, module docstring)
-    started at paper 002's Cor. 4.1 scale W_2 / sqrt(2 (e^eps - 1)) for alpha = 2 and at
-    W_2 sqrt(alpha / (4 eps)) otherwise (the local behaviour of one Cauchy shift: D_alpha ~
-    alpha Delta^2 / (4 gamma^2)); the bracket is widened as needed.
+    (forward = D_alpha(P_Y|s_i || P_Y|s_j)); ``smallest_scale`` the generic search (galloping;
+    valid by stability, module docstring) from :meth:`start_scale`, no gamma below
+    :meth:`floor`; the bracket is widened as needed. D_alpha does not depend on epsilon, so
+    the audits of earlier targets at the same alpha seed the search.
     """
 
     noise = "cauchy"
     guarantees = ("renyi",)
+    search = "gallop"
+    order = 2
+    tight = {"renyi": TightMethod(
+        "tight_cauchy", "tight Cauchy, (α, ε)-RPP (exact audit)",
+        "this project: the smallest Cauchy gamma whose exact Renyi divergence is <= epsilon")}
 
     def __init__(self, p: LatticePMF, q: LatticePMF, *, rtol: float = 1e-10, max_steps: int = 200):
-        _check_pmfs(p, q)
-        rtol, max_steps = search(rtol, max_steps)
+        instance(p, LatticePMF, name="p")
+        instance(q, LatticePMF, name="q")
+        rtol, max_steps = checked_search(rtol, max_steps)
         self.p, self.q, self.rtol, self.max_steps = p, q, rtol, max_steps
-        self._atoms = _Atoms(p, q)
+        self._atoms = PairAtoms(p, q)
+        self._w2: float | None = None
+
+    @classmethod
+    def std(cls, scale: float) -> float:
+        """None: a Cauchy law has no variance (NaN)."""
+        return math.nan
+
+    def start_scale(self, target: Target) -> float:
+        """Paper 002's Cor. 4.1 scale W_2 / sqrt(2 (e^eps - 1)) for alpha = 2, W_2 sqrt(alpha / (4 eps))
+        otherwise (the local behaviour of one Cauchy shift: D_alpha ~ alpha Delta^2 / (4 gamma^2))."""
+        if self._w2 is None:
+            self._w2 = wasserstein_p(self.p, self.q, 2) or 1.0
+        eps, alpha = target.epsilon, target.alpha
+        return (self._w2 / math.sqrt(2.0 * math.expm1(eps)) if alpha == 2.0
+                else self._w2 * math.sqrt(alpha / (4.0 * eps)))
+
+    def floor(self, target: Target) -> float:
+        """1e-8 times the largest |atom| (centred, at least 1): below it the audit is not resolved."""
+        return _floor(self._atoms)
 
     def achieved(self, scale: float, target: Target) -> Achieved:
         target = self.check_target(target)
-        gamma = _check_positive("gamma", scale)
+        gamma = real(scale, name="gamma", lo=0.0, lo_open=True)
         fwd, bwd = _renyi_cauchy(self._atoms, gamma, target.alpha)
         return Achieved(gamma, target, fwd, bwd)
-
-    def smallest_scale(self, target: Target) -> Smallest:
-        target = self.check_target(target)
-        eps, alpha = target.epsilon, target.alpha
-        zero = max(zero_noise_renyi(self.p, self.q, alpha=alpha))
-        w2 = wasserstein_p(self.p, self.q, 2) or 1.0
-        start = w2 / math.sqrt(2.0 * math.expm1(eps)) if alpha == 2.0 else w2 * math.sqrt(alpha / (4.0 * eps))
-        scale, value, steps, reason = smallest_by_galloping(
-            lambda g: max(_renyi_cauchy(self._atoms, g, alpha)), eps, start=start, at_zero=zero,
-            rtol=self.rtol, max_steps=self.max_steps, floor=_floor(self._atoms))
-        return Smallest(target, scale, value, steps, reason)

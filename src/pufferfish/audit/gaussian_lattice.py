@@ -46,7 +46,7 @@ D_alpha(P_Y || Q_Y) = log(1 + J) / (alpha - 1) with
 
 (integral q_Y (t - 1) = 0 and psi is convex with psi(1) = psi'(1) = 0), an integrand without
 cancellation even where P_Y and Q_Y are close. psi(e^l) is a series in l for |alpha l| <= 1
-and a closed form otherwise (:func:`_log_psi`), and l = log(p_Y / q_Y) is computed as
+and a closed form otherwise (:func:`~pufferfish.audit.quadrature.log_psi`), and l = log(p_Y / q_Y) is computed as
 log1p(sum_x (P(x) - Q(x)) phi(y - x) / q_Y) where the two are close, so that a divergence
 of 1e-12 still has all its digits. J is integrated by adaptive Gauss-Kronrod (7-15) on
 panels of width sigma (refined until the sum of |K15 - G7| over panels is below 1e-12 J)
@@ -73,9 +73,10 @@ N(0, sigma_1^2) + N(0, sigma_2^2 - sigma_1^2) in law, with the second term indep
 is a post-processing of Y_1 by the same Markov kernel whatever the secret, and both the
 hockey-stick and the Renyi divergences obey the data-processing inequality. So neither
 increases with sigma, the accepted sigmas form a half-line [sigma_min, inf), and
-sigma_min is found by bracketing and closing the bracket on log sigma (:func:`smallest_by_galloping`). As sigma -> 0 the audits tend to the
-divergences of the priors themselves (atoms one apart separate), which bound them for
-every sigma: when those already meet the target, sigma_min = 0.
+sigma_min is found by galloping and closing the bracket on log sigma
+(:func:`pufferfish.audit.search.smallest_scale`). As sigma -> 0 the audits tend to the
+divergences of the priors themselves (atoms one apart separate), which bound them for every
+sigma: when those already meet the target, sigma_min = 0.
 """
 
 from __future__ import annotations
@@ -85,14 +86,17 @@ import math
 
 import numpy as np
 
-from pufferfish.audit.base import Achieved, LatticeAuditor, Smallest, Target, check_search, close_bracket
-from pufferfish.audit.zero_noise import zero_noise_hockey_stick, zero_noise_renyi
-from pufferfish.checks import instance, real, search
+from pufferfish.audit.atoms import PairAtoms
+from pufferfish.audit.auditor import LatticeAuditor, TightMethod
+from pufferfish.audit.quadrature import MAX_PANELS, QUAD_RTOL, gk_log, log_psi, lse
+from pufferfish.audit.target import Achieved, Target
+from pufferfish.checks import instance, real
+from pufferfish.checks import search as checked_search
 from pufferfish.errors import ConfigError
 from pufferfish.lattice.distances import wasserstein_inf
 from pufferfish.lattice.pmf import LatticePMF
 
-__all__ = ["GaussianLatticeAuditor", "gaussian_hockey_stick", "gaussian_renyi", "smallest_by_galloping"]
+__all__ = ["GaussianLatticeAuditor", "gaussian_hockey_stick", "gaussian_renyi"]
 
 #: a log-sum-exp over n atoms drops the terms more than this + log n below its largest (e^-60 relative in all)
 _DROP = 60.0
@@ -104,34 +108,12 @@ _BLOCK = 2_000_000
 _R_ATOL = 1e-12
 #: a cell narrower than this (times sigma) is not split further
 _MIN_CELL = 1e-12
-#: relative tolerance of the Renyi quadrature (sum of |K15 - G7| over the integral)
-_RENYI_RTOL = 1e-12
 #: J below e^-690 (1e-300) counts as 0: the tails need only be bounded below 1e-13 of that
 _LOG_TINY = -690.0
-#: the Renyi quadrature starts with panels of width sigma, at most this many
-_MAX_PANELS = 2_000_000
 #: tails left out of the Renyi quadrature are bounded by this (relative to J)
 _TAIL_RTOL = 1e-13
 #: one support: the Renyi quadrature runs in coordinates local to runs of atoms at most this many sigma wide
 _LOCAL = 1e5
-
-# Gauss-Kronrod 7-15 on [-1, 1] (QUADPACK qk15): Kronrod nodes and weights, Gauss weights
-_XGK = np.array([0.991455371120812639206854697526329, 0.949107912342758524526189684047851,
-                 0.864864423359769072789712788640926, 0.741531185599394439863864773280788,
-                 0.586087235467691130294144845693013, 0.405845151377397166906606412076961,
-                 0.207784955007898467600689403773245, 0.0])
-_WGK = np.array([0.022935322010529224963732008058970, 0.063092092629978553290700663189204,
-                 0.104790010322250183839876322541518, 0.140653259715525918745189590510238,
-                 0.169004726639267902826583426598550, 0.190350578064785409913256402421014,
-                 0.204432940075298892414161999234649, 0.209482141084727828012999174891714])
-_WG = np.array([0.129484966168869693270611432679082, 0.279705391489276667901467771423780,
-                0.381830050505118944950369775488975, 0.417959183673469387755102040816327])
-_NODES = np.concatenate((-_XGK[:-1], _XGK[::-1]))
-_WK = np.concatenate((_WGK[:-1], _WGK[::-1]))
-_WG15 = np.zeros(15)
-_WG15[[1, 3, 5, 13, 11, 9]] = np.concatenate((_WG[:3], _WG[:3]))
-_WG15[7] = _WG[3]
-
 
 # ------------------------------------------------------------------------ validation
 def _check_positive(name: str, value) -> float:
@@ -153,32 +135,13 @@ def _check_pmfs(p, q) -> None:
 
 
 # ------------------------------------------------------------------------ the two mixtures
-class _Atoms:
-    """The union of the atoms of P and Q, centred on the middle of the hull (for rounding)."""
-
-    def __init__(self, p: LatticePMF, q: LatticePMF):
-        lo, hi = min(p.lo, q.lo), max(p.hi, q.hi)
-        a, b = p.pmf_on(lo, hi), q.pmf_on(lo, hi)
-        keep = (a > 0) | (b > 0)
-        self.center = 0.5 * (lo + hi)
-        self.x = np.arange(lo, hi + 1, dtype=float)[keep] - self.center
-        self.pa, self.pb = a[keep], b[keep]
-        with np.errstate(divide="ignore"):
-            self.la, self.lb = np.log(self.pa), np.log(self.pb)
-            diff = self.pa - self.pb
-            self.log_diff = np.log(np.abs(diff))
-        self.sign_diff = np.sign(diff)
-        self.idx_p, self.idx_q = np.flatnonzero(self.pa > 0), np.flatnonzero(self.pb > 0)
-        self.top_p, self.top_q = float(self.la.max()), float(self.lb.max())
-        self.drop = _DROP + math.log(self.x.size)
-
-
 class _GaussPair:
     """log p_Y, log q_Y (without the common -log(sigma sqrt(2 pi))), posterior means and l = log p_Y/q_Y."""
 
-    def __init__(self, atoms: _Atoms, sigma: float):
+    def __init__(self, atoms: PairAtoms, sigma: float):
         self.at, self.sigma = atoms, sigma
         self.inv2s2 = 0.5 / sigma ** 2
+        self.drop = _DROP + math.log(atoms.x.size)
 
     def _radius(self, y: np.ndarray, idx: np.ndarray, logm: np.ndarray, top: float) -> np.ndarray:
         """Distance beyond which an atom's term is below e^-drop of the largest at y (module docstring)."""
@@ -187,7 +150,7 @@ class _GaussPair:
         best = np.full(y.size, -np.inf)
         for k in (np.clip(j - 1, 0, xs.size - 1), np.clip(j, 0, xs.size - 1)):
             best = np.maximum(best, logm[idx[k]] - (y - xs[k]) ** 2 * self.inv2s2)
-        return self.sigma * np.sqrt(2.0 * (top - best + self.at.drop))
+        return self.sigma * np.sqrt(2.0 * (top - best + self.drop))
 
     def __call__(self, y, *, ratio: bool = False):
         """(lp, lq, mp, mq[, ell]) at ``y`` (any order; centred coordinates)."""
@@ -306,12 +269,22 @@ def _phi_mass(lo: np.ndarray, hi: np.ndarray, x: np.ndarray, sigma: float) -> np
     return np.where(v >= 0, upper, lower)
 
 
-def _hockey_gauss(at: _Atoms, sigma: float, eps: float) -> tuple[float, float]:
-    """(H_{e^eps}(P_Y || Q_Y), H_{e^eps}(Q_Y || P_Y)) for Gaussian noise (module docstring)."""
-    if np.array_equal(at.pa, at.pb):  # P = Q: P_Y = Q_Y and sup_S (1 - e^eps) P_Y(S) = 0 (no sign change to certify)
-        return 0.0, 0.0
-    ev = _GaussPair(at, sigma)
-    c_eps = math.exp(eps)
+def _select(cells: dict, keep: np.ndarray) -> dict:
+    """The cells where ``keep`` holds (the posterior means are 2 x n)."""
+    return {k: (v[:, keep] if v.ndim == 2 else v[keep]) for k, v in cells.items()}
+
+
+def _join(cells: dict, split: np.ndarray, rs: np.ndarray, ms: np.ndarray, ss: np.ndarray) -> dict:
+    """Every cell [a, c] split at ``split`` into [a, split] and [split, c] (r, means, slack there)."""
+    return {"ca": np.concatenate((cells["ca"], split)), "cc": np.concatenate((split, cells["cc"])),
+            "ra": np.concatenate((cells["ra"], rs)), "rc": np.concatenate((rs, cells["rc"])),
+            "ma": np.concatenate((cells["ma"], ms), axis=1), "mc": np.concatenate((ms, cells["mc"]), axis=1),
+            "slack_a": np.concatenate((cells["slack_a"], ss)), "slack_c": np.concatenate((ss, cells["slack_c"]))}
+
+
+def _start_cells(at: PairAtoms, ev: _GaussPair, sigma: float) -> tuple:
+    """The first cells (width sigma / 2 over the atoms +- _REACH sigma): r at every node, the cells
+    to certify, and the gaps between segments (negligible mass: positive in neither direction)."""
     h0 = 0.5 * sigma
     nodes, gap = [], []
     for lo, hi in _segments(at.x, _REACH * sigma):
@@ -325,71 +298,84 @@ def _hockey_gauss(at: _Atoms, sigma: float, eps: float) -> tuple[float, float]:
     is_gap = np.concatenate(gap)[:-1]
     lp, lq, mp, mq = ev(y)
     r = lp - lq
+    cells = {"ca": y[:-1], "cc": y[1:], "ra": r[:-1], "rc": r[1:],
+             "ma": np.stack((mp[:-1], mq[:-1])), "mc": np.stack((mp[1:], mq[1:])),
+             "slack_a": 1e-14 * (np.abs(lp[:-1]) + np.abs(lq[:-1])),
+             "slack_c": 1e-14 * (np.abs(lp[1:]) + np.abs(lq[1:]))}
+    none = np.zeros(int(is_gap.sum()), bool)
+    return r, _select(cells, ~is_gap), (y[:-1][is_gap], y[1:][is_gap], none, none)
+
+
+def _certify(cells: dict, ev: _GaussPair, sigma: float, eps: float, scale_m: float) -> tuple:
+    """One round: the cells certified (a, c, forward positive, backward positive), the bound on what
+    the given-up ones could add to delta (over (1 + e^eps) / (sigma sqrt(2 pi))), the cells left
+    (split at a root of r = +-eps where the derivative enclosure certifies one, else in the middle)."""
+    ca, cc, ra, rc, ma, mc = (cells[k] for k in ("ca", "cc", "ra", "rc", "ma", "mc"))
+    h = cc - ca
+    s_lo = (ma[0] - mc[1]) / sigma ** 2 - scale_m
+    s_hi = (mc[0] - ma[1]) / sigma ** 2 + scale_m
+    env_max, env_min = _tents(ra, rc, h, s_lo, s_hi)
+    tol = _R_ATOL + np.maximum(cells["slack_a"], cells["slack_c"])
+    f_below, f_above = env_max <= eps + tol, env_min >= eps - tol
+    b_below, b_above = env_min >= -eps - tol, env_max <= -eps + tol   # backward: positive where r < -eps
+    f_cross = (ra - eps) * (rc - eps) < 0
+    b_cross = (ra + eps) * (rc + eps) < 0
+    ok = (f_below | f_above) & (b_below | b_above) & ~f_cross & ~b_cross
+    give_up = ~ok & ~f_cross & ~b_cross & (h <= _MIN_CELL * sigma)   # a tangency (module docstring)
+    width = float(np.sum(h[give_up])) if give_up.any() else 0.0
+    fin = ok | give_up
+    f_pos = np.where(f_below | f_above, f_above & ~f_below, np.minimum(ra, rc) > eps)
+    b_pos = np.where(b_below | b_above, b_above & ~b_below, np.maximum(ra, rc) < -eps)
+    done = (ca[fin], cc[fin], f_pos[fin], b_pos[fin])
+    todo = ~fin
+    cells = _select(cells, todo)
+    if cells["ca"].size == 0:
+        return done, width, cells
+    ca, cc, ra, rc = cells["ca"], cells["cc"], cells["ra"], cells["rc"]
+    s_lo, s_hi, f_cross, b_cross = s_lo[todo], s_hi[todo], f_cross[todo], b_cross[todo]
+    split = 0.5 * (ca + cc)
+    monotone = (s_lo > 0) | (s_hi < 0)
+    for level, cross in zip((eps, -eps), (f_cross, b_cross & ~f_cross)):
+        pick = np.flatnonzero(cross & monotone & (cc - ca > _MIN_CELL * sigma))
+        if pick.size:
+            root = _illinois(lambda t, lv=level: (lambda v: v[0] - v[1] - lv)(ev(t)),
+                             ca[pick], cc[pick], ra[pick] - level, rc[pick] - level, 1e-13 * sigma)
+            inside = (root > ca[pick]) & (root < cc[pick])
+            split[pick[inside]] = root[inside]
+    lps, lqs, mps, mqs = ev(split)
+    rs = lps - lqs
+    for level, cross in zip((eps, -eps), (f_cross, b_cross)):
+        rs = np.where(cross & (np.abs(rs - level) < 1e-9), level, rs)   # a root sits on its level
+    ss = 1e-14 * (np.abs(lps) + np.abs(lqs))
+    return done, width, _join(cells, split, rs, np.stack((mps, mqs)), ss)
+
+
+def _hockey_gauss(at: PairAtoms, sigma: float, eps: float) -> tuple[float, float]:
+    """(H_{e^eps}(P_Y || Q_Y), H_{e^eps}(Q_Y || P_Y)) for Gaussian noise (module docstring)."""
+    if np.array_equal(at.pa, at.pb):  # P = Q: P_Y = Q_Y and sup_S (1 - e^eps) P_Y(S) = 0 (no sign change to certify)
+        return 0.0, 0.0
+    ev = _GaussPair(at, sigma)
+    c_eps = math.exp(eps)
+    r, cells, gaps = _start_cells(at, ev, sigma)
     scale_m = 1e-13 * (1.0 + float(np.max(np.abs(at.x)))) / sigma ** 2
-    levels = (eps, -eps)
-    # cells: ends, r and posterior means at both ends
-    ca, cc = y[:-1], y[1:]
-    ra, rc = r[:-1], r[1:]
-    ma = np.stack((mp[:-1], mq[:-1]))
-    mc = np.stack((mp[1:], mq[1:]))
-    slack_a = 1e-14 * (np.abs(lp[:-1]) + np.abs(lq[:-1]))
-    slack_c = 1e-14 * (np.abs(lp[1:]) + np.abs(lq[1:]))
-    done = []                                          # (a, c, forward positive, backward positive)
-    done.append((ca[is_gap], cc[is_gap], np.zeros(int(is_gap.sum()), bool), np.zeros(int(is_gap.sum()), bool)))
-    keep = ~is_gap
-    ca, cc, ra, rc, ma, mc = ca[keep], cc[keep], ra[keep], rc[keep], ma[:, keep], mc[:, keep]
-    slack_a, slack_c = slack_a[keep], slack_c[keep]
+    done = [gaps]                                      # (a, c, forward positive, backward positive)
     extra = 0.0
     for _ in range(200):
-        if ca.size == 0:
+        if cells["ca"].size == 0:
             break
-        h = cc - ca
-        s_lo = (ma[0] - mc[1]) / sigma ** 2 - scale_m
-        s_hi = (mc[0] - ma[1]) / sigma ** 2 + scale_m
-        env_max, env_min = _tents(ra, rc, h, s_lo, s_hi)
-        tol = _R_ATOL + np.maximum(slack_a, slack_c)
-        f_below, f_above = env_max <= eps + tol, env_min >= eps - tol
-        b_below, b_above = env_min >= -eps - tol, env_max <= -eps + tol   # backward: positive where r < -eps
-        f_cross = (ra - eps) * (rc - eps) < 0
-        b_cross = (ra + eps) * (rc + eps) < 0
-        ok = (f_below | f_above) & (b_below | b_above) & ~f_cross & ~b_cross
-        tiny = h <= _MIN_CELL * sigma
-        give_up = ~ok & ~f_cross & ~b_cross & tiny
-        if give_up.any():                              # a tangency: bound what it could add (module docstring)
-            extra += float(np.sum(h[give_up])) * (1.0 + c_eps) / (sigma * math.sqrt(2.0 * math.pi))
-        fin = ok | give_up
-        f_pos = np.where(f_below | f_above, f_above & ~f_below, np.minimum(ra, rc) > eps)
-        b_pos = np.where(b_below | b_above, b_above & ~b_below, np.maximum(ra, rc) < -eps)
-        done.append((ca[fin], cc[fin], f_pos[fin], b_pos[fin]))
-        todo = ~fin
-        ca, cc, ra, rc, ma, mc = ca[todo], cc[todo], ra[todo], rc[todo], ma[:, todo], mc[:, todo]
-        slack_a, slack_c = slack_a[todo], slack_c[todo]
-        s_lo, s_hi = s_lo[todo], s_hi[todo]
-        f_cross, b_cross = f_cross[todo], b_cross[todo]
-        if ca.size == 0:
-            break
-        # split: at the root of a monotone bracket, else in the middle
-        split = 0.5 * (ca + cc)
-        monotone = (s_lo > 0) | (s_hi < 0)
-        for level, cross in zip(levels, (f_cross, b_cross & ~f_cross)):
-            pick = np.flatnonzero(cross & monotone & (cc - ca > _MIN_CELL * sigma))
-            if pick.size:
-                root = _illinois(lambda t, lv=level: (lambda v: v[0] - v[1] - lv)(ev(t)),
-                                 ca[pick], cc[pick], ra[pick] - level, rc[pick] - level, 1e-13 * sigma)
-                inside = (root > ca[pick]) & (root < cc[pick])
-                split[pick[inside]] = root[inside]
-        lps, lqs, mps, mqs = ev(split)
-        rs = lps - lqs
-        for level, cross in zip(levels, (f_cross, b_cross)):
-            rs = np.where(cross & (np.abs(rs - level) < 1e-9), level, rs)   # a root sits on its level
-        ss = 1e-14 * (np.abs(lps) + np.abs(lqs))
-        ms = np.stack((mps, mqs))
-        ca, cc = np.concatenate((ca, split)), np.concatenate((split, cc))
-        ra, rc = np.concatenate((ra, rs)), np.concatenate((rs, rc))
-        ma, mc = np.concatenate((ma, ms), axis=1), np.concatenate((ms, mc), axis=1)
-        slack_a, slack_c = np.concatenate((slack_a, ss)), np.concatenate((ss, slack_c))
-    if ca.size:                                        # never seen: bound the leftovers
-        extra += float(np.sum(cc - ca)) * (1.0 + c_eps) / (sigma * math.sqrt(2.0 * math.pi))
+        finished, width, cells = _certify(cells, ev, sigma, eps, scale_m)
+        if width:                                      # a tangency: bound what it could add (module docstring)
+            extra += width * (1.0 + c_eps) / (sigma * math.sqrt(2.0 * math.pi))
+        done.append(finished)
+    if cells["ca"].size:                               # never seen: bound the leftovers
+        extra += float(np.sum(cells["cc"] - cells["ca"])) * (1.0 + c_eps) / (sigma * math.sqrt(2.0 * math.pi))
+    return _sum_runs(at, sigma, eps, done, r, extra)
+
+
+def _sum_runs(at: PairAtoms, sigma: float, eps: float, done: list, r: np.ndarray, extra: float) -> tuple[float, float]:
+    """delta in both directions: over the maximal runs of positive cells, sum_x (P(x) - e^eps Q(x))
+    times the normal mass of the run (module docstring), plus ``extra``."""
+    c_eps = math.exp(eps)
     a_all, c_all, f_all, b_all = (np.concatenate([d[k] for d in done]) for k in range(4))
     order = np.argsort(a_all, kind="stable")
     a_all, c_all, f_all, b_all = a_all[order], c_all[order], f_all[order], b_all[order]
@@ -439,108 +425,11 @@ def gaussian_hockey_stick(p: LatticePMF, q: LatticePMF, *, epsilon: float, sigma
     _check_pmfs(p, q)
     eps = _check_epsilon(epsilon)
     sigma = _check_positive("sigma", sigma)
-    return _hockey_gauss(_Atoms(p, q), sigma, eps)
+    return _hockey_gauss(PairAtoms(p, q), sigma, eps)
 
 
 # ------------------------------------------------------------------------ Renyi
-def _log_psi(ell: np.ndarray, alpha: float) -> np.ndarray:
-    """log psi(e^l), psi(t) = t^alpha - 1 - alpha (t - 1) >= 0 (module docstring), accurate for all l.
-
-    |alpha l| <= 1: the series psi(e^l) = sum_{k >= 2} (alpha^k - alpha) l^k / k! (terms shrink
-    by alpha |l| / k; 40 terms leave < 1e-40), alpha^k - alpha = alpha expm1((k - 1) log alpha).
-    l > 1/alpha: psi = e^{alpha l} (1 - ((1 - alpha) e^{-alpha l} + alpha e^{(1 - alpha) l})),
-    no overflow. l < -1/alpha: expm1(alpha l) - alpha expm1(l), between 0 and alpha - 1.
-    """
-    ell = np.asarray(ell, dtype=float)
-    out = np.empty(ell.shape)
-    small = np.abs(alpha * ell) <= 1.0
-    big = ~small & (ell > 0)
-    neg = ~small & (ell < 0)
-    if small.any():
-        l = ell[small]
-        total = np.zeros(l.size)
-        log_a = math.log(alpha)
-        power = l * l / 2.0                           # l^k / k!
-        for k in range(2, 42):
-            total += alpha * math.expm1((k - 1) * log_a) * power
-            power = power * l / (k + 1)
-        with np.errstate(divide="ignore"):
-            out[small] = np.log(np.maximum(total, 0.0))
-    if big.any():
-        l = ell[big]
-        inner = (1.0 - alpha) * np.exp(-alpha * l) + alpha * np.exp((1.0 - alpha) * l)
-        with np.errstate(divide="ignore"):
-            out[big] = alpha * l + np.log1p(-inner)
-    if neg.any():
-        l = ell[neg]
-        out[neg] = np.log(np.expm1(alpha * l) - alpha * np.expm1(l))
-    return out
-
-
-def _gk_log(log_f, edges: np.ndarray, *, rtol: float = _RENYI_RTOL, log_atol=-math.inf,
-            max_rounds: int = 60) -> np.ndarray:
-    """log of the integrals of exp(log_f) over [edges[0], edges[-1]], adaptive Gauss-Kronrod 7-15.
-
-    ``log_f(y)`` returns an (m, len(y)) array: m integrands sharing their nodes. Every panel
-    is evaluated at once; the panels whose |K15 - G7| is above their share of ``rtol``
-    times the running estimate (in any of the m) are halved until, for each integrand, the
-    sum of |K15 - G7| over the panels is below ``rtol`` times the integral or below
-    exp(``log_atol``) (a piece of a larger integral: its share of the tolerance). ``rtol`` is
-    raised to 16 machine epsilons times the largest |log f| seen, the rounding of the
-    integrand itself (a log integrand of 5e4, as for D_alpha of thousands, is only good to
-    1e-11 relative). Values are kept as logs (each panel's maximum factored out), so nothing
-    overflows.
-    """
-    a, b = edges[:-1].astype(float), edges[1:].astype(float)
-    k_done, e_done = [], []
-    log_rtol = math.log(rtol)
-    size = 0
-    for _ in range(max_rounds):
-        if a.size > _MAX_PANELS:
-            raise ArithmeticError(f"Renyi quadrature: more than {_MAX_PANELS} panels to refine")
-        half = 0.5 * (b - a)
-        y = 0.5 * (a + b)[:, None] + half[:, None] * _NODES[None, :]
-        lv = np.asarray(log_f(y.ravel()))
-        lv = lv.reshape(lv.shape[0], a.size, _NODES.size)
-        top = lv.max(axis=2)
-        safe = np.where(np.isfinite(top), top, 0.0)
-        v = np.exp(lv - safe[:, :, None])
-        kron, gauss = v @ _WK, v @ _WG15
-        with np.errstate(divide="ignore"):
-            log_k = np.where(np.isfinite(top), safe + np.log(kron * half), -np.inf)
-            log_e = np.where(np.isfinite(top), safe + np.log(np.abs(kron - gauss) * half), -np.inf)
-        # the log integrand is rounded to about 1e-16 of its magnitude: no tolerance below that
-        finite = lv[np.isfinite(lv)]
-        size = max(size, float(np.max(np.abs(finite))) if finite.size else 0.0)
-        log_rtol = max(math.log(rtol), math.log(16 * np.finfo(float).eps * size) if size > 0 else -math.inf)
-        all_k = np.concatenate(k_done + [log_k], axis=1)
-        all_e = np.concatenate(e_done + [log_e], axis=1)
-        log_total = np.array([_lse(row) for row in all_k])
-        log_err = np.array([_lse(row) for row in all_e])
-        goal = np.maximum(log_rtol + log_total, log_atol)
-        settled = ~np.isfinite(log_total) | (log_err <= goal)
-        if settled.all():
-            return log_total
-        share = (goal - math.log(all_e.shape[1]))[:, None]
-        bad = np.any((log_e > share) & ~settled[:, None], axis=0)
-        k_done.append(log_k[:, ~bad])
-        e_done.append(log_e[:, ~bad])
-        a, b = a[bad], b[bad]
-        mid = 0.5 * (a + b)
-        a, b = np.concatenate((a, mid)), np.concatenate((mid, b))
-    raise ArithmeticError(f"Renyi quadrature did not reach rtol {rtol:g} in {max_rounds} rounds")
-
-
-def _lse(v: np.ndarray) -> float:
-    if v.size == 0:
-        return -math.inf
-    top = float(np.max(v))
-    if not math.isfinite(top):
-        return top
-    return top + math.log(float(np.sum(np.exp(v - top))))
-
-
-def _log_tail_bound(at: _Atoms, sigma: float, alpha: float, bound: float, right: bool, forward: bool) -> float:
+def _log_tail_bound(at: PairAtoms, sigma: float, alpha: float, bound: float, right: bool, forward: bool) -> float:
     """log of a bound on the integral of q_Y psi(p_Y / q_Y) beyond ``bound`` (module docstring).
 
     (P, Q) = (P, Q) if ``forward`` else (Q, P). q psi(p/q) <= p^alpha q^(1-alpha) + (alpha - 1) q.
@@ -561,7 +450,7 @@ def _log_tail_bound(at: _Atoms, sigma: float, alpha: float, bound: float, right:
     edge = sign * bound
     a = float(np.max(x[ok_top]))
     gap = (a - x[ok_top]) * (2.0 * edge - x[ok_top] - a) / (2.0 * sigma ** 2)
-    log_m = min(0.0, _lse(top_m[ok_top] - gap))
+    log_m = min(0.0, lse(top_m[ok_top] - gap))
     b = x[ok_bot]
     c = alpha * a - (alpha - 1.0) * b
     k = (c * c - alpha * a * a + (alpha - 1.0) * b * b) / (2.0 * sigma ** 2)
@@ -570,7 +459,7 @@ def _log_tail_bound(at: _Atoms, sigma: float, alpha: float, bound: float, right:
     return float(np.logaddexp(float(np.min(first)), second))
 
 
-def _renyi_gauss(at: _Atoms, sigma: float, alpha: float) -> tuple[float, float]:
+def _renyi_gauss(at: PairAtoms, sigma: float, alpha: float) -> tuple[float, float]:
     """(D_alpha(P_Y || Q_Y), D_alpha(Q_Y || P_Y)) for Gaussian noise (module docstring)."""
     if np.array_equal(at.pa, at.pb):
         return 0.0, 0.0                                # the same prior: p_Y = q_Y
@@ -579,14 +468,14 @@ def _renyi_gauss(at: _Atoms, sigma: float, alpha: float) -> tuple[float, float]:
 
     def log_f(y):
         lp, lq, _, _, ell = ev(y, ratio=True)
-        return np.vstack((lq + _log_psi(ell, alpha), lp + _log_psi(-ell, alpha))) - log_norm
+        return np.vstack((lq + log_psi(ell, alpha), lp + log_psi(-ell, alpha))) - log_norm
 
     if np.array_equal(at.pa > 0, at.pb > 0):
         # one support: only the atoms +- _REACH sigma are integrated (module docstring, "One support")
         from scipy.special import log_ndtr
 
         m = at.pa > 0
-        log_c = [_lse(np.concatenate((alpha * top[m] + (1.0 - alpha) * bot[m], math.log(alpha - 1.0) + bot[m])))
+        log_c = [lse(np.concatenate((alpha * top[m] + (1.0 - alpha) * bot[m], math.log(alpha - 1.0) + bot[m])))
                  for top, bot in ((at.la, at.lb), (at.lb, at.la))]
         log_out = np.array(log_c) + math.log(2.0) + float(log_ndtr(-_REACH))
         blocks = []                                    # runs of segments within _LOCAL sigma
@@ -596,7 +485,7 @@ def _renyi_gauss(at: _Atoms, sigma: float, alpha: float) -> tuple[float, float]:
                 blocks[-1].append(np.linspace(lo, hi, count + 1))
             else:
                 blocks.append([np.linspace(lo, hi, count + 1)])
-        if sum(e.size for b in blocks for e in b) <= _MAX_PANELS:
+        if sum(e.size for b in blocks for e in b) <= MAX_PANELS:
             log_j = np.full(2, -np.inf)
             for block in blocks:                       # the panels between two segments of a block included
                 edges = np.concatenate(block)
@@ -607,9 +496,9 @@ def _renyi_gauss(at: _Atoms, sigma: float, alpha: float) -> tuple[float, float]:
 
                 def log_f_local(u, ev_local=ev_local):
                     lp, lq, _, _, ell = ev_local(u, ratio=True)
-                    return np.vstack((lq + _log_psi(ell, alpha), lp + _log_psi(-ell, alpha))) - log_norm
+                    return np.vstack((lq + log_psi(ell, alpha), lp + log_psi(-ell, alpha))) - log_norm
 
-                log_j = np.logaddexp(log_j, _gk_log(log_f_local, edges - centre))
+                log_j = np.logaddexp(log_j, gk_log(log_f_local, edges - centre))
             if np.all(log_out <= math.log(_TAIL_RTOL) + np.maximum(log_j, _LOG_TINY)):
                 d = np.logaddexp(0.0, log_j) / (alpha - 1.0)
                 return float(d[0]), float(d[1])
@@ -623,14 +512,14 @@ def _renyi_gauss(at: _Atoms, sigma: float, alpha: float) -> tuple[float, float]:
 
     def panels(lo, hi):
         count = max(int(math.ceil((hi - lo) / sigma)), 4)
-        if count > _MAX_PANELS:
+        if count > MAX_PANELS:
             raise ConfigError(f"sigma = {sigma!r}: the Renyi audit would need {count} panels of width sigma "
-                              f"(at most {_MAX_PANELS}); sigma is too small for priors this wide")
+                              f"(at most {MAX_PANELS}); sigma is too small for priors this wide")
         return np.linspace(lo, hi, count + 1)
 
     reach = 10.0
     lo, hi = lo_core - reach * sigma, hi_core + reach * sigma
-    log_j = _gk_log(log_f, panels(lo, hi))
+    log_j = gk_log(log_f, panels(lo, hi))
     # widen until the closed-form tail bounds are below _TAIL_RTOL of the integral so far
     for _ in range(20):
         tails = np.array([float(np.logaddexp(_log_tail_bound(at, sigma, alpha, lo, False, fwd),
@@ -639,9 +528,9 @@ def _renyi_gauss(at: _Atoms, sigma: float, alpha: float) -> tuple[float, float]:
         if np.all(tails <= math.log(_TAIL_RTOL) + np.maximum(log_j, _LOG_TINY)):
             break
         step = reach * sigma
-        atol = math.log(_RENYI_RTOL) + log_j
-        left = _gk_log(log_f, panels(lo - step, lo), log_atol=atol)
-        right = _gk_log(log_f, panels(hi, hi + step), log_atol=atol)
+        atol = math.log(QUAD_RTOL) + log_j
+        left = gk_log(log_f, panels(lo - step, lo), log_atol=atol)
+        right = gk_log(log_f, panels(hi, hi + step), log_atol=atol)
         log_j = np.logaddexp(log_j, np.logaddexp(left, right))
         lo, hi = lo - step, hi + step
     else:
@@ -660,126 +549,70 @@ def gaussian_renyi(p: LatticePMF, q: LatticePMF, *, alpha: float, sigma: float) 
     _check_pmfs(p, q)
     alpha = _check_alpha(alpha)
     sigma = _check_positive("sigma", sigma)
-    return _renyi_gauss(_Atoms(p, q), sigma, alpha)
+    return _renyi_gauss(PairAtoms(p, q), sigma, alpha)
 
 
-# ------------------------------------------------------------------------ the smallest scale
-def smallest_by_galloping(value, bound: float, *, start: float, at_zero: float | None = None, rtol: float = 1e-10,
-                          max_steps: int = 200, floor: float = 1e-300) -> tuple[float, float, int, str]:
-    """Smallest scale s with ``value(s) <= bound`` for a ``value`` non-increasing in s.
-
-    As :func:`~pufferfish.audit.base.smallest_by_bisection` (0 when ``at_zero`` meets the
-    bound; the returned scale is always an evaluated, accepted one), but the bracket is
-    found by galloping on log s -- factors 2, 4, 16, 256, ... from ``start`` -- so that a
-    smallest scale 60 orders of magnitude below the start (priors whose supports differ
-    only by masses of 1e-60) costs 8 evaluations, not 200; then the bracket is closed on
-    log s by safeguarded interpolation (:func:`~pufferfish.audit.base.close_bracket`) until
-    hi/lo - 1 <= ``rtol``. No scale below ``floor`` is evaluated: if ``floor`` itself is
-    accepted it is returned with a reason (an accepted scale, but maybe not the smallest).
-    """
-    bound, start, at_zero, rtol, max_steps = check_search(value, bound, start, at_zero, rtol, max_steps)
-    floor = real(floor, name="floor", lo=0.0, lo_open=True)
-    if at_zero is not None and at_zero <= bound:
-        return 0.0, float(at_zero), 0, "no noise needed: the priors meet the target"
-    steps = 0
-
-    def ev(s: float) -> float:
-        nonlocal steps
-        steps += 1
-        return float(value(s))
-
-    factor = 2.0
-    hi = lo = None
-    v_hi = v_lo = math.nan
-    s = float(start)
-    v = ev(s)
-    if v <= bound:
-        hi, v_hi = s, v
-        while lo is None:                              # gallop down until rejected
-            if steps >= max_steps:
-                return hi, v_hi, steps, f"no rejected scale found within {max_steps} steps"
-            if hi <= floor:
-                return hi, v_hi, steps, f"accepted down to {floor:.3g}, below which the audit is not resolved"
-            s = max(hi / factor, floor)
-            v = ev(s)
-            if v <= bound:
-                hi, v_hi = s, v
-                factor = min(factor * factor, 1e30)
-            else:
-                lo, v_lo = s, v
-    else:
-        lo, v_lo = s, v
-        while hi is None:                              # gallop up until accepted
-            if steps >= max_steps or lo * factor > 1e300:
-                return math.inf, math.nan, steps, f"no accepted scale up to {lo:.6g} within {steps} steps"
-            s = lo * factor
-            v = ev(s)
-            if v <= bound:
-                hi, v_hi = s, v
-            else:
-                lo, v_lo = s, v
-                factor = min(factor * factor, 1e30)
-    return close_bracket(value, bound, lo, hi, v_hi, rtol=rtol, max_steps=max_steps, steps=steps, v_lo=v_lo)
 
 
 # ------------------------------------------------------------------------ auditor
 class GaussianLatticeAuditor(LatticeAuditor):
-    """:class:`~pufferfish.audit.base.Auditor` of Gaussian noise N(0, sigma^2) on two lattice priors.
+    """:class:`~pufferfish.audit.auditor.Auditor` of Gaussian noise N(0, sigma^2) on two lattice priors.
 
     ``epsilon_delta``: :func:`gaussian_hockey_stick` (forward = H_{e^eps}(P_Y|s_i || P_Y|s_j)).
     ``renyi`` (``Target(epsilon, alpha=a)``, meaning D_alpha <= epsilon): :func:`gaussian_renyi`.
-    ``smallest_scale``: 0 when the priors meet the target without noise, else galloping and
-    safeguarded interpolation on log sigma (:func:`smallest_by_galloping`; valid by the
-    monotonicity argument of the module docstring), started at
-    the sigma of paper 002's Cor. 3.1 (RPP: W_inf sqrt(alpha / (2 epsilon))) or of the
-    classical Gaussian mechanism with sensitivity W_inf ((eps, delta):
-    W_inf sqrt(2 log(1.25 / delta)) / epsilon); the bracket is widened as needed, so the
+    ``smallest_scale``: the generic search (galloping, valid by the monotonicity argument of
+    the module docstring) from :meth:`start_scale`; the bracket is widened as needed, so the
     start only saves steps.
     """
 
     noise = "gaussian"
     guarantees = ("epsilon_delta", "renyi")
+    search = "gallop"
+    order = 1
+    tight = {"epsilon_delta": TightMethod(
+        "tight_gaussian", "tight Gaussian, (ε, δ)-PP (exact audit)",
+        "this project: the smallest Gaussian sigma whose exact hockey-stick divergence is <= delta")}
 
     def __init__(self, p: LatticePMF, q: LatticePMF, *, rtol: float = 1e-10, max_steps: int = 200):
         _check_pmfs(p, q)
-        rtol, max_steps = search(rtol, max_steps)
+        rtol, max_steps = checked_search(rtol, max_steps)
         self.p, self.q, self.rtol, self.max_steps = p, q, rtol, max_steps
-        self._atoms = _Atoms(p, q)
+        self._atoms = PairAtoms(p, q)
         self._span: int | None = None
         self._width = float(self._atoms.x[-1] - self._atoms.x[0]) + 1.0
 
+    @classmethod
+    def std(cls, scale: float) -> float:
+        """sigma itself."""
+        return float(scale)
+
     @property
     def span(self) -> int:
+        """W_inf of the two priors (computed once)."""
         if self._span is None:
             self._span = int(wasserstein_inf(self.p, self.q))
         return self._span
 
-    def _value(self, sigma: float, target: Target) -> tuple[float, float]:
+    def start_scale(self, target: Target) -> float:
+        """The sigma of paper 002's Cor. 3.1 (RPP: W_inf sqrt(alpha / (2 epsilon))) or of the classical
+        Gaussian mechanism with sensitivity W_inf ((eps, delta): W_inf sqrt(2 log(1.25 / delta)) / epsilon)."""
+        w = self.span if self.span > 0 else 1.0
         if target.guarantee == "epsilon_delta":
-            return _hockey_gauss(self._atoms, sigma, target.epsilon)
-        return _renyi_gauss(self._atoms, sigma, target.alpha)
+            return w * math.sqrt(2.0 * math.log(1.25 / target.delta)) / target.epsilon
+        return w * math.sqrt(target.alpha / (2.0 * target.epsilon))
+
+    def floor(self, target: Target) -> float:
+        """Renyi: no sigma below the one whose quadrature would need more than MAX_PANELS panels (the
+        core spans at most (2 alpha - 1) times the atoms' range, plus 2 x 10 sigma)."""
+        if target.guarantee == "epsilon_delta":
+            return super().floor(target)
+        return 1.1 * (2.0 * target.alpha + 1.0) * self._width / MAX_PANELS
 
     def achieved(self, scale: float, target: Target) -> Achieved:
         target = self.check_target(target)
         sigma = _check_positive("sigma", scale)
-        fwd, bwd = self._value(sigma, target)
-        return Achieved(sigma, target, fwd, bwd)
-
-    def smallest_scale(self, target: Target) -> Smallest:
-        target = self.check_target(target)
-        eps = target.epsilon
-        w = self.span if self.span > 0 else 1.0
         if target.guarantee == "epsilon_delta":
-            zero = max(zero_noise_hockey_stick(self.p, self.q, epsilon=eps))
-            start = w * math.sqrt(2.0 * math.log(1.25 / target.delta)) / eps
+            fwd, bwd = _hockey_gauss(self._atoms, sigma, target.epsilon)
         else:
-            zero = max(zero_noise_renyi(self.p, self.q, alpha=target.alpha))
-            start = w * math.sqrt(target.alpha / (2.0 * eps))
-        # Renyi: no sigma below the one whose quadrature would need more than _MAX_PANELS panels
-        # (the core spans at most (2 alpha - 1) times the atoms' range, plus 2 x 10 sigma)
-        floor = 1e-300 if target.guarantee == "epsilon_delta" else (
-            1.1 * (2.0 * target.alpha + 1.0) * self._width / _MAX_PANELS)
-        scale, value, steps, reason = smallest_by_galloping(
-            lambda s: max(self._value(s, target)), target.bound, start=start, at_zero=zero,
-            rtol=self.rtol, max_steps=self.max_steps, floor=floor)
-        return Smallest(target, scale, value, steps, reason)
+            fwd, bwd = _renyi_gauss(self._atoms, sigma, target.alpha)
+        return Achieved(sigma, target, fwd, bwd)

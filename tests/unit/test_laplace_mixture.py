@@ -1,4 +1,4 @@
-"""Exact audit of Laplace noise on Gaussian-mixture priors (pufferfish.audit.gaussian_prior).
+"""Exact audit of Laplace noise on Gaussian-mixture priors (pufferfish.audit.laplace_mixture).
 
 Oracles: numerical convolution and ``scipy.integrate.quad`` (with break points at sign
 changes found independently on a dense grid and refined by brentq), closed forms for
@@ -16,9 +16,10 @@ from scipy.stats import norm
 
 from pufferfish.errors import ConfigError
 from pufferfish.gaussian.methods import theorem1
-from pufferfish.audit.gaussian_prior import (b_min, delta_achieved, emg_cdf, emg_pdf, emg_sf, epsilon_achieved,
-                                       gaussian_noise_max_log_ratio, hockey_stick, log_ratio, prior_epsilon_achieved,
-                                       prior_hockey_stick, tail_log_ratios)
+from pufferfish.audit.laplace_mixture import (_emg_cdf as emg_cdf, _emg_sf as emg_sf, _log_ratio as log_ratio, b_min,
+                                             delta_achieved, emg_pdf, epsilon_achieved, hockey_stick,
+                                             prior_epsilon_achieved, prior_hockey_stick, tail_log_ratios)
+from pufferfish.gaussian.methods import gaussian_noise_max_log_ratio
 from pufferfish.gaussian.gmm import corollary2, theorem2
 from pufferfish.mixture import GMM
 

@@ -21,18 +21,21 @@ not on a sampled grid.
 Computation. At a lattice point k, p_Y(k) is proportional to F(k) + G(k) with
 F(k) = sum_{x<=k} P(x) e^{-(k-x)/theta} and G(k) = sum_{x>k} P(x) e^{-(x-k)/theta}; G is
 the forward sum of the reversed masses, shifted by one point. Both are computed in time
-and memory linear in the support, never forming an n x m matrix (:func:`_block_scans`):
+and memory linear in the support, never forming an n x m matrix (:mod:`pufferfish.audit.kernel`):
 the support is cut into blocks of B points (B <= 64 theta, B <= 256); within every block
 at once, a cumulative sum down the rows of the transposed B x (n/B) array, in linear
 space scaled by the block's maximum of log P(x) + x/theta (a block whose partial sums span
 more than 1e280 is redone in log space); the block ends carry over by the same recursion
-at rate B/theta in log space (:func:`_log_forward`); one vectorized log-sum-exp adds the
+at rate B/theta in log space (:func:`~pufferfish.audit.kernel.log_forward`); one vectorized log-sum-exp adds the
 carried part. The four scans (F and G of both priors) share one array. Neither overflow
 nor underflow occurs for any theta > 0 or support size; rounding is about 1e-16 of the
 magnitude of the log-densities (about 1e-13 absolute where a density is near 1e-300;
 measured 5e-15 against 34-digit sums, where the previous blocked
 ``numpy.logaddexp.accumulate`` reached 1e-12). For theta < 1/8 (blocks under 8 points)
-the blocked log-space recursion alone is used.
+the blocked log-space recursion alone is used; for
+theta <= 1.25e-3 the loss comes from each point's nearest atoms with the common factor
+e^(-d/theta) cancelled (:func:`~pufferfish.audit.kernel.nearest_sums`), and the hockey stick is
+the priors' own (a bump's mass beyond the next lattice point is below e^-800).
 
 Hockey stick, (epsilon, delta) (:func:`laplace_hockey_stick`). delta(eps) = sup_S
 P_Y(S) - e^eps Q_Y(S) = integral of [p_Y - e^eps q_Y]_+ dy is computed exactly, with no
@@ -81,12 +84,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pufferfish.audit.base import Achieved, LatticeAuditor, Smallest, Target, smallest_by_bisection
+from pufferfish.audit.auditor import LatticeAuditor, TightMethod
+from pufferfish.audit.kernel import NEAREST_RATE, log_kernel_sums, nearest_sums, one_sided_sums
+from pufferfish.audit.search import smallest_scale
+from pufferfish.audit.target import Achieved, Smallest, Target
 from pufferfish.audit.zero_noise import zero_noise_hockey_stick, zero_noise_loss
-from pufferfish.checks import instance, integer, real, reals, search
+from pufferfish.checks import instance, integer, real, reals
+from pufferfish.checks import search as checked_search
 from pufferfish.errors import InvalidArgumentError
 from pufferfish.grids import check_epsilons
-from pufferfish.registry import Method, register
 from pufferfish.lattice.pmf import LatticePMF, check_lattice_size
 from pufferfish.lattice.transport import plan_span
 
@@ -96,18 +102,6 @@ __all__ = [
     "MIN_RTOL",
 ]
 
-#: block length cap of the reference recursion: within a block the re-anchored exponents stay below this
-_BLOCK_EXPONENT = 1.0e4
-#: exponent cap of the carry recursion between scan blocks
-_CARRY_EXPONENT = 1.0e3
-#: within a scan block the exponents i / theta stay below this
-_SCAN_EXPONENT = 64.0
-#: scan blocks shorter than this fall back to the plain blocked recursion
-_SCAN_MIN_BLOCK = 8
-#: scan blocks are at most this long (the rows of a block are a Python loop)
-_SCAN_MAX_BLOCK = 256
-#: secant predictions of theta_min before falling back to bisection
-_PREDICT_STEPS = 24
 #: the smallest relative bracket width theta_min accepts: two float64 numbers a few ulps apart
 #: (hi/lo - 1 cannot fall below about 2.2e-16 for distinct floats, so a smaller rtol never closes)
 MIN_RTOL = 4 * float(np.finfo(float).eps)
@@ -133,150 +127,13 @@ class PrivacyLoss:
         return max(self.forward, self.backward)
 
 
-# ------------------------------------------------------------------------ log-space recursions
-def _log_forward(logp: np.ndarray, rate: float, *, exponent: float = _BLOCK_EXPONENT,
-                 min_block: int = 64) -> np.ndarray:
-    """log F(k), F(k) = sum_{x<=k} P(x) exp(-(k-x) rate), for k = 0..n-1, in log space.
-
-    The reference recursion: blocks of at least ``min_block`` points, within a block
-    ``numpy.logaddexp.accumulate`` of logP + i rate (exponents below ``exponent``).
-    """
-    n = logp.size
-    out = np.empty(n)
-    block = int(max(min_block, min(n, exponent / rate))) if rate > 0 else n
-    block = max(block, 1)
-    carry = -np.inf
-    for start in range(0, n, block):
-        seg = logp[start:start + block]
-        j = np.arange(seg.size, dtype=float)
-        # within the block: log sum_{i<=j} P(s+i) e^{-(j-i) rate} = -j rate + LSE_i(logP + i rate)
-        inner = np.logaddexp.accumulate(seg + j * rate) - j * rate
-        out[start:start + seg.size] = np.logaddexp(inner, carry - (j + 1.0) * rate)
-        carry = out[start + seg.size - 1]
-    return out
-
-
-def _logaddexp(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """log(e^a + e^b) elementwise (``numpy.logaddexp`` has no vectorized loop; this is 5x faster)."""
-    top = np.maximum(a, b)
-    with np.errstate(invalid="ignore"):
-        gap = np.abs(a - b)                            # nan where both are -inf
-    gap[np.isnan(gap)] = np.inf
-    np.negative(gap, out=gap)
-    np.exp(gap, out=gap)
-    np.log1p(gap, out=gap)
-    gap += top
-    return gap
-
-
-def _block_scans(seqs: np.ndarray, rate: float, block: int) -> np.ndarray:
-    """log F of every row of ``seqs`` (m x N, N a multiple of ``block``), in the transposed layout.
-
-    Returns a (block, m N/block) array: column c holds block c (rows of ``seqs`` one after
-    the other), entry (i, c) the point c*block + i. Within a block, F(s+i) =
-    e^{-i rate} (sum_{i'<=i} P(s+i') e^{i' rate} + e^{-rate} F(s-1)): the sum is a cumulative
-    sum down the rows in linear space, scaled by the column maximum of logP + i' rate
-    (exponents within [-650, 0]; a column whose first partial sum is below 1e-280 of its
-    maximum is redone exactly in log space); the carry F(s-1) comes from the recursion on
-    the block ends (:func:`_log_forward`, rate * block).
-    """
-    m, total = seqs.shape
-    nb = total // block
-    cols = m * nb
-    steps = np.arange(block, dtype=float) * rate
-    view = seqs.reshape(cols, block).T
-    x = np.empty((block, cols))
-    np.add(view, steps[:, None], out=x)
-    top = x.max(axis=0)                                # -inf for an empty block
-    x -= np.where(np.isfinite(top), top, 0.0)
-    np.exp(x, out=x)
-    rows = list(x)
-    for prev, row in zip(rows, rows[1:]):              # cumulative sums, vectorized over blocks
-        np.add(prev, row, out=row)
-    bad = np.flatnonzero(((x > 0.0) & (x < 1e-280)).any(axis=0))
-    with np.errstate(divide="ignore"):
-        end_local = np.log(x[-1]) + top - steps[-1]    # log of the in-block sum at the block end
-    exact = None
-    if bad.size:
-        exact = np.logaddexp.accumulate(view[:, bad] + steps[:, None], axis=0) - steps[:, None]
-        end_local[bad] = exact[-1]
-    ends = end_local.reshape(m, nb)
-    carry = np.empty((m, nb))                          # log F(s - 1) of every block
-    carry[:, 0] = -np.inf
-    for r in range(m):
-        carry[r, 1:] = _log_forward(ends[r], rate * block, exponent=_CARRY_EXPONENT, min_block=16)[:-1]
-    carry = carry.reshape(cols) - rate
-    scale = np.maximum(top, carry)
-    scale[~np.isfinite(scale)] = 0.0                   # nothing so far: every sum is 0
-    with np.errstate(under="ignore"):
-        x *= np.exp(top - scale)                       # in-block and carried parts on one scale
-        x += np.exp(carry - scale)
-    with np.errstate(divide="ignore"):
-        np.log(x, out=x)
-    x += scale
-    x -= steps[:, None]
-    if bad.size:
-        x[:, bad] = _logaddexp(exact, carry[bad][None, :] - steps[:, None])
-    return x
-
-
-def _log_kernel_sums(logp: np.ndarray, rate: float) -> np.ndarray:
-    """log sum_x P(x) e^{-|k-x| rate} at every lattice point k, for every row of ``logp`` (m x n)."""
-    m, n = logp.shape
-    block = int(min(n, _SCAN_MAX_BLOCK, _SCAN_EXPONENT / rate)) if rate > 0 else min(n, _SCAN_MAX_BLOCK)
-    if block < _SCAN_MIN_BLOCK or n < 4 * _SCAN_MIN_BLOCK:
-        out = np.empty((m, n))
-        for r in range(m):
-            log_f = _log_forward(logp[r], rate, exponent=_CARRY_EXPONENT)
-            log_b = _log_forward(logp[r, ::-1], rate, exponent=_CARRY_EXPONENT)[::-1]
-            log_g = np.concatenate((log_b[1:] - rate, [-np.inf]))
-            out[r] = _logaddexp(log_f, log_g)
-        return out
-    nb = -(-n // block)
-    total = nb * block
-    seqs = np.full((2 * m, total), -np.inf)
-    seqs[:m, :n] = logp                                # forward: F(k) = sum_{x<=k}
-    # backward, as a forward scan of the reversed masses shifted by one point, padded at
-    # the front: its point total-1-k holds G(k) = sum_{x>k} P(x) e^{-(x-k) rate}
-    seqs[m:, total - n + 1:] = logp[:, :0:-1] - rate
-    scans = _block_scans(seqs, rate, block)
-    out = np.empty((m, n))
-    for r in range(m):
-        fwd = scans[:, r * nb:(r + 1) * nb]
-        bwd = scans[:, (m + r) * nb:(m + r + 1) * nb][::-1, ::-1]
-        out[r] = _logaddexp(fwd, bwd).T.reshape(total)[:n]
-    return out
-
-
 def log_density_at_lattice(pmf_values: np.ndarray, theta: float) -> np.ndarray:
     """log p_Y(k) at k = 0..n-1 for Y = X + Laplace(theta), X with masses ``pmf_values`` at 0..n-1."""
     pmf_values = reals(pmf_values, name="pmf_values", lo=0.0)
     theta = _check_theta(theta)
     with np.errstate(divide="ignore"):
         logp = np.log(np.atleast_1d(pmf_values))
-    return _log_kernel_sums(logp[None, :], 1.0 / theta)[0] - math.log(2.0 * theta)
-
-
-def _log_forward_rows(seqs: np.ndarray, rate: float) -> np.ndarray:
-    """log F of every row of ``seqs`` (m x n): F(k) = sum_{x<=k} P(x) e^{-(k-x) rate} (the scans above)."""
-    m, n = seqs.shape
-    block = int(min(n, _SCAN_MAX_BLOCK, _SCAN_EXPONENT / rate)) if rate > 0 else min(n, _SCAN_MAX_BLOCK)
-    if block < _SCAN_MIN_BLOCK or n < 4 * _SCAN_MIN_BLOCK:
-        return np.array([_log_forward(row, rate, exponent=_CARRY_EXPONENT) for row in seqs])
-    nb = -(-n // block)
-    total = nb * block
-    padded = np.full((m, total), -np.inf)
-    padded[:, :n] = seqs
-    scans = _block_scans(padded, rate, block)
-    return np.array([scans[:, r * nb:(r + 1) * nb].T.reshape(total)[:n] for r in range(m)])
-
-
-def _one_sided_sums(logp: np.ndarray, rate: float) -> tuple[np.ndarray, np.ndarray]:
-    """F(k) = sum_{x<=k} P(x) e^{-(k-x) rate} and H(k) = sum_{x>=k} P(x) e^{-(x-k) rate}, rows of ``logp``."""
-    m = logp.shape[0]
-    scans = _log_forward_rows(np.vstack((logp, logp[:, ::-1])), rate)
-    with np.errstate(under="ignore"):
-        return np.exp(scans[:m]), np.exp(scans[m:, ::-1])
+    return log_kernel_sums(logp[None, :], 1.0 / theta)[0] - math.log(2.0 * theta)
 
 
 def _positive_part(a: np.ndarray, beta: np.ndarray, rate: float) -> np.ndarray:
@@ -362,7 +219,9 @@ class _Auditor:
         self._scans: tuple | None = None
 
     def loss(self, theta: float) -> PrivacyLoss:
-        dens = _log_kernel_sums(self.logp, 1.0 / theta)
+        rate = 1.0 / theta
+        # at rates >= NEAREST_RATE (theta <= 1.25e-3) the factored sums keep the ratio exact
+        dens = log_kernel_sums(self.logp, rate) if rate < NEAREST_RATE else nearest_sums(self.logp, rate)[1]
         diff = dens[0] - dens[1]
         kf, kb = int(np.argmax(diff)), int(np.argmin(diff))
         result = PrivacyLoss(theta, float(diff[kf]), float(-diff[kb]), self.lo + kf, self.lo + kb)
@@ -371,8 +230,12 @@ class _Auditor:
 
     def hockey(self, epsilon: float, theta: float) -> tuple[float, float]:
         """(H_{e^eps}(P_Y || Q_Y), H_{e^eps}(Q_Y || P_Y)) for Laplace(theta) (module docstring)."""
+        if 1.0 / theta >= NEAREST_RATE:
+            # each atom's Laplace bump puts below e^-800 beyond the next lattice point (masses of 1e-300
+            # to 1 differ by e^691 at most): to double precision, the priors' own divergences
+            return zero_noise_hockey_stick(self.p, self.q, epsilon=epsilon)
         if self._scans is None or self._scans[0] != theta:
-            f, h = _one_sided_sums(self.logp, 1.0 / theta)
+            f, h = one_sided_sums(self.logp, 1.0 / theta)
             self._scans = (theta, f, h)
         _, f, h = self._scans
         c, rate = math.exp(epsilon), 1.0 / theta
@@ -446,131 +309,54 @@ class TightResult:
     reason: str = ""
 
 
-class _StepCap(Exception):
-    pass
-
-
 def _solve(aud: _Auditor, epsilon: float, rtol: float, max_steps: int) -> TightResult:
     """theta_min for one epsilon on the pair of ``aud`` (see :func:`theta_min`)."""
     zero = aud.zero_noise
     if zero <= epsilon:
         return TightResult(epsilon, 0.0, zero, 0, "no noise needed: max |log P_i/P_j| <= epsilon")
-    steps = 0
-    lo: PrivacyLoss | None = None                      # rejected: L > epsilon
-    hi: PrivacyLoss | None = None                      # accepted: L <= epsilon
-    recent: list[PrivacyLoss] = []
-
-    def evaluate(theta: float) -> PrivacyLoss:
-        nonlocal steps, lo, hi
-        if steps >= max_steps:
-            raise _StepCap
-        steps += 1
-        result = aud.loss(theta)
-        if result.epsilon <= epsilon:
-            if hi is None or theta < hi.theta:
-                hi = result
-        elif lo is None or theta > lo.theta:
-            lo = result
-        recent.append(result)
-        return result
-
-    def closed() -> bool:
-        return lo is not None and hi is not None and hi.theta / lo.theta - 1.0 <= rtol
-
-    # earlier evaluations of this pair bracket the root for free (L is non-increasing)
-    for r in aud.history:
-        if r.epsilon <= epsilon and (hi is None or r.theta < hi.theta):
-            hi = r
-    for r in aud.history:
-        if r.epsilon > epsilon and (lo is None or r.theta > lo.theta) and (hi is None or r.theta < hi.theta):
-            lo = r
-    if lo is not None and hi is not None and lo.theta >= hi.theta:
-        lo = None
-    seeds = [r for r in (lo, hi) if r is not None]
-    ln_rtol = math.log1p(rtol)
-    try:
-        if hi is None:                                 # Proposition 1: span / epsilon is accepted
-            theta = (aud.span if aud.span > 0 else 1.0) / epsilon
-            if lo is not None and theta <= lo.theta:
-                theta = 2.0 * lo.theta
-            while evaluate(theta).epsilon > epsilon:
-                theta *= 2.0
-        # bracketing: secant on log L against log theta, each prediction evaluated
-        recent[:0] = seeds
-        previous, widths = None, []
-        margin = ln_rtol / 3
-        for _ in range(_PREDICT_STEPS):
-            if closed():
-                break
-            u_hi = math.log(hi.theta)
-            pts = [r for r in recent if r.epsilon > 0][-2:]
-            if len(pts) == 2 and pts[0].theta != pts[1].theta and pts[0].epsilon != pts[1].epsilon:
-                (t1, l1), (t2, l2) = ((r.theta, r.epsilon) for r in pts)
-                f1, f2 = math.log(l1 / epsilon), math.log(l2 / epsilon)
-                u = math.log(t2) - f2 * (math.log(t2) - math.log(t1)) / (f2 - f1)
-            else:                                      # L ~ c / theta for large theta
-                u = u_hi + math.log(hi.epsilon / epsilon) if hi.epsilon > 0 else u_hi - math.log(2.0)
-            if not math.isfinite(u):
-                u = u_hi - math.log(2.0)
-            if lo is None:
-                u = min(max(u, u_hi - math.log(8.0)), u_hi - margin)
-            else:
-                u_lo = math.log(lo.theta)
-                widths.append(u_hi - u_lo)
-                if not (u_lo <= u <= u_hi) or (len(widths) > 3 and widths[-1] > widths[-4] / 2):
-                    u = 0.5 * (u_lo + u_hi)            # the secant left the bracket or stalls: bisect
-                # a margin from the ends, so that a prediction on the root closes the bracket
-                u = min(max(u, u_lo + margin), u_hi - margin)
-            if previous is not None and abs(u - previous) < ln_rtol / 4:
-                # the prediction has converged: straddle it
-                for v in (u + margin, u - margin):
-                    if (lo is None or v > math.log(lo.theta)) and v < math.log(hi.theta) and not closed():
-                        evaluate(math.exp(v))
-                break
-            previous = u
-            theta = math.exp(u)
-            if theta >= hi.theta or (lo is not None and theta <= lo.theta):
-                break
-            evaluate(theta)
-        # the lower end, if still unknown: halve until rejected
-        while lo is None:
-            evaluate(hi.theta / 2.0)
-        # bisection on log theta: every step halves the bracket
-        while not closed():
-            mid = math.sqrt(lo.theta * hi.theta)
-            if not lo.theta < mid < hi.theta:
-                raise _StepCap
-            evaluate(mid)
-    except _StepCap:
-        bracket = f" (bracket [{lo.theta:.17g}, {hi.theta:.17g}])" if lo is not None and hi is not None else ""
-        return TightResult(epsilon, math.inf, math.nan, steps,
-                           f"theta_min did not reach rtol={rtol:g} within {max_steps} steps{bracket}")
-    return TightResult(epsilon, hi.theta, hi.epsilon, steps)
+    history = [(r.theta, r.epsilon) for r in aud.history]
+    start = (aud.span if aud.span > 0 else 1.0) / epsilon          # Proposition 1: accepted
+    theta, loss, steps, reason = smallest_scale(lambda t: aud.loss(t).epsilon, epsilon, start=start,
+                                                strategy=LaplaceLatticeAuditor.search, rtol=rtol,
+                                                max_steps=max_steps, history=history)
+    return TightResult(epsilon, theta, loss, steps, reason)
 
 
 def theta_min(p: LatticePMF, q: LatticePMF, epsilon: float, *, rtol: float = 1e-12,
               max_steps: int = 200) -> TightResult:
     """The smallest theta with L(theta) <= epsilon (the ``tight`` calibration).
 
-    L is non-increasing in theta (module docstring), continuous, and
-    L(span / epsilon) <= epsilon by Proposition 1 (span = sup over supp(pi*) |x - x'|).
-    If the zero-noise loss max |log P_i/P_j| is already <= epsilon, theta_min = 0.
-    Otherwise a bracket [lo, hi] is kept, lo rejected (L > epsilon) and hi accepted
-    (L <= epsilon), each end proven by a full exact audit:
+    L is non-increasing in theta (module docstring), continuous, and L(span / epsilon) <=
+    epsilon by Proposition 1 (span = sup over supp(pi*) |x - x'|). If the zero-noise loss
+    max |log P_i/P_j| is already <= epsilon, theta_min = 0. Otherwise
+    :func:`~pufferfish.audit.search.smallest_scale`: a bracket [lo, hi], lo rejected (L >
+    epsilon) and hi accepted, each end proven by a full exact audit, seeded for free by the
+    earlier audits of the same pair (earlier epsilons of :func:`tight`, or earlier calls with
+    the same two pmf objects: L does not depend on epsilon), else found by doubling or
+    halving from span / epsilon, then closed by safeguarded interpolation on log theta until
+    hi/lo - 1 <= ``rtol``.
 
-    1. ends from earlier audits of the same pair (earlier epsilons of :func:`tight`, or
-       earlier calls with the same two pmf objects), else hi = span/epsilon (doubled
-       while rounding makes it fail);
-    2. bracketing: a secant on log L against log theta predicts the root; each prediction
-       (kept strictly inside the bracket) is audited and replaces one end; once two
-       predictions agree to rtol/4, the points rtol/3 on either side of it are audited, which
-       usually closes the bracket; if no lower end is known yet, hi is halved until rejected;
-    3. bisection on log theta (each step halves the bracket) until hi/lo - 1 <= ``rtol``.
+    Parameters
+    ----------
+    p, q : LatticePMF
+        The two priors.
+    epsilon : float
+        The target, > 0.
+    rtol : float
+        Relative width of the final bracket, at least :data:`MIN_RTOL`.
+    max_steps : int
+        At most this many loss evaluations.
 
-    The returned theta is always an audited, accepted one (``loss <= epsilon``), and lo =
-    theta / (1 + rtol) or above is rejected. At most ``max_steps`` loss evaluations in
-    all (typically 6-10 per epsilon, against about 40 for bisection alone); a bracket that
-    cannot be closed in time gives theta = inf with the reason.
+    Returns
+    -------
+    TightResult
+        ``theta`` an audited, accepted scale (``loss <= epsilon``) with a rejected one within
+        ``rtol`` below it; inf with the reason when the bracket cannot be closed in time.
+
+    Raises
+    ------
+    InvalidArgumentError
+        An argument out of range (naming it).
     """
     epsilon = real(epsilon, name="epsilon", lo=0.0, lo_open=True)
     rtol = real(rtol, name="rtol", lo=MIN_RTOL)
@@ -596,27 +382,45 @@ def tight(p: LatticePMF, q: LatticePMF, *, epsilons, rtol: float = 1e-12, max_st
 
 
 class LaplaceLatticeAuditor(LatticeAuditor):
-    """:class:`~pufferfish.audit.base.Auditor` of Laplace noise on two lattice priors.
+    """:class:`~pufferfish.audit.auditor.Auditor` of Laplace noise on two lattice priors.
 
     Pure epsilon: ``achieved`` is :func:`lattice_privacy_loss` (both directions),
-    ``smallest_scale`` is :func:`theta_min`. (epsilon, delta): ``achieved`` is
-    :func:`laplace_hockey_stick` (forward = H_{e^eps}(P_Y|s_i || P_Y|s_j), backward the
-    other way), ``smallest_scale`` the smallest theta whose larger direction is <= delta:
-    0 when the priors already meet it (:func:`~pufferfish.audit.zero_noise.zero_noise_hockey_stick`), else doubling or
-    halving and safeguarded interpolation on log theta
-    (:func:`~pufferfish.audit.base.smallest_by_bisection`; valid because delta
-    does not increase with theta, module docstring), started at W_inf / epsilon, which
-    gives pure epsilon-PP (paper 000, Prop. 1) and so delta = 0. Audits of the pair are
+    ``smallest_scale`` is :func:`theta_min` (seeded by every earlier audit of the pair).
+    (epsilon, delta): ``achieved`` is :func:`laplace_hockey_stick` (forward =
+    H_{e^eps}(P_Y|s_i || P_Y|s_j), backward the other way), ``smallest_scale`` the generic
+    search (:meth:`~pufferfish.audit.auditor.Auditor.smallest_scale`; valid because delta does
+    not increase with theta, module docstring), doubling or halving from W_inf / epsilon,
+    which gives pure epsilon-PP (paper 000, Prop. 1) and so delta = 0. Audits of the pair are
     shared between calls.
     """
 
     noise = "laplace"
     guarantees = ("epsilon", "epsilon_delta")
+    search = "double"
+    order = 0
+    tight = {
+        "epsilon": TightMethod(
+            "tight", r"tight: $\theta_{\min}$ (exact audit)",
+            "this project: the smallest Laplace scale whose exact privacy loss is <= epsilon", automatic=True),
+        "epsilon_delta": TightMethod(
+            "tight_laplace_delta", "tight Laplace, (ε, δ)-PP (exact audit)",
+            "this project: the smallest Laplace scale whose exact hockey-stick divergence is <= delta"),
+    }
 
     def __init__(self, p: LatticePMF, q: LatticePMF, *, rtol: float = 1e-12, max_steps: int = 200):
         _check_pair(p, q)
-        rtol, max_steps = search(rtol, max_steps)
+        rtol, max_steps = checked_search(rtol, max_steps)
         self.p, self.q, self.rtol, self.max_steps = p, q, rtol, max_steps
+
+    @classmethod
+    def std(cls, scale: float) -> float:
+        """sqrt(2) b: Var Laplace(b) = 2 b^2."""
+        return math.sqrt(2.0) * scale
+
+    def start_scale(self, target: Target) -> float:
+        """W_inf / epsilon (paper 000, Prop. 1: pure epsilon-PP, so delta = 0 there)."""
+        span = _auditor(self.p, self.q).span
+        return (span if span > 0 else 1.0) / target.epsilon
 
     def achieved(self, scale: float, target: Target) -> Achieved:
         target = self.check_target(target)
@@ -628,23 +432,7 @@ class LaplaceLatticeAuditor(LatticeAuditor):
 
     def smallest_scale(self, target: Target) -> Smallest:
         target = self.check_target(target)
-        if target.guarantee == "epsilon_delta":
-            aud = _auditor(self.p, self.q)
-            eps = target.epsilon
-            zero = max(zero_noise_hockey_stick(self.p, self.q, epsilon=eps))
-            start = (aud.span if aud.span > 0 else 1.0) / eps
-            scale, value, steps, reason = smallest_by_bisection(
-                lambda b: max(aud.hockey(eps, b)), target.delta, start=start, at_zero=zero,
-                rtol=self.rtol, max_steps=self.max_steps)
-            return Smallest(target, scale, value, steps, reason)
-        res = theta_min(self.p, self.q, target.epsilon, rtol=self.rtol, max_steps=self.max_steps)
-        return Smallest(target, res.theta, res.loss, res.steps, res.reason)
-
-
-def _tight_apply(pair, epsilons, **_) -> np.ndarray:
-    return tight(pair.prior_i, pair.prior_j, epsilons=epsilons)
-
-
-register(Method("tight", _tight_apply, pairs=None, automatic=True,
-                label=r"tight: $\theta_{\min}$ (exact audit)",
-                citation="this project: the smallest Laplace scale whose exact privacy loss is <= epsilon"))
+        if target.guarantee == "epsilon":                 # theta_min: the pair's audits as history
+            res = theta_min(self.p, self.q, target.epsilon, rtol=self.rtol, max_steps=self.max_steps)
+            return Smallest(target, res.theta, res.loss, res.steps, res.reason)
+        return super().smallest_scale(target)

@@ -1,0 +1,258 @@
+r"""The exact audit of every record as the secret, at once: which record is most exposed.
+
+The exact audit of the quadratic-loss model (:mod:`.exact`) needs, for the secret x_k,
+Sigma_kk, Cov(q^T x, x_k) = q^T Sigma_{.k} and Var(q^T x) = q^T Sigma q (q_t = (1 - eta)^(T-t)).
+The last is one number for every k; the second, for every k, is the product of the covariance
+with q, which :meth:`.Covariance.step_covariances` computes at once: O(T) for a stationary prior
+(a convolution of the autocovariance with the geometric weights, computed by its recurrence,
+:func:`.geometric.discounted_cumsum`), O(1) per record for equal correlations, q^T Sigma for a
+dense matrix. Then, per record, exactly as :func:`.exact.exact_audit`:
+
+    Delta_k = eta D |q^T Sigma_{.k}| / Sigma_kk,
+    V_k = sigma^2 sum_t q_t^2 + eta^2 (q^T Sigma q - (q^T Sigma_{.k})^2 / Sigma_kk),
+    D_alpha = alpha Delta_k^2 / (2 V_k),   delta_k(epsilon) = the Gaussian hockey stick at mu_k = Delta_k / sqrt(V_k).
+
+Every divergence is increasing in mu_k, so the most exposed record (largest D_alpha at every
+alpha, largest delta at every epsilon) is the one of largest mu_k: :meth:`AllSecretsAudit.most_exposed`.
+docs/math/iteration.md, "Every record at once".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from pufferfish.checks import integer, real
+from pufferfish.errors import InvalidArgumentError
+from pufferfish.iteration.covariance import Covariance, check_covariance, conditional_variance
+from pufferfish.iteration.exact import ExactAudit
+from pufferfish.iteration.geometric import noise_gain
+
+__all__ = ["AllSecretsAudit", "all_secrets_audit", "hockey_stick"]
+
+#: relative step by which a smallest sigma is nudged up until its exact delta meets the target
+NUDGE = 4.0 * 2.0 ** -52
+#: below this a = Delta / (2 s) - epsilon s / Delta, Phi(a) = 0 in float64 (Phi(-38.5) < 2^-1074): delta = 0
+NEGLIGIBLE_A = -40.0
+
+
+def hockey_stick(mean_gap, std, *, epsilon: float) -> np.ndarray:
+    """delta(epsilon) of N(Delta, V) against N(0, V), elementwise: Phi(a) - e^eps Phi(b), clipped at 0.
+
+    a = Delta / (2 s) - epsilon s / Delta, b = -Delta / (2 s) - epsilon s / Delta, s = sqrt(V)
+    (Balle and Wang 2018, Thm 8; the formula of :func:`pufferfish.mechanisms.gaussian.balle_wang_delta`,
+    with e^eps Phi(b) as exp(eps + log Phi(b)) so that it neither overflows nor underflows early);
+    0 where Delta = 0.
+
+    Parameters
+    ----------
+    mean_gap : array_like
+        |Delta| >= 0, finite.
+    std : array_like
+        sqrt(V) > 0, finite (broadcast against ``mean_gap``).
+    epsilon : float
+        >= 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        The exact delta of each pair.
+
+    Raises
+    ------
+    InvalidArgumentError
+        A negative or non-finite gap, a standard deviation <= 0 or not finite, epsilon < 0.
+    """
+    from pufferfish.checks import reals
+
+    gap = reals(mean_gap, name="mean_gap", lo=0.0)
+    std = reals(std, name="std", lo=0.0, lo_open=True)
+    epsilon = real(epsilon, name="epsilon", lo=0.0)
+    gap, std = np.broadcast_arrays(gap, std)
+    return _hockey_stick(gap.ravel(), std.ravel(), epsilon).reshape(gap.shape)
+
+
+def _hockey_stick(gap: np.ndarray, std: np.ndarray, epsilon: float) -> np.ndarray:
+    """:func:`hockey_stick` of validated 1-D arrays."""
+    from scipy.special import log_ndtr, ndtr
+
+    out = np.zeros(gap.size)
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        a = gap / (2.0 * std) - epsilon * std / gap     # -inf (or NaN) at Delta = 0: left at 0 below
+    # Phi(a) is 0 in float64 for a < -38.5, and then so is the clipped difference: only the rest is computed
+    keep = np.flatnonzero(a >= NEGLIGIBLE_A)
+    w, s, a = gap[keep], std[keep], a[keep]
+    half = w / (2.0 * s)
+    half += epsilon * s / w
+    np.negative(half, out=half)                     # b = -w / (2 s) - epsilon s / w
+    value = ndtr(a)
+    b = log_ndtr(half)
+    b += epsilon
+    value -= np.exp(b, out=b)
+    out[keep] = np.maximum(value, 0.0, out=value)
+    return out
+
+
+@dataclass(frozen=True)
+class AllSecretsAudit:
+    """w_T under x_k = a and x_k = b (|a - b| = D) for every record k: N(m, V_k) and N(m + Delta_k, V_k).
+
+    ``mean_gap`` holds |Delta_1|..|Delta_T|, ``data_variance`` eta^2 Var(q^T x | x_k); V_k =
+    sigma^2 ``gain`` + ``data_variance``. The record k's entry equals :func:`.exact.exact_audit`'s
+    numbers for k up to rounding (:meth:`audit` returns it as an :class:`~.exact.ExactAudit`).
+    """
+
+    eta: float
+    sigma: float
+    gain: float
+    mean_gap: np.ndarray = field(repr=False)
+    data_variance: np.ndarray = field(repr=False)
+
+    def __post_init__(self):
+        from pufferfish.iteration.covariance import as_vector
+
+        object.__setattr__(self, "eta", real(self.eta, name="eta", lo=0.0, hi=1.0, lo_open=True))
+        object.__setattr__(self, "sigma", real(self.sigma, name="sigma", lo=0.0))
+        object.__setattr__(self, "gain", real(self.gain, name="gain", lo=0.0, lo_open=True))
+        gap = as_vector(self.mean_gap, name="mean_gap", nonnegative=True)
+        data = as_vector(self.data_variance, name="data_variance", nonnegative=True)
+        if data.size != gap.size:
+            raise InvalidArgumentError(f"data_variance: has {data.size} entries, mean_gap has {gap.size}")
+        if self.sigma == 0.0 and not (data > 0).all():
+            k = int(np.flatnonzero(data == 0)[0]) + 1
+            raise InvalidArgumentError(f"sigma = 0.0: the output w_T is deterministic given x_{k} (no noise and "
+                                       f"no conditional data variance): the divergences are infinite")
+        for array in (gap, data):
+            array.setflags(write=False)
+        object.__setattr__(self, "mean_gap", gap)
+        object.__setattr__(self, "data_variance", data)
+
+    @property
+    def size(self) -> int:
+        """T, the number of records."""
+        return self.mean_gap.size
+
+    @property
+    def variance(self) -> np.ndarray:
+        """V_k = sigma^2 gain + data variance, per record."""
+        return self.sigma * self.sigma * self.gain + self.data_variance
+
+    @property
+    def mu(self) -> np.ndarray:
+        """mu_k = |Delta_k| / sqrt(V_k): each record's pair of outputs is N(0, 1) against N(mu_k, 1)."""
+        out = self.variance
+        np.sqrt(out, out=out)
+        return np.divide(self.mean_gap, out, out=out)
+
+    def at(self, sigma: float) -> AllSecretsAudit:
+        """The same model with noise standard deviation ``sigma`` (only V_k changes)."""
+        return AllSecretsAudit(self.eta, real(sigma, name="sigma", lo=0.0), self.gain, self.mean_gap,
+                               self.data_variance)
+
+    def renyi(self, *, alpha: float) -> np.ndarray:
+        """D_alpha = alpha Delta_k^2 / (2 V_k) for every record (both orders), exactly."""
+        alpha = real(alpha, name="alpha", lo=1.0, lo_open=True)
+        out = self.mu
+        np.square(out, out=out)
+        out *= alpha * 0.5
+        return out
+
+    def delta(self, *, epsilon: float) -> np.ndarray:
+        """The exact delta(epsilon) of every record (:func:`hockey_stick`)."""
+        epsilon = real(epsilon, name="epsilon", lo=0.0)
+        std = self.variance
+        return _hockey_stick(self.mean_gap, np.sqrt(std, out=std), epsilon)
+
+    def most_exposed(self) -> int:
+        """The 1-based record of largest mu_k (the first if tied): the largest D_alpha and delta at every
+        alpha and epsilon."""
+        return int(np.argmax(self.mu)) + 1
+
+    def audit(self, secret_index: int) -> ExactAudit:
+        """The exact audit of record k alone."""
+        k = integer(secret_index, name="secret_index", lo=1, hi=self.size)
+        return ExactAudit(mean_gap=float(self.mean_gap[k - 1]), gain=self.gain,
+                          data_variance=float(self.data_variance[k - 1]), sigma=self.sigma)
+
+    def smallest_sigma(self, *, epsilon: float, delta: float | None = None, alpha: float | None = None) -> np.ndarray:
+        """The smallest sigma each record needs for (epsilon, delta) (``delta`` given) or D_alpha <= epsilon.
+
+        Renyi: sigma_k^2 = (alpha Delta_k^2 / (2 epsilon) - data_k) / gain, as
+        :func:`.calibrate.exact_sigma`. (epsilon, delta): the hockey stick depends on mu only, so
+        one root mu* (:func:`pufferfish.mechanisms.gaussian.analytic_gaussian_sigma` at Delta = 1)
+        serves every record: V_k = (Delta_k / mu*)^2; each sigma is then checked by the exact
+        delta and nudged up by relative steps of :data:`NUDGE` until it meets the target.
+        0 where the data's own variance suffices (or Delta_k = 0).
+        """
+        epsilon = real(epsilon, name="epsilon", lo=0.0, lo_open=True)
+        if delta is None:
+            alpha = real(alpha, name="alpha", lo=1.0, lo_open=True)
+            needed = alpha * self.mean_gap ** 2 / (2.0 * epsilon)
+        else:
+            from pufferfish.mechanisms.gaussian import analytic_gaussian_sigma
+
+            delta = real(delta, name="delta", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+            if alpha is not None:
+                real(alpha, name="alpha", lo=1.0, lo_open=True)
+            needed = (self.mean_gap * analytic_gaussian_sigma(1.0, epsilon=epsilon, delta=delta)) ** 2
+        sigma = np.sqrt(np.maximum(needed - self.data_variance, 0.0) / self.gain)
+        if delta is not None:   # V_k >= needed_k > 0 wherever Delta_k > 0
+            check = np.flatnonzero(self.mean_gap > 0)
+            for _ in range(64):
+                variance = sigma[check] ** 2 * self.gain + self.data_variance[check]
+                bad = hockey_stick(self.mean_gap[check], np.sqrt(variance), epsilon=epsilon) > delta
+                if not bad.any():
+                    return sigma
+                check = check[bad]                  # V up by a factor 1 + NUDGE
+                sigma[check] = np.sqrt(sigma[check] ** 2 + NUDGE * variance[bad] / self.gain)
+            raise InvalidArgumentError(f"epsilon = {epsilon}: no sigma meets delta = {delta} for record "
+                                       f"{check[0] + 1} after 64 nudges")  # pragma: no cover - rounding only
+        return sigma
+
+
+def all_secrets_audit(covariance: Covariance, *, eta: float, sigma: float, diameter: float) -> AllSecretsAudit:
+    """The exact audit of :func:`.exact.exact_audit` for every record k = 1..T as the secret, at once.
+
+    One :meth:`~.Covariance.step_covariances` (O(T) for a stationary or an equal-correlation
+    prior), one :meth:`~.Covariance.step_variance`, then O(1) per record (module docstring).
+
+    Parameters
+    ----------
+    covariance : Covariance
+        The adversary's prior (:mod:`.covariance`).
+    eta : float
+        The step size, in (0, 1].
+    sigma : float
+        The noise standard deviation, >= 0 (0 only where the data's own conditional variance is positive).
+    diameter : float
+        D = |a - b| of the secret pair, >= 0.
+
+    Returns
+    -------
+    AllSecretsAudit
+        Delta_k and the conditional data variance of every record.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``covariance`` is not a :class:`~.Covariance`.
+    InvalidArgumentError
+        ``eta`` outside (0, 1], ``sigma`` or ``diameter`` negative or not finite, a prior that is
+        not positive semi-definite, or sigma = 0 where some record's output is deterministic.
+    """
+    check_covariance(covariance)
+    eta = real(eta, name="eta", lo=0.0, hi=1.0, lo_open=True)
+    sigma = real(sigma, name="sigma", lo=0.0)
+    diameter = real(diameter, name="diameter", lo=0.0)
+    cross = covariance.step_covariances(eta)
+    own = covariance.constant_variance()
+    if own is None:
+        own = covariance.record_variances()
+    gap = cross * (eta * diameter)                   # |eta D cross / own|, as exact_audit, in one array
+    gap /= own
+    np.abs(gap, out=gap)
+    data = conditional_variance(covariance.step_variance(eta), cross, own)
+    data *= eta * eta
+    return AllSecretsAudit(eta=eta, sigma=sigma, gain=noise_gain(covariance.size, eta), mean_gap=gap,
+                           data_variance=data)
