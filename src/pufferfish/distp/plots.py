@@ -27,10 +27,19 @@ LABELS = {"rr": "randomized response", "geometric": "geometric (clamped)", "lapl
 _ORDER = list(LABELS)
 
 
-def _colour(mechanism: str) -> str:
-    from pufferfish.plotting import OKABE_ITO
+#: Okabe-Ito colours without black and yellow (too pale for lines on white)
+_COLOURS = ["#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7"]
 
-    return OKABE_ITO[1:][_ORDER.index(mechanism) % (len(OKABE_ITO) - 1)]
+
+def _colour(mechanism: str) -> str:
+    return _COLOURS[_ORDER.index(mechanism) % len(_COLOURS)]
+
+
+def _log(ax, *which: str) -> None:
+    from pufferfish.plotting import log_axis
+
+    for axis in which:
+        log_axis(ax, axis)
 
 
 def _figure(ncols: int = 1):
@@ -39,7 +48,7 @@ def _figure(ncols: int = 1):
     from pufferfish.plotting import setup_style
 
     setup_style()
-    fig, axes = plt.subplots(1, ncols, figsize=(5.2 * ncols, 3.8), squeeze=False)
+    fig, axes = plt.subplots(1, ncols, figsize=(5.2 * ncols, 3.8), squeeze=False, layout="constrained")
     return fig, list(axes[0])
 
 
@@ -73,7 +82,7 @@ def plot_delta(table: pd.DataFrame, *, base_epsilon: float, png, pdf, csv) -> No
         ax.plot(rows["epsilon"], rows["delta_upper"], color=_colour(mechanism), linestyle="none",
                 marker="s" if nu == "uniform" else "D", markerfacecolor="white",
                 label=f"{LABELS[mechanism]}, k = {int(kmax)}, ν {nu}")
-    ax.set_yscale("log")
+    _log(ax, "y")
     ax.set_xlabel("ε (DistP)")
     ax.set_ylabel("δ(ε) (exact; tupling: certified upper end)")
     ax.set_title(f"ε_A = {base_epsilon:g} (Laplace, Gaussian: scale 1/ε_A)")
@@ -101,21 +110,18 @@ def plot_loss(calibration: pd.DataFrame, *, png, pdf, csv) -> None:
 
 def plot_dummies(table: pd.DataFrame, *, epsilon: float, png, pdf, csv) -> None:
     """The tupling mechanism's delta_upper against k at ``epsilon``: colour eps_A, style nu, one panel per base."""
-    from pufferfish.plotting import OKABE_ITO
-
     rows = table[table["mechanism"].str.startswith("tupling") & (table["epsilon"] == epsilon)]
     data = rows[["mechanism", "base_epsilon", "dummy_distribution", "dummies", "epsilon", "delta", "delta_upper"]]
     mechanisms = list(dict.fromkeys(rows["mechanism"]))
     fig, axes = _figure(max(1, len(mechanisms)))
-    colours = OKABE_ITO[1:]
+    colours = _COLOURS
     for ax, mechanism in zip(axes, mechanisms):
         for (eps_a, nu), line in rows[rows["mechanism"] == mechanism].groupby(["base_epsilon", "dummy_distribution"]):
             line = _positive(line, "delta_upper")
             k = sorted(rows["base_epsilon"].unique()).index(eps_a)
             ax.plot(line["dummies"] + 1, line["delta_upper"], color=colours[k % len(colours)], marker="o",
                     markersize=3, linestyle="-" if nu == "uniform" else "--", label=f"ε_A = {eps_a:g}, ν {nu}")
-        ax.set_xscale("log")
-        ax.set_yscale("log")
+        _log(ax, "x", "y")
         ax.set_xlabel("k + 1 (dummies + the real output)")
         ax.set_ylabel(f"δ(ε = {epsilon:g})")
         ax.set_title(LABELS[mechanism])
@@ -134,8 +140,7 @@ def plot_bound(table: pd.DataFrame, *, png, pdf, csv) -> None:
                 label=f"{LABELS[mechanism]}: bound")
         ax.plot(line["base_epsilon"], line["pure_epsilon"], color=_colour(mechanism), marker="o",
                 label=f"{LABELS[mechanism]}: exact pure ε")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
+    _log(ax, "x", "y")
     ax.set_xlabel("ε_A (mechanism)")
     ax.set_ylabel("pure DistP ε")
     ax.set_title("ε_A W∞(λ₀, λ₁) (RR: ε_A) against the exact pure ε")

@@ -15,10 +15,11 @@ Every public function validates its arguments. Proofs: ``docs/math/paper003-dist
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from itertools import combinations
+from itertools import chain, combinations
 
 import numpy as np
 from scipy.special import gammaln
@@ -93,13 +94,19 @@ def count_vectors(atoms: int, n: int) -> int:
     return math.comb(integer(atoms, name="atoms", lo=1) + integer(n, name="n", lo=1) - 1, n)
 
 
+@functools.lru_cache(maxsize=4)
 def _compositions(atoms: int, n: int) -> np.ndarray:
-    """Every count vector (rows), by stars and bars: the bar positions are the combinations of n + M - 1."""
+    """Every count vector (rows), by stars and bars: the bar positions are the combinations of n + M - 1.
+    Cached (read-only): a grid of eps, eps_A and nu asks for the same (M, n) many times."""
     if atoms == 1:
-        return np.array([[n]], dtype=np.int64)
-    bars = np.array(list(combinations(range(n + atoms - 1), atoms - 1)), dtype=np.int64)
-    edges = np.hstack([np.full((bars.shape[0], 1), -1), bars, np.full((bars.shape[0], 1), n + atoms - 1)])
-    return np.diff(edges, axis=1) - 1
+        out = np.array([[n]], dtype=np.int64)
+    else:
+        bars = np.fromiter(chain.from_iterable(combinations(range(n + atoms - 1), atoms - 1)), dtype=np.int64,
+                           count=math.comb(n + atoms - 1, atoms - 1) * (atoms - 1)).reshape(-1, atoms - 1)
+        edges = np.hstack([np.full((bars.shape[0], 1), -1), bars, np.full((bars.shape[0], 1), n + atoms - 1)])
+        out = np.diff(edges, axis=1) - 1
+    out.flags.writeable = False
+    return out
 
 
 def exact_positive_part(w, nu, n) -> float:
