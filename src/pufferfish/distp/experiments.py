@@ -22,8 +22,8 @@ import numpy as np
 
 from pufferfish.errors import DataError
 
-__all__ = ["TABLE_COLUMNS", "CALIBRATION_COLUMNS", "CaseLaws", "case_laws", "case_table", "calibration_table",
-           "write_case"]
+__all__ = ["TABLE_COLUMNS", "CALIBRATION_COLUMNS", "NOISE", "CaseLaws", "case_laws", "case_table", "evaluate",
+           "calibrate", "calibration_table", "write_case"]
 
 #: the columns of ``results/theta/distp_<case>.csv`` (issue 31)
 TABLE_COLUMNS = ["case", "dataset", "released", "protected", "value0", "value1", "domain_size", "mechanism",
@@ -172,44 +172,89 @@ def case_table(laws: CaseLaws, case, grid) -> list[dict]:
         geometric mechanism: for every eps_A, nu and k the delta (exact, or the certified
         interval [delta, delta_upper]) at ``grid.tupling_epsilons``.
     """
-    from pufferfish.distp.pair import pair_privacy, transport_distances
-    from pufferfish.distp.tupling import tupling_over
-
-    ordinal = laws.kind == "ordinal"
-    w_inf, w_1 = transport_distances(laws.domain, laws.lambda0, laws.lambda1) if ordinal else (math.nan, math.nan)
     head = {"case": case.name, "dataset": case.dataset, "released": case.released, "protected": case.protected,
-            "value0": case.values[0], "value1": case.values[1], "domain_size": len(laws.domain), "w_inf": w_inf,
-            "w_1": w_1, "scale": math.nan, "dummies": math.nan, "dummy_distribution": ""}
+            "value0": case.values[0], "value1": case.values[1], "domain_size": len(laws.domain)}
     rows = []
     for family in _families(laws.kind):
         for eps_a in grid.base_epsilons:
-            loss = _service_loss(family, laws, eps_a)
-            bound = eps_a if family == "rr" else (eps_a * w_inf if family != "gaussian" else math.nan)
-            common = {**head, "mechanism": family, "base_epsilon": eps_a, "service_loss": loss, "bound_epsilon": bound}
-            if family in ("laplace", "gaussian"):
-                pure, pairs = _noise_deltas(family, laws, eps_a, grid.epsilons, grid.delta)
-                rows += [{**common, "scale": 1.0 / eps_a, "epsilon": eps, "delta": max(pair), "delta_upper": max(pair),
-                          "pure_epsilon": pure} for eps, pair in zip(grid.epsilons, pairs)]
+            rows += evaluate(laws, family, base_epsilon=eps_a, epsilons=grid.epsilons, delta=grid.delta)
+            if family not in ("rr", "geometric"):
                 continue
-            base, matrix, _ = _base(family, laws, eps_a)
-            if family == "geometric":
-                common["scale"] = 1.0 / eps_a
-            pp = pair_privacy(matrix, laws.lambda0, laws.lambda1, domain=laws.domain if ordinal else None)
-            for eps in grid.epsilons:
-                value = pp.delta(epsilon=eps)
-                rows.append({**common, "epsilon": eps, "delta": value, "delta_upper": value,
-                             "pure_epsilon": pp.pure_epsilon})
             for nu in grid.dummy_distributions:
                 for k in grid.dummies:
-                    mech = tupling_over(base, dummies=k, dummy_distribution=nu,
-                                        marginal=laws.marginal if nu == "marginal" else None)
-                    pure = mech.pure_epsilon(laws.lambda0, laws.lambda1)
-                    for eps in grid.tupling_epsilons:
-                        got = mech.delta(laws.lambda0, laws.lambda1, epsilon=eps, rtol=grid.rtol)
-                        rows.append({**common, "mechanism": f"tupling_{family}", "dummies": k,
-                                     "dummy_distribution": nu, "epsilon": eps, "delta": got.delta,
-                                     "delta_upper": got.delta_upper, "pure_epsilon": pure})
+                    rows += evaluate(laws, f"tupling_{family}", base_epsilon=eps_a, epsilons=grid.tupling_epsilons,
+                                     dummies=k, dummy_distribution=nu, rtol=grid.rtol)
+    return [{**head, **row} for row in rows]
+
+
+def evaluate(laws: CaseLaws, mechanism: str, *, base_epsilon: float, epsilons, dummies: int = 0,
+             dummy_distribution: str = "uniform", delta: float = 1e-5, rtol: float = 1e-6) -> list[dict]:
+    """delta(eps) at each of ``epsilons``, the pure eps, the bound and the service loss of one mechanism.
+
+    Parameters
+    ----------
+    laws : CaseLaws
+    mechanism : str
+        A key of :data:`NOISE` (``rr``, ``geometric``, ``laplace``, ``gaussian``, ``tupling_rr``,
+        ``tupling_geometric``); only ``rr`` and ``tupling_rr`` for a categorical case.
+    base_epsilon : float
+        eps_A (Laplace and Gaussian: scale 1/eps_A).
+    epsilons : sequence of float
+        The eps of delta(eps).
+    dummies, dummy_distribution : int, str
+        The tupling mechanism's k and nu (ignored by the others).
+    delta : float
+        The delta handed to the lattice auditors' targets (their delta(eps) does not depend on it).
+    rtol : float
+        The certified route's relative tolerance (tupling).
+
+    Returns
+    -------
+    list of dict
+        One row per eps: the columns of :data:`TABLE_COLUMNS` from ``mechanism`` on.
+
+    Raises
+    ------
+    InvalidArgumentError
+        A mechanism the case's kind does not allow, or bad parameters (from the mechanisms).
+    """
+    from pufferfish.distp.pair import pair_privacy, transport_distances
+    from pufferfish.distp.tupling import tupling_over
+    from pufferfish.errors import InvalidArgumentError
+
+    family = mechanism.removeprefix("tupling_")
+    if mechanism not in NOISE or family not in _families(laws.kind):
+        raise InvalidArgumentError(f"mechanism = {mechanism!r}: not one of {', '.join(_mechanisms(laws.kind))} "
+                                   f"(a {laws.kind} column)")
+    ordinal = laws.kind == "ordinal"
+    w_inf, w_1 = transport_distances(laws.domain, laws.lambda0, laws.lambda1) if ordinal else (math.nan, math.nan)
+    bound = base_epsilon if family == "rr" else (base_epsilon * w_inf if family != "gaussian" else math.nan)
+    common = {"mechanism": mechanism, "base_epsilon": base_epsilon,
+              "scale": math.nan if family == "rr" else 1.0 / base_epsilon, "dummies": math.nan,
+              "dummy_distribution": "", "bound_epsilon": bound,
+              "service_loss": _service_loss(family, laws, base_epsilon), "w_inf": w_inf, "w_1": w_1}
+    if family in ("laplace", "gaussian"):
+        pure, pairs = _noise_deltas(family, laws, base_epsilon, epsilons, delta)
+        return [{**common, "epsilon": eps, "delta": max(pair), "delta_upper": max(pair), "pure_epsilon": pure}
+                for eps, pair in zip(epsilons, pairs)]
+    base, matrix, _ = _base(family, laws, base_epsilon)
+    if mechanism == family:
+        pp = pair_privacy(matrix, laws.lambda0, laws.lambda1, domain=laws.domain if ordinal else None)
+        return [{**common, "epsilon": eps, "delta": pp.delta(epsilon=eps), "delta_upper": pp.delta(epsilon=eps),
+                 "pure_epsilon": pp.pure_epsilon} for eps in epsilons]
+    mech = tupling_over(base, dummies=dummies, dummy_distribution=dummy_distribution,
+                        marginal=laws.marginal if dummy_distribution == "marginal" else None)
+    pure = mech.pure_epsilon(laws.lambda0, laws.lambda1)
+    rows = []
+    for eps in epsilons:
+        got = mech.delta(laws.lambda0, laws.lambda1, epsilon=eps, rtol=rtol)
+        rows.append({**common, "dummies": dummies, "dummy_distribution": dummy_distribution, "epsilon": eps,
+                     "delta": got.delta, "delta_upper": got.delta_upper, "pure_epsilon": pure})
     return rows
+
+
+def _mechanisms(kind: str) -> list[str]:
+    return [m for m in NOISE if m.removeprefix("tupling_") in _families(kind)]
 
 
 def _verdict(scale: float, target, forward: float, backward: float, rtol: float, note: str = ""):
@@ -285,6 +330,59 @@ def _calibrate_tupling(family: str, laws: CaseLaws, target, nu: str, grid, rtol:
         out.append((row, _verdict(1.0 / eps_a, target, found.delta_upper, found.delta_upper, rtol, note)))
         break
     return out
+
+
+def calibrate(laws: CaseLaws, mechanism: str, target, *, base_epsilon: float | None = None,
+              dummy_distribution: str = "uniform", max_dummies: int = 200, rtol: float = 1e-6,
+              audit_rtol: float = 1e-9) -> tuple[dict, object]:
+    """One mechanism's best-utility parameter for ``target`` (an epsilon_delta target), and its audit verdict.
+
+    Parameters
+    ----------
+    laws : CaseLaws
+    mechanism : str
+        As in :func:`evaluate`.
+    target : pufferfish.audit.target.Target
+    base_epsilon : float, optional
+        The base's eps_A (tupling only: the smallest k is searched).
+    dummy_distribution, max_dummies, rtol
+        nu, the largest k tried and the certified route's rtol (tupling).
+    audit_rtol : float
+        The audit's relative tolerance.
+
+    Returns
+    -------
+    (dict, Verdict or None)
+        The calibration row (``parameter`` eps_A, scale or k; NaN with a ``reason`` when none meets
+        the target) and the exact audit's verdict of it (None when there is none).
+
+    Raises
+    ------
+    InvalidArgumentError
+        A mechanism the case's kind does not allow; tupling without ``base_epsilon``.
+    """
+    from pufferfish.distp.calibrate import smallest_dummies
+    from pufferfish.errors import InvalidArgumentError
+
+    family = mechanism.removeprefix("tupling_")
+    if mechanism not in NOISE or family not in _families(laws.kind):
+        raise InvalidArgumentError(f"mechanism = {mechanism!r}: not one of {', '.join(_mechanisms(laws.kind))}")
+    if mechanism == family:
+        return (_calibrate_base if family in ("rr", "geometric") else _calibrate_noise)(family, laws, target, audit_rtol)
+    if base_epsilon is None:
+        raise InvalidArgumentError(f"{mechanism}: the base mechanism's eps_A is needed (the smallest k is searched)")
+    base, _, _ = _base(family, laws, base_epsilon)
+    marginal = laws.marginal if dummy_distribution == "marginal" else None
+    found = smallest_dummies(base, laws.lambda0, laws.lambda1, epsilon=target.epsilon, delta=target.delta,
+                             dummy_distribution=dummy_distribution, marginal=marginal, max_dummies=max_dummies, rtol=rtol)
+    row = {"mechanism": mechanism, "base_epsilon": base_epsilon, "dummy_distribution": dummy_distribution,
+           "service_loss": _service_loss(family, laws, base_epsilon), "scale": 1.0 / base_epsilon,
+           "parameter": found.parameter, "dummies": found.parameter, "delta": found.delta,
+           "delta_upper": found.delta_upper, "reason": found.reason}
+    if math.isnan(found.parameter):
+        return row, None
+    note = "certified upper end of the larger direction" if found.delta_upper > found.delta else ""
+    return row, _verdict(1.0 / base_epsilon, target, found.delta_upper, found.delta_upper, audit_rtol, note)
 
 
 def calibration_table(laws: CaseLaws, case, grid, *, rtol: float) -> tuple[list[dict], list[dict]]:
