@@ -42,10 +42,10 @@ def test_case_laws_refuses(spec, message):
         case_laws(frame(), spec, name="t")
 
 
-def test_case_laws_ordinal_needs_integers():
-    data = frame().assign(x=[1.5, 1, 2, 3, 2, 3, 3, 3, None])
+@pytest.mark.parametrize("x", [[1.5, 1, 2, 3, 2, 3, 3, 3, None], ["u", "v", "u", "u", "v", "v", "u", "v", None]])
+def test_case_laws_ordinal_needs_integers(x):
     with pytest.raises(DataError, match="integer values"):
-        case_laws(data, SPEC, name="t")
+        case_laws(frame().assign(x=x), SPEC, name="t")
 
 
 def rr_delta(l0, l1, eps_a, eps):

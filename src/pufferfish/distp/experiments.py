@@ -85,7 +85,8 @@ def case_laws(frame, spec: Mapping, *, name: str) -> CaseLaws:
     if len(values) < 2:
         raise DataError(f"{where}: the released column {released!r} takes {len(values)} value(s); need at least 2")
     if spec["kind"] == "ordinal":
-        if not all(float(v).is_integer() for v in values):
+        if not all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+                   and float(v).is_integer() for v in values):
             raise DataError(f"{where}: kind ordinal needs integer values of {released!r}")
         values = [int(v) for v in values]
     index = {v: k for k, v in enumerate(values)}
