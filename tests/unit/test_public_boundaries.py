@@ -701,7 +701,8 @@ JOB_MODULES = ("pufferfish.pipeline.", "pufferfish.files.", "pufferfish.plotting
                "pufferfish.multiuser.experiments", "pufferfish.multiuser.plots",
                "pufferfish.gaussian.experiments", "pufferfish.gaussian.plots", "pufferfish.comparison.experiments",
                "pufferfish.comparison.plots", "pufferfish.multiuser.captions", "pufferfish.gaussian.captions",
-               "pufferfish.iteration.captions", "pufferfish.sensitivity.captions")
+               "pufferfish.iteration.captions", "pufferfish.sensitivity.captions",
+               "pufferfish.distp.experiments.", "pufferfish.distp.plots.", "pufferfish.distp.settings.")
 
 
 def _key(module: str, name: str, obj) -> str:
