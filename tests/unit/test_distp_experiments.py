@@ -116,3 +116,29 @@ def test_check_references_accepts_and_requests():
     assert request.where == "distp.cases.t" and request.dataset == "d"
     assert dict(request.columns) == {"distp.cases.t.released": "x", "distp.cases.t.protected": "s"}
     assert request.reader == "pufferfish.distp.experiments:case_laws"
+
+
+def test_write_case_writes_every_output(tmp_path):
+    from pufferfish.distp.experiments import write_case
+    from pufferfish.distp.plots import FIGURES
+
+    data = tmp_path / "d.csv"
+    frame().to_csv(data, index=False)
+    figures = {f: tuple(tmp_path / f"{f}.{e}" for e in ("png", "pdf", "csv")) for f in FIGURES}
+    out = {k: tmp_path / f"{k}.csv" for k in ("table", "calibration", "audit")}
+    write_case(name="t", spec=SPEC, grid_spec=GRID, audit_rtol=1e-9, data_csv=data, table_csv=out["table"],
+               calibration_csv=out["calibration"], audit_csv=out["audit"], figures=figures)
+    table = pd.read_csv(out["table"])
+    assert list(table.columns) == TABLE_COLUMNS
+    assert list(pd.read_csv(out["calibration"]).columns) == CALIBRATION_COLUMNS
+    assert list(pd.read_csv(out["audit"]).columns) == AUDIT_COLUMNS
+    assert all(p.stat().st_size > 0 for triple in figures.values() for p in triple)
+    # the bound figure's CSV holds one (mechanism, eps_A) row each, with the table's numbers
+    bound = pd.read_csv(figures["bound"][2])
+    assert len(bound) == 3 * len(GRID["base_epsilons"])
+    geo = bound[(bound.mechanism == "geometric") & (bound.base_epsilon == 4.0)].iloc[0]
+    assert geo.bound_epsilon == 4.0 * 2.0                   # eps_A W_inf, W_inf = 2 (by hand, above)
+    # the dummies figure's CSV: every tupling row at figure_epsilon
+    dummies = pd.read_csv(figures["dummies"][2])
+    assert len(dummies) == 2 * len(GRID["base_epsilons"]) * len(GRID["dummies"]) * len(GRID["dummy_distributions"])
+    assert (dummies.epsilon == GRID["figure_epsilon"]).all()
