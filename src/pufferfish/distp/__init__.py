@@ -10,7 +10,9 @@
   :mod:`.sums`, :mod:`.grid`, :mod:`.moment_bounds` -- E[(w(Z_1) + ... + w(Z_n))^+] exactly
   or as a certified interval;
 * :mod:`.utility` -- the service quality loss; :mod:`.calibrate` -- the largest eps_A of RR
-  and of the geometric mechanism, the smallest k of tupling, for a target (eps, delta).
+  and of the geometric mechanism, the smallest k of tupling, for a target (eps, delta);
+* job level (config ``distp``): :mod:`.settings`, :mod:`.experiments` (the cases on UCI data,
+  their tables and audit rows), :mod:`.plots`; the command is :mod:`pufferfish.pipeline.distp_command`.
 
 Derivations: ``docs/math/paper003-distribution.md``. Names are imported on first use.
 """

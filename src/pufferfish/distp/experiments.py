@@ -353,7 +353,7 @@ def calibrate(laws: CaseLaws, mechanism: str, target, *, base_epsilon: float | N
 
     Returns
     -------
-    (dict, Verdict or None)
+    tuple of (dict, pufferfish.audit.verdict.Verdict or None)
         The calibration row (``parameter`` eps_A, scale or k; NaN with a ``reason`` when none meets
         the target) and the exact audit's verdict of it (None when there is none).
 
@@ -399,7 +399,7 @@ def calibration_table(laws: CaseLaws, case, grid, *, rtol: float) -> tuple[list[
 
     Returns
     -------
-    (list of dict, list of dict)
+    tuple of (list of dict, list of dict)
         The rows of :data:`CALIBRATION_COLUMNS` and the audit rows
         (:func:`pufferfish.audit.verdict.audit_row`), one per parameter found.
     """
