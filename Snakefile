@@ -21,6 +21,7 @@ include: "workflow/rules/wasserstein.smk"
 include: "workflow/rules/comparison.smk"
 include: "workflow/rules/iteration.smk"
 include: "workflow/rules/sensitivity.smk"
+include: "workflow/rules/distp.smk"
 include: "workflow/rules/report.smk"
 
 

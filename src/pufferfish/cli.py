@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pufferfish.errors import PufferfishError
+from pufferfish.pipeline import distp_command
 
 __all__ = ["main"]
 
@@ -248,6 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="with --all-secrets: the noise standard deviation audited (default 1, as the series "
                          "tables)")
     it.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
+    distp_command.add_parser(sub, fmt)
     return parser
 
 
@@ -646,6 +648,8 @@ def _plain(value):
 
 # ------------------------------------------------------------------------------ main
 def _run(args) -> str:
+    if args.command == "distp":
+        return distp_command.run(args)
     if args.command == "iteration":
         rows, header = iteration(read_column(args), args)
         return render(rows, header, args.format, iteration_columns(args))

@@ -269,14 +269,14 @@ def test_each_paper_checks_its_own_references(shipped):
 
     names = [paper.__name__ for paper in PAPERS]
     assert names == [f"pufferfish.{p}.settings" for p in
-                     ("multiuser", "gaussian", "wasserstein", "comparison", "iteration", "sensitivity")]
+                     ("multiuser", "gaussian", "wasserstein", "comparison", "iteration", "sensitivity", "distp")]
     assert all(callable(paper.check_references) for paper in PAPERS)
     cfg = validate_config(copy.deepcopy(shipped))
     readers = {paper.__name__.split(".")[1]: {r.where.split(".")[0] for r in paper.data_requests(cfg)}
                for paper in PAPERS if hasattr(paper, "data_requests")}
     # each declares only requests of its own section (the shipped config reads data in all four)
     assert readers == {"multiuser": {"multiuser"}, "gaussian": {"gaussian"}, "wasserstein": {"wasserstein"},
-                       "sensitivity": {"sensitivity"}}
+                       "sensitivity": {"sensitivity"}, "distp": {"distp"}}
     from pufferfish.wasserstein.settings import check_references
 
     cfg["wasserstein"]["settings"]["heart"]["column"] = "age"

@@ -93,6 +93,11 @@ BAD = {
     # mechanisms
     "domain": [[], [1], [1, 1], [2, 1], [0.5, 1], [True, 1], "01", None, 1.0, [NAN, 1]],   # >= 2 increasing ints
     "log_probs": [[[NAN]], [[0.5]], [], "0.5", None, [-1.0], [[True]]],   # a matrix of log probabilities
+    # paper 003 (pufferfish.distp)
+    "law": [[NAN, 1.0], [INF, 0.0], [-0.5, 1.5], [0.5, 0.6], [], "0.5", None, [True, 0.0], [[0.5, 0.5]]],
+    "channel": [[[NAN]], [[INF]], [], "0.5", None, [[1.0, 2.0]], [[-1.0]], [[True]], [[0.5, 0.6]], [1.0]],
+    "domain_opt": [[], [1], [1, 1], [2, 1], [0.5, 1], [True, 1], "01", 1.0, [NAN, 1]],   # a domain, or None
+    "values": [None, 1.0, "ab"],                                # a list, tuple or array of values
     # the audit layer (pufferfish.audit.verdict, .search, .auditor)
     "verdict_scale": [-1.0, -INF, "0.5", None, True],             # >= 0, inf or NaN (cannot be audited)
     "auditors": ["P", None, 1.0, [], ["P"]],                      # a non-empty list of auditors
@@ -193,6 +198,52 @@ def kw(**more):
 
 EPS = ([0.5, 1.0], "grid")
 
+
+def _distp_calls() -> dict:
+    """Paper 003 (pufferfish.distp): the walked functions, on a 2-value domain."""
+    from pufferfish.mechanisms import RandomizedResponse
+    d = "pufferfish.distp."
+    law0, law1, channel = ([0.5, 0.5], "law"), ([0.25, 0.75], "law"), ([[0.75, 0.25], [0.25, 0.75]], "channel")
+    pair = {"channel": channel, "lambda0": law0, "lambda1": law1}
+    rr = (RandomizedResponse(2, 1.0), "object")
+    return {
+        d + "divergences.check_law": Call({"values": [0.5, 0.5], "name": "law"}, {"values": "law"},
+                                          alias={"values": "law"}),
+        d + "divergences.check_law_pair": kw(p0=law0, p1=law1),
+        d + "divergences.check_channel": kw(channel=channel),
+        d + "divergences.hockey_stick": kw(p0=law0, p1=law1, epsilon=(0.1, "nonneg")),
+        d + "divergences.distp_delta": kw(p0=law0, p1=law1, epsilon=(0.1, "nonneg")),
+        d + "divergences.pure_epsilon": kw(p0=law0, p1=law1),
+        d + "divergences.f_divergence": kw(p0=law0, p1=law1, name=("kl", "str")),
+        d + "pair.check_domain": kw(domain=((0, 1, 3), "domain")),
+        d + "pair.transport_distances": kw(domain=((0, 2), "domain"), lambda0=law0, lambda1=law1),
+        d + "pair.pair_privacy": kw(**pair, domain=((0, 2), "domain_opt")),
+        d + "claims.make_claim": kw(name=("x", "str"), exact=(1.0, "nonneg_or_inf"),
+                                    constant=(1.0, "nonneg_or_inf"), distance=(2.0, "nonneg_or_inf")),
+        d + "claims.xdp_claim": kw(**pair, domain=((0, 2), "domain")),
+        d + "claims.dp_claim": kw(**pair),
+        d + "claims.divergence_claim": kw(**pair, domain=((0, 2), "domain"), name=("kl", "str")),
+        d + "sums.count_vectors": kw(atoms=(3, "count"), n=(4, "count")),
+        d + "sums.exact_positive_part": kw(w=([1.0, -2.0], "reals"), nu=([0.5, 0.5], "grid"), n=(3, "count")),
+        d + "sums.certified_positive_part": kw(w_lo=([1.0, -2.0], "reals"), w_hi=([1.0, -2.0], "reals"),
+                                               nu=([0.5, 0.5], "grid"), n=(30, "count"), rtol=(1e-3, "pos"),
+                                               atol=(0.0, "nonneg"), max_points=(10_000, "count")),
+        d + "tupling.Tupling": kw(channel=channel, dummies=(2, "size"), dummy_law=law0),
+        d + "tupling.tupling_over": kw(base=rr, dummies=(2, "size"), dummy_distribution=("uniform", "str")),
+        d + "utility.service_loss": kw(channel=channel, pmf=law0, inputs=((0, 1), "values"),
+                                       outputs=((0, 1), "values"), kind=("ordinal", "str")),
+        d + "calibrate.largest_rr_epsilon": Call({"size": 2, "lambda0": [0.5, 0.5], "lambda1": [0.25, 0.75],
+                                                  "epsilon": 0.1, "delta": 1e-5, "rtol": 1e-6},
+                                                 {"size": "count", "lambda0": "law", "lambda1": "law",
+                                                  "epsilon": "nonneg", "delta": "unit", "rtol": "pos"},
+                                                 extra_bad={"size": [1]}),
+        d + "calibrate.largest_geometric_epsilon": kw(domain=((0, 2), "domain"), lambda0=law0, lambda1=law1,
+                                                      epsilon=(0.1, "nonneg"), delta=(1e-5, "unit"),
+                                                      rtol=(1e-6, "pos")),
+        d + "calibrate.smallest_dummies": kw(base=rr, lambda0=law0, lambda1=law1, epsilon=(0.1, "nonneg"),
+                                             delta=(0.05, "unit"), max_dummies=(20, "size"), rtol=(1e-3, "pos")),
+    }
+
 #: public callables, keyed by module.qualname of their definition -> a valid call and kinds
 CALLS = {
     # ---------------------------------------------------------------- grids
@@ -281,6 +332,8 @@ CALLS = {
     "pufferfish.audit.laplace_lattice.theta_min": pq(epsilon=(0.5, "pos"), rtol=(1e-10, "pos"),
                                                      max_steps=(50, "count")),
     "pufferfish.audit.laplace_lattice.tight": pq(epsilons=EPS, rtol=(1e-10, "pos"), max_steps=(50, "count")),
+    # ---------------------------------------------------------------- paper 003 (distp)
+    **_distp_calls(),
     "pufferfish.audit.zero_noise.zero_noise_loss": pq(),
     "pufferfish.audit.zero_noise.zero_noise_directions": pq(),
     "pufferfish.audit.laplace_lattice.mgf_tail_loss": kw(a=(P, "pmf"), b=(Q, "pmf"), theta=(1.0, "pos")),
@@ -656,6 +709,24 @@ EXEMPT = {
                      "pufferfish.mechanisms.gaussian.LARGEST", "pufferfish.mechanisms.gaussian.CANCELLATION",
                      "pufferfish.mechanisms.scales.NORMAL"], _DATA),
     "pufferfish.wasserstein.table1.table1_frame": "Table 1 job on PairSensitivity results",
+    # paper 003 (pufferfish.distp)
+    **dict.fromkeys(["pufferfish.distp.F_DIVERGENCES", "pufferfish.distp.divergences.F_DIVERGENCES",
+                     "pufferfish.distp.CLAIM_RTOL", "pufferfish.distp.claims.CLAIM_RTOL",
+                     "pufferfish.distp.MAX_COUNT_VECTORS", "pufferfish.distp.sums.MAX_COUNT_VECTORS",
+                     "pufferfish.distp.MAX_EPSILON", "pufferfish.distp.tupling.MAX_EPSILON",
+                     "pufferfish.distp.DUMMY_DISTRIBUTIONS", "pufferfish.distp.tupling.DUMMY_DISTRIBUTIONS",
+                     "pufferfish.distp.utility.LOSSES", "pufferfish.distp.grid.EXP_ULPS",
+                     "pufferfish.distp.moment_bounds.UNIT_ROUNDOFF"], _DATA),
+    **dict.fromkeys(["pufferfish.distp.pair.PairPrivacy", "pufferfish.distp.claims.Claim",
+                     "pufferfish.distp.sums.PositivePart", "pufferfish.distp.tupling.TuplingDelta",
+                     "pufferfish.distp.calibrate.Calibrated", "pufferfish.distp.grid.GridBounds"], _RESULT),
+    "pufferfish.distp.grid.GridTooLarge": "an internal signal of grid_positive_part to its caller (not a user error)",
+    **dict.fromkeys(["pufferfish.distp.grid.grid_positive_part", "pufferfish.distp.grid.tilt_parameter",
+                     "pufferfish.distp.grid.chernoff_bound", "pufferfish.distp.grid.directed_float",
+                     "pufferfish.distp.moment_bounds.positive_part_bounds",
+                     "pufferfish.distp.moment_bounds.shifted_moment_bounds", "pufferfish.distp.pair.lattice_law"],
+                    "the engine of sums.certified_positive_part / pair, called on the arrays those validated "
+                    "(test_distp_sums.py)"),
 }
 
 #: modules whose every public name is job-level (each name is still listed, by the walk, as exempt)
@@ -670,7 +741,8 @@ JOB_MODULES = ("pufferfish.pipeline.", "pufferfish.files.", "pufferfish.plotting
                "pufferfish.multiuser.experiments", "pufferfish.multiuser.plots",
                "pufferfish.gaussian.experiments", "pufferfish.gaussian.plots", "pufferfish.comparison.experiments",
                "pufferfish.comparison.plots", "pufferfish.multiuser.captions", "pufferfish.gaussian.captions",
-               "pufferfish.iteration.captions", "pufferfish.sensitivity.captions")
+               "pufferfish.iteration.captions", "pufferfish.sensitivity.captions",
+               "pufferfish.distp.experiments.", "pufferfish.distp.plots.", "pufferfish.distp.settings.")
 
 
 def _key(module: str, name: str, obj) -> str:

@@ -38,6 +38,7 @@ import yaml
 from pufferfish import registry
 from pufferfish.comparison import settings as comparison_settings
 from pufferfish.comparison.settings import ComparisonSettings
+from pufferfish.distp import settings as distp_settings
 from pufferfish.errors import ConfigError
 from pufferfish.gaussian import settings as gaussian_settings
 from pufferfish.gaussian.settings import GaussianSettings
@@ -66,7 +67,7 @@ SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 #: ``check_keys(config)`` (before the schema) and ``data_requests(config)`` (what its entries
 #: read of the datasets, :mod:`pufferfish.pipeline.data_checks`)
 PAPERS = (multiuser_settings, gaussian_settings, wasserstein_settings, comparison_settings, iteration_settings,
-          sensitivity_settings)
+          sensitivity_settings, distp_settings)
 
 #: top-level keys of config.yaml that were renamed: old -> new (an old key stops the run, naming the new one)
 RENAMED_KEYS = {"pierquin": "wasserstein"}
@@ -279,12 +280,13 @@ class Settings:
     audit: AuditSettings
     iteration: IterationSettings | None
     sensitivity: SensitivitySettings | None
+    distp: tuple | None  # (DistpGrid, {case: DistpCase}) of paper 003
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> Settings:
         """The settings of a configuration that the schema has validated (defaults filled in)."""
         s = read_section(config, "", required=("seed", "datasets", "multiuser", "gaussian", "audit"),
-                         optional=("wasserstein", "comparison", "iteration", "sensitivity"))
+                         optional=("wasserstein", "comparison", "iteration", "sensitivity", "distp"))
         wasserstein = read_section(s.get("wasserstein") or {}, "wasserstein", required=(), optional=("settings",))
         return cls(seed=int(s["seed"]),
                    datasets={k: DatasetSettings.from_config(k, v) for k, v in s["datasets"].items()},
@@ -296,7 +298,8 @@ class Settings:
                    audit=AuditSettings.from_config(s["audit"]),
                    iteration=None if not s.get("iteration") else IterationSettings.from_config(s["iteration"]),
                    sensitivity=None if not s.get("sensitivity") else SensitivitySettings.from_config(
-                       s["sensitivity"], seed=s["seed"]))
+                       s["sensitivity"], seed=s["seed"]),
+                   distp=None if not s.get("distp") else distp_settings.from_config(s["distp"]))
 
     @classmethod
     def load(cls, config: Mapping[str, Any]) -> Settings:
