@@ -1,4 +1,4 @@
-# Pufferfish noise calibration: every figure of the three papers, audited.
+# Pufferfish noise calibration: every figure of the four papers, audited.
 # Run: snakemake --cores all        (README: quick start, offline use, layout)
 from snakemake.utils import min_version
 

@@ -10,7 +10,7 @@ Laplace, Gaussian, Cauchy and two-sided geometric noise, calibrated by the metho
   -> :mod:`pufferfish.wasserstein` (its calibration), :mod:`pufferfish.iteration` and
   :mod:`pufferfish.sensitivity` (its iterative and sensitivity parts)
 * Y. Kawamoto, T. Murakami, distribution privacy of local obfuscation and the tupling mechanism
-  -> ``pufferfish.distp``
+  -> :mod:`pufferfish.distp`
 
 Modules and subpackages, from the bottom layer up (a module imports only from layers below it):
 
@@ -30,7 +30,7 @@ Modules and subpackages, from the bottom layer up (a module imports only from la
    read off a data table: conditioning, encodings);
 5. the papers: :mod:`~pufferfish.multiuser` (paper 000), :mod:`~pufferfish.gaussian`
    (paper 004), :mod:`~pufferfish.wasserstein`, :mod:`~pufferfish.iteration`,
-   :mod:`~pufferfish.sensitivity` (paper 002), ``pufferfish.distp`` (paper 003), then
+   :mod:`~pufferfish.sensitivity` (paper 002), :mod:`~pufferfish.distp` (paper 003), then
    :mod:`~pufferfish.comparison` (every mechanism on one secret pair); each holds its
    methods, the typed settings it consumes and checks (``settings``), its experiments and
    figures;

@@ -40,6 +40,8 @@ if DISTP:
             audit=config["audit"],
         log:
             "results/logs/distp_case/{case}.log",
+        group:
+            "pufferfish"
         wildcard_constraints:
             case=alternatives(DISTP_CASES),
         script:

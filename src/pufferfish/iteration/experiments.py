@@ -200,7 +200,7 @@ def read_series(path: str | os.PathLike, settings: SeriesSettings) -> np.ndarray
 
 
 def series_prior(values) -> tuple[StationaryCovariance, float]:
-    """The stationary Gaussian prior of a series (biased sample autocovariance) and D = max - min.
+    r"""The stationary Gaussian prior of a series (biased sample autocovariance) and D = max - min.
 
     Parameters
     ----------
