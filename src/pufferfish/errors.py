@@ -7,7 +7,7 @@ stderr and a non-zero exit, never a traceback (see :mod:`pufferfish.pipeline.job
 from __future__ import annotations
 
 __all__ = ["PufferfishError", "ConfigError", "DataError", "DownloadError", "NotApplicableError", "InvalidDistributionError",
-           "InvalidArgumentError", "ArgumentTypeError", "OutputError"]
+           "InvalidArgumentError", "ArgumentTypeError", "OutputError", "ComputationError"]
 
 
 class PufferfishError(Exception):
@@ -48,3 +48,9 @@ class InvalidDistributionError(PufferfishError, ValueError):
 
 class NotApplicableError(PufferfishError, ValueError):
     """A calibration method was asked for priors outside its assumptions."""
+
+
+class ComputationError(PufferfishError, ArithmeticError):
+    """An exact computation cannot be carried out to its stated accuracy at this input (a
+    quadrature that would need more panels than its budget, tails it cannot bound): the audit
+    refuses instead of returning a number it cannot vouch for. The message names the input."""

@@ -30,7 +30,7 @@ from pufferfish.audit.quadrature import QUAD_RTOL, gk_log, log_psi
 from pufferfish.audit.target import Achieved, Target
 from pufferfish.checks import instance, real
 from pufferfish.checks import search as checked_search
-from pufferfish.errors import ConfigError
+from pufferfish.errors import ComputationError, ConfigError
 from pufferfish.lattice.distances import wasserstein_p
 from pufferfish.lattice.pmf import LatticePMF
 
@@ -83,7 +83,7 @@ def _core_edges(x: np.ndarray, gamma: float, lo: float, hi: float) -> np.ndarray
     if gamma >= 0.25:
         count = int(math.ceil((hi - lo) / gamma))
         if count > 2_000_000:
-            raise ArithmeticError(f"gamma = {gamma!r}: the Cauchy audit would need {count} panels")
+            raise ComputationError(f"gamma = {gamma!r}: the Cauchy audit would need {count} panels")
         return np.linspace(lo, hi, count + 1)
     offsets = gamma * 2.0 ** np.arange(0, math.floor(math.log2(0.5 / gamma)) + 1)
     offsets = np.concatenate((-offsets[::-1], [0.0], offsets, [-0.5, 0.5]))

@@ -41,7 +41,7 @@ from pufferfish.audit.roots import illinois_roots
 from pufferfish.audit.target import Achieved, Target
 from pufferfish.checks import instance, real
 from pufferfish.checks import search as checked_search
-from pufferfish.errors import ConfigError
+from pufferfish.errors import ComputationError, ConfigError
 from pufferfish.lattice.distances import wasserstein_inf
 from pufferfish.lattice.pmf import LatticePMF
 
@@ -475,7 +475,7 @@ def _renyi_gauss(at: PairAtoms, sigma: float, alpha: float) -> tuple[float, floa
         log_j = np.logaddexp(log_j, np.logaddexp(left, right))
         lo, hi = lo - step, hi + step
     else:
-        raise ArithmeticError(f"Renyi tails not bounded below {_TAIL_RTOL:g} (sigma = {sigma!r}, alpha = {alpha!r})")
+        raise ComputationError(f"Renyi tails not bounded below {_TAIL_RTOL:g} (sigma = {sigma!r}, alpha = {alpha!r})")
     d = np.logaddexp(0.0, log_j) / (alpha - 1.0)
     return float(d[0]), float(d[1])
 

@@ -18,6 +18,8 @@ import math
 
 import numpy as np
 
+from pufferfish.errors import ComputationError
+
 __all__ = ["gk_log", "log_psi", "lse", "lse_rows", "MAX_PANELS", "QUAD_RTOL"]
 
 #: relative tolerance of :func:`gk_log` (sum of |K15 - G7| over the integral)
@@ -124,7 +126,7 @@ def gk_log(log_f, edges: np.ndarray, *, rtol: float = QUAD_RTOL, log_atol=-math.
 
     Raises
     ------
-    ArithmeticError
+    pufferfish.errors.ComputationError
         More than :data:`MAX_PANELS` panels would be needed, or ``max_rounds`` rounds do not
         reach the tolerance.
     """
@@ -134,7 +136,7 @@ def gk_log(log_f, edges: np.ndarray, *, rtol: float = QUAD_RTOL, log_atol=-math.
     size = 0
     for _ in range(max_rounds):
         if a.size > MAX_PANELS:
-            raise ArithmeticError(f"Renyi quadrature: more than {MAX_PANELS} panels to refine")
+            raise ComputationError(f"Renyi quadrature: more than {MAX_PANELS} panels to refine")
         half = 0.5 * (b - a)
         y = 0.5 * (a + b)[:, None] + half[:, None] * _NODES[None, :]
         lv = np.asarray(log_f(y.ravel()))
@@ -165,7 +167,7 @@ def gk_log(log_f, edges: np.ndarray, *, rtol: float = QUAD_RTOL, log_atol=-math.
         a, b = a[bad], b[bad]
         mid = 0.5 * (a + b)
         a, b = np.concatenate((a, mid)), np.concatenate((mid, b))
-    raise ArithmeticError(f"Renyi quadrature did not reach rtol {rtol:g} in {max_rounds} rounds")
+    raise ComputationError(f"Renyi quadrature did not reach rtol {rtol:g} in {max_rounds} rounds")
 
 
 

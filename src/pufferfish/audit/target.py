@@ -18,10 +18,13 @@ from dataclasses import dataclass
 
 from pufferfish.errors import ConfigError
 
-__all__ = ["GUARANTEES", "Target", "Achieved", "Smallest", "target_for"]
+__all__ = ["GUARANTEES", "EPSILON_DELTA_MAX", "Target", "Achieved", "Smallest", "target_for"]
 
 #: the guarantees a target can state
 GUARANTEES = ("epsilon", "epsilon_delta", "renyi")
+#: the largest epsilon of an (epsilon, delta) target: its hockey stick weighs by e^epsilon, a float
+#: only below 709.78 (e^700 ~ 1e304; every delta is 0 long before, for any prior on a float grid)
+EPSILON_DELTA_MAX = 700.0
 
 
 def _positive(name: str, value) -> float:
@@ -50,6 +53,9 @@ class Target:
         if self.delta is not None and self.alpha is not None:
             raise ConfigError(f"target: delta = {self.delta!r} and alpha = {self.alpha!r} exclude each other")
         if self.delta is not None:
+            if self.epsilon > EPSILON_DELTA_MAX:
+                raise ConfigError(f"epsilon = {self.epsilon!r}: an (epsilon, delta) target needs e^epsilon as a "
+                                  f"float: at most {EPSILON_DELTA_MAX:g}")
             delta = _positive("delta", self.delta)
             if not delta < 1:
                 raise ConfigError(f"delta = {self.delta!r}: must be < 1")

@@ -109,8 +109,15 @@ def zero_noise_hockey_stick(p: LatticePMF, q: LatticePMF, *, epsilon: float) -> 
     """
     eps = real(epsilon, name="epsilon", lo=0.0)
     a, b = _on_hull(p, q)
-    c = math.exp(eps)
-    return (math.fsum(np.maximum(a - c * b, 0.0).tolist()), math.fsum(np.maximum(b - c * a, 0.0).tolist()))
+    c = math.exp(eps) if eps < 709.0 else math.inf          # e^eps overflows past 709.78
+
+    def one(u: np.ndarray, v: np.ndarray) -> float:
+        # [u - c v]_+: u where v = 0 (also for c = inf), else 0 once c v >= u
+        with np.errstate(over="ignore", invalid="ignore"):
+            terms = np.where(v > 0, np.maximum(u - c * v, 0.0), u)
+        return math.fsum(terms.tolist())
+
+    return one(a, b), one(b, a)
 
 
 def zero_noise_renyi(p: LatticePMF, q: LatticePMF, *, alpha: float) -> tuple[float, float]:
