@@ -206,6 +206,31 @@ def test_gaussian_hockey_stick_against_quadrature(seed, s, eps):
     assert bwd == pytest.approx(quad_hockey(q, p, eps, kernel, 40 * s), abs=1e-11)
 
 
+#: dp-accounting finds the cut-off of its mixture privacy loss by a binary search to this precision (its default)
+DPA_PRECISION = 1e-6
+
+
+@pytest.mark.parametrize("sigma", [0.05, 0.3, 1.0, 3.0])
+def test_gaussian_hockey_stick_on_a_mixture_prior_against_dp_accounting(sigma):
+    """P = 0.2 delta_-3 + 0.3 delta_-1 + 0.5 delta_0 against Q = delta_0 is dp-accounting's
+    MixtureGaussianPrivacyLoss (sensitivities 0, 1, 3): REMOVE gives H(P_Y || Q_Y), ADD H(Q_Y || P_Y).
+    Its cut-off x is off by at most DPA_PRECISION = h, where delta(x) is stationary, so its delta is off by at
+    most h^2 / 2 max |p_Y' - e^eps q_Y'| <= h^2 / 2 (1 + e^eps) phi(1) / sigma^2."""
+    from dp_accounting.pld.privacy_loss_mechanism import AdjacencyType, MixtureGaussianPrivacyLoss
+
+    epsilons = [0.0, 0.01, 0.5, 2.0, 4.0]
+    probs, sens = [0.5, 0.3, 0.2], [0.0, 1.0, 3.0]
+    p, q = LatticePMF.from_values([-3, -1, 0], [0.2, 0.3, 0.5]), LatticePMF.point(0)
+    remove, add = (MixtureGaussianPrivacyLoss(sigma, sens, probs, adjacency_type=kind).get_delta_for_epsilon(epsilons)
+                   for kind in (AdjacencyType.REMOVE, AdjacencyType.ADD))
+    for eps, fwd_ref, bwd_ref in zip(epsilons, remove, add):
+        tol = DPA_PRECISION ** 2 / 2 * (1 + math.exp(eps)) * stats.norm.pdf(1.0) / sigma ** 2 + 1e-15
+        fwd, bwd = gaussian_hockey_stick(p, q, epsilon=eps, sigma=sigma)
+        assert fwd == pytest.approx(fwd_ref, abs=tol)
+        assert bwd == pytest.approx(bwd_ref, abs=tol)
+    assert remove[2] > 1e-3 and add[1] > 1e-2          # not vacuous at eps = 0.5 (forward) and 0.01 (backward)
+
+
 def test_gaussian_hockey_stick_by_hand_total_variation():
     """eps = 0, P = delta_0, Q = (delta_0 + delta_2)/2: p - q = (phi(y) - phi(y - 2))/2 > 0 for y < 1,
     TV = (Phi(1) - Phi(-1))/2."""
