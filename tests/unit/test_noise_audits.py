@@ -5,12 +5,14 @@ Wang 2018; Renyi: alpha D^2 / (2 sigma^2), Cauchy at alpha = 2: log(1 + D^2 / (2
 Google's dp-accounting privacy-loss distributions, and dense quadrature (scipy.integrate.quad
 between roots located on a fine grid and refined by brentq).
 """
+import itertools
 import math
 
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 from scipy import integrate, optimize, stats
+from scipy.special import logsumexp
 
 from pufferfish.audit import Target, lattice_auditor
 from pufferfish.audit.cauchy_lattice import CauchyLatticeAuditor, cauchy_renyi
@@ -229,6 +231,24 @@ def test_gaussian_hockey_stick_on_a_mixture_prior_against_dp_accounting(sigma):
         assert fwd == pytest.approx(fwd_ref, abs=tol)
         assert bwd == pytest.approx(bwd_ref, abs=tol)
     assert remove[2] > 1e-3 and add[1] > 1e-2          # not vacuous at eps = 0.5 (forward) and 0.01 (backward)
+
+
+@pytest.mark.parametrize("sigma", [0.05, 0.3, 1.0, 3.0, 30.0])
+@pytest.mark.parametrize("alpha", [2, 3, 5])
+def test_gaussian_renyi_of_a_mixture_against_its_closed_form(sigma, alpha):
+    """P = sum_i w_i delta_{a_i} against Q = delta_0 under N(0, sigma^2), integer alpha: int p^alpha q^{1-alpha}
+    = E exp(sum_{k<l} A_k A_l / sigma^2) over alpha independent atoms A ~ w (Gaussian integral of the product of
+    the alpha shifted densities over phi^{alpha-1}), a log-sum-exp of 3^alpha terms (error <= 3^alpha ulps)."""
+    a, w = np.array([-3.0, -1.0, 0.0]), np.array([0.2, 0.3, 0.5])
+    terms = []
+    for idx in itertools.product(range(a.size), repeat=alpha):
+        atoms = a[list(idx)]
+        pairs = sum(atoms[k] * atoms[m] for k in range(alpha) for m in range(k + 1, alpha))
+        terms.append(float(np.sum(np.log(w[list(idx)]))) + pairs / sigma ** 2)
+    expected = float(logsumexp(terms)) / (alpha - 1)
+    fwd, _ = gaussian_renyi(LatticePMF.from_values([-3, -1, 0], [0.2, 0.3, 0.5]), LatticePMF.point(0),
+                            alpha=alpha, sigma=sigma)
+    assert fwd == pytest.approx(expected, rel=1e-14, abs=3 ** alpha * 2.3e-16 / (alpha - 1))
 
 
 def test_gaussian_hockey_stick_by_hand_total_variation():
