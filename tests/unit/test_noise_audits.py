@@ -220,7 +220,7 @@ def test_gaussian_hockey_stick_on_a_mixture_prior_against_dp_accounting(sigma):
     most h^2 / 2 max |p_Y' - e^eps q_Y'| <= h^2 / 2 (1 + e^eps) phi(1) / sigma^2."""
     from dp_accounting.pld.privacy_loss_mechanism import AdjacencyType, MixtureGaussianPrivacyLoss
 
-    epsilons = [0.0, 0.01, 0.5, 2.0, 4.0]
+    epsilons = [0.0, 0.01, 0.5, 2.0, 4.0, 6.0]
     probs, sens = [0.5, 0.3, 0.2], [0.0, 1.0, 3.0]
     p, q = LatticePMF.from_values([-3, -1, 0], [0.2, 0.3, 0.5]), LatticePMF.point(0)
     remove, add = (MixtureGaussianPrivacyLoss(sigma, sens, probs, adjacency_type=kind).get_delta_for_epsilon(epsilons)
@@ -233,7 +233,19 @@ def test_gaussian_hockey_stick_on_a_mixture_prior_against_dp_accounting(sigma):
     assert remove[2] > 1e-3 and add[1] > 1e-2          # not vacuous at eps = 0.5 (forward) and 0.01 (backward)
 
 
-@pytest.mark.parametrize("sigma", [0.05, 0.3, 1.0, 3.0, 30.0])
+@pytest.mark.parametrize("sigma", [1e-6, 1e-3])
+@pytest.mark.parametrize("eps", [0.0, 0.005, 0.3, 6.0])
+def test_gaussian_hockey_stick_at_tiny_sigma_is_the_priors_own(sigma, eps):
+    """Atoms 1 apart, sigma <= 1e-3: the densities overlap only beyond 500 sigma (mass < 1e-54), so the
+    hockey sticks are the priors' own: sum_x [P(x) - e^eps Q(x)]_+ = 0.2 + 0.3 + [0.5 - e^eps]_+ and
+    [1 - 0.5 e^eps]_+."""
+    p, q = LatticePMF.from_values([-3, -1, 0], [0.2, 0.3, 0.5]), LatticePMF.point(0)
+    fwd, bwd = gaussian_hockey_stick(p, q, epsilon=eps, sigma=sigma)
+    assert fwd == pytest.approx(0.5 + max(0.5 - math.exp(eps), 0.0), rel=1e-14)
+    assert bwd == pytest.approx(max(1 - 0.5 * math.exp(eps), 0.0), rel=1e-14, abs=1e-300)
+
+
+@pytest.mark.parametrize("sigma", [1e-3, 0.05, 0.3, 1.0, 3.0, 30.0])
 @pytest.mark.parametrize("alpha", [2, 3, 5])
 def test_gaussian_renyi_of_a_mixture_against_its_closed_form(sigma, alpha):
     """P = sum_i w_i delta_{a_i} against Q = delta_0 under N(0, sigma^2), integer alpha: int p^alpha q^{1-alpha}
