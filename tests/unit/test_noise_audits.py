@@ -8,6 +8,7 @@ between roots located on a fine grid and refined by brentq).
 import itertools
 import math
 
+import mpmath
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -17,7 +18,7 @@ from scipy.special import logsumexp
 from pufferfish.audit import Target, lattice_auditor
 from pufferfish.audit.cauchy_lattice import CauchyLatticeAuditor, cauchy_renyi
 from pufferfish.audit.gaussian_lattice import GaussianLatticeAuditor, gaussian_hockey_stick, gaussian_renyi
-from pufferfish.audit.laplace_lattice import LaplaceLatticeAuditor, laplace_hockey_stick, theta_min
+from pufferfish.audit.laplace_lattice import LaplaceLatticeAuditor, laplace_hockey_stick, mgf_tail_loss, theta_min
 from pufferfish.audit.zero_noise import zero_noise_hockey_stick, zero_noise_renyi
 from pufferfish.errors import ConfigError
 from pufferfish.lattice.distances import wasserstein_inf, wasserstein_p
@@ -67,12 +68,25 @@ def small_pair(seed):
 
 
 # ------------------------------------------------------------------------ Laplace, (eps, delta)
-@pytest.mark.parametrize("shift, b, eps", [(1, 1.3, 0.5), (3, 0.7, 1.0), (40, 2.0, 0.3), (2, 5.0, 0.1)])
+@pytest.mark.parametrize("shift, b, eps", [(1, 1.3, 0.5), (3, 0.7, 1.0), (40, 2.0, 0.3), (2, 5.0, 0.1), (1000, 150.0, 6.0),
+                                           (9, 1.0, 8.5), (10 ** 6, 1e4, 1e-3)])
 def test_laplace_one_shift_closed_form(shift, b, eps):
     """P = delta_0, Q = delta_D: delta = 1 - exp((eps - D/b)/2) for eps < D/b, both directions."""
     fwd, bwd = laplace_hockey_stick(LatticePMF.point(0), LatticePMF.point(shift), epsilon=eps, scale=b)
     expected = -math.expm1((eps - shift / b) / 2)
     assert fwd == pytest.approx(expected, rel=1e-13) and bwd == pytest.approx(expected, rel=1e-13)
+
+
+@pytest.mark.parametrize("theta", [0.01, 0.1, 1.0, 300.0, 1e5])
+def test_mgf_tail_loss_closed_form(theta):
+    """A = 0.3 delta_0 + 0.7 delta_1 against B = delta_0: the limits log M_A(+-1/theta) - log M_B(+-1/theta) =
+    log(0.3 + 0.7 e^{+-1/theta}), in 30-digit mpmath."""
+    mpmath.mp.dps = 30
+    a, b = LatticePMF.from_values([0, 1], [0.3, 0.7]), LatticePMF.point(0)
+    expected = [float(mpmath.log(mpmath.mpf(0.3) + mpmath.mpf(0.7) * mpmath.exp(sign / mpmath.mpf(theta))))
+                for sign in (1, -1)]
+    got = mgf_tail_loss(a, b, theta)
+    assert got == pytest.approx(expected, rel=1e-14)
 
 
 def test_laplace_one_shift_above_its_epsilon_is_zero():
