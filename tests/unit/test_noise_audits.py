@@ -19,7 +19,8 @@ from pufferfish.audit import Target, lattice_auditor
 from pufferfish.audit.cauchy_lattice import CauchyLatticeAuditor, cauchy_renyi
 from pufferfish.audit.gaussian_lattice import GaussianLatticeAuditor, gaussian_hockey_stick, gaussian_renyi
 from pufferfish.audit.laplace_lattice import LaplaceLatticeAuditor, laplace_hockey_stick, mgf_tail_loss, theta_min
-from pufferfish.audit.zero_noise import zero_noise_hockey_stick, zero_noise_renyi
+from pufferfish.audit.zero_noise import (zero_noise_directions, zero_noise_hockey_stick, zero_noise_loss,
+                                         zero_noise_renyi)
 from pufferfish.errors import ConfigError
 from pufferfish.lattice.distances import wasserstein_inf, wasserstein_p
 from pufferfish.lattice.pmf import LatticePMF
@@ -87,6 +88,35 @@ def test_mgf_tail_loss_closed_form(theta):
                 for sign in (1, -1)]
     got = mgf_tail_loss(a, b, theta)
     assert got == pytest.approx(expected, rel=1e-14)
+
+
+ZERO_P, ZERO_Q = [0.001, 0.199, 0.8], [0.9, 0.0995, 0.0005]
+
+
+@pytest.mark.parametrize("eps", [0.0, 0.004, 1.0, 6.0])
+def test_zero_noise_hockey_stick_by_hand(eps):
+    """P = (0.001, 0.199, 0.8), Q = (0.9, 0.0995, 0.0005) on {0, 1, 2}: sum_x [P(x) - e^eps Q(x)]_+ in mpmath."""
+    mpmath.mp.dps = 30
+    c = mpmath.exp(eps)
+    expected = [float(sum(max(mpmath.mpf(u) - c * mpmath.mpf(v), 0) for u, v in zip(a, b)))
+                for a, b in ((ZERO_P, ZERO_Q), (ZERO_Q, ZERO_P))]
+    got = zero_noise_hockey_stick(LatticePMF.from_values([0, 1, 2], ZERO_P), LatticePMF.from_values([0, 1, 2], ZERO_Q),
+                                  epsilon=eps)
+    assert got == pytest.approx(expected, rel=1e-14)
+    assert min(got) > 0.4                                # eps = 6 is not vacuous: ratios 1600 and 900
+
+
+@pytest.mark.parametrize("alpha", [1.0001, 1.05, 2.0, 30.0, 500.0])
+def test_zero_noise_renyi_and_loss_by_hand(alpha):
+    """D_alpha = log sum_x P^alpha Q^(1 - alpha) / (alpha - 1) in mpmath; the loss max |log P/Q| = log 1600."""
+    mpmath.mp.dps = 30
+    p, q = LatticePMF.from_values([0, 1, 2], ZERO_P), LatticePMF.from_values([0, 1, 2], ZERO_Q)
+    a = mpmath.mpf(alpha)
+    expected = [float(mpmath.log(sum(mpmath.mpf(u) ** a * mpmath.mpf(v) ** (1 - a) for u, v in zip(x, y))) / (a - 1))
+                for x, y in ((ZERO_P, ZERO_Q), (ZERO_Q, ZERO_P))]
+    assert zero_noise_renyi(p, q, alpha=alpha) == pytest.approx(expected, rel=1e-13)
+    assert zero_noise_loss(p, q) == pytest.approx(math.log(1600), rel=1e-15)
+    assert zero_noise_directions(p, q) == pytest.approx((math.log(1600), math.log(900)), rel=1e-15)
 
 
 def test_laplace_one_shift_above_its_epsilon_is_zero():
