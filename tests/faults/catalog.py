@@ -183,7 +183,7 @@ CATALOG: tuple[Computation, ...] = (
                 bands("alpha", [1.1, 20.0])),
     # --- audits: Gaussian noise on lattice priors (paper 002)
     Computation("audit/gaussian_lattice.hockey_stick", "pufferfish.audit.gaussian_lattice:_hockey_gauss",
-                (*bands("sigma", _SIGMA), *eps_regions())),
+                (*bands("sigma", _SIGMA), *eps_regions("eps"))),
     Computation("audit/gaussian_lattice.renyi", "pufferfish.audit.gaussian_lattice:_renyi_gauss",
                 (*bands("sigma", _SIGMA), *alpha_regions(),
                  Region("one support", _one_support), Region("different supports", lambda a: not _one_support(a)))),

@@ -205,9 +205,16 @@ _SIGNATURES: dict = {}
 
 
 def holds(region, arguments: dict) -> bool:
-    """The region's predicate on ``arguments`` (False where it cannot be evaluated on them)."""
+    """The region's predicate on ``arguments`` (False where it cannot be evaluated on them).
+
+    A predicate reading an argument the function does not take is a mistake of the catalog (the
+    region could never be reached): it raises, so that the recording run fails and says so.
+    """
     try:
         return bool(region.holds(arguments))
+    except KeyError as exc:
+        raise RuntimeError(f"tests/faults/catalog.py: region {region.name!r} reads the argument {exc} "
+                           f"that the function does not take (it takes {sorted(arguments)})") from None
     except Exception:  # noqa: BLE001 - a predicate that does not apply to these arguments
         return False
 
