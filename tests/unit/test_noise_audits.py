@@ -423,7 +423,7 @@ def test_gaussian_no_noise_needed_and_refusals():
 
 
 # ------------------------------------------------------------------------ Cauchy, Renyi
-@pytest.mark.parametrize("shift, g", [(1, 1.0), (3, 0.7), (1, 100.0), (1, 1e4), (2, 0.05), (10, 0.3)])
+@pytest.mark.parametrize("shift, g", [(1, 1.0), (3, 0.7), (1, 100.0), (1, 1e4), (2, 0.05), (10, 0.3), (1, 1e-4), (3, 1e-6)])
 def test_cauchy_renyi_two_one_shift_closed_form(shift, g):
     """D_2(Cauchy(0, g) || Cauchy(D, g)) = log(1 + D^2 / (2 g^2)), to 1e-10 relative (5e-9 at g = 1e4)."""
     fwd, bwd = cauchy_renyi(LatticePMF.point(0), LatticePMF.point(shift), alpha=2.0, gamma=g)
