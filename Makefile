@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 CORES  ?= all
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: setup reproduce test test-slow test-fast test-slurm test-pages docs lint clean
+.PHONY: setup reproduce test test-slow test-faults test-fast test-slurm test-pages docs lint clean
 
 setup: $(STAMP)
 
@@ -36,6 +36,13 @@ test: $(STAMP)
 # killed and resumed runs, a non-editable install, the mpmath oracles
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -m slow
+
+# the fault-injection check (tests/faults, CI's slow tier): for each exact computation and each region
+# of its inputs, its result is nudged by a relative 1e-6 there only and the fast tests that reach it
+# are run again; one line per (computation, region) with the test that caught it, then
+# `faults caught: N of M` (exit 1 unless N = M). FAULT_JOBS=n runs n fault runs at once (default 2).
+test-faults: $(STAMP)
+	PUFFERFISH_HYPOTHESIS=ci $(BIN)/python -m tests.faults.run
 
 # the whole workflow through workflow/profiles/slurm on a real, throwaway single-node Slurm
 # (.ci/slurm: Debian's packages, installed when missing; needs root, else it says so and

@@ -12,9 +12,20 @@ for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", 
     os.environ.setdefault(_variable, "1")   # before numpy is first imported
 
 import pytest  # noqa: E402
+from hypothesis import HealthCheck, Phase, settings  # noqa: E402
 
 from pufferfish.lattice.pmf import LatticePMF  # noqa: E402
 from tests.helpers import TABLE2, TABLE3  # noqa: E402
+
+# Hypothesis: CI draws the same examples every run (``ci``: derandomized, no example database, selected
+# by PUFFERFISH_HYPOTHESIS=ci, which .ci/run exports); a local run draws new ones (``dev``, Hypothesis's
+# defaults with its database), and a failure it finds is kept as an @example of the test. ``faults``
+# is ``ci`` without shrinking (tests/faults: a fault run needs the first failure, not the smallest).
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.register_profile("dev")
+settings.register_profile("faults", settings.get_profile("ci"), deadline=None, suppress_health_check=list(HealthCheck),
+                          phases=[Phase.explicit, Phase.reuse, Phase.generate])
+settings.load_profile(os.environ.get("PUFFERFISH_HYPOTHESIS", "dev"))
 
 
 @pytest.fixture

@@ -140,7 +140,7 @@ def test_hockey_stick_is_the_direct_sum(name, b):
 def test_renyi_is_the_direct_sum(name, b):
     p, q = PRIORS[name]
     ref = direct(name, b, dps=40, tail=1e-45)
-    for alpha in (1.5, 20.0):
+    for alpha in (1.05, 1.5, 20.0, 40.0):                   # alpha near 1 and large (fault regions)
         for g, want in zip(geometric_renyi(p, q, alpha=alpha, scale=b), ref.renyi(alpha)):
             assert g == pytest.approx(want, rel=1e-11, abs=1e-15), alpha
 

@@ -1,24 +1,35 @@
 """Exact audit of Laplace noise on Gaussian-mixture priors (pufferfish.audit.laplace_mixture).
 
-Oracles: numerical convolution and ``scipy.integrate.quad`` (with break points at sign
-changes found independently on a dense grid and refined by brentq), closed forms for
-Laplace shifts (hockey stick 1 - e^{(eps - Delta/b)/2}, privacy loss Delta/b) and for the
-tail limits of the log ratio (Gaussian moment generating functions).
+Oracles, sharing nothing with the module: the density of X + Laplace(b) by numerical convolution
+(``scipy.integrate.quad``, :func:`conv_pdf`) and from scipy.stats (:func:`scipy_logpdf`: Laplace(b)
+is +E or -E with E ~ Exp(b), each with probability 1/2, and N(m, s^2) + E is scipy's ``exponnorm``;
+a point mass gives scipy's ``laplace``), its CDF from the same laws (:func:`scipy_mass`), and the
+hockey stick from them (:func:`scipy_hockey`: the sign changes of log p_i - log p_j -+ eps scanned on
+a grid and refined by brentq, then the CDF masses of the positive runs); the sup of |log p_i/p_j|
+from a dense grid of scipy's log densities polished by a bounded Brent search, and its tail limits
+from the mixtures' moment generating functions (:func:`log_mgf`); closed forms for Laplace shifts
+(hockey stick 1 - e^{(eps - Delta/b)/2}, privacy loss Delta/b).
+
+Tolerances: the hockey stick is exact to ~1e-16 (1 + e^eps) (module docstring); scipy's exponnorm
+loses ~1e-16 (s/b)^2 to cancellation where b << s (its exponent and log Phi nearly cancel), which
+:func:`hockey_tolerance` allows for.
 """
 
 import math
 
 import numpy as np
 import pytest
+from scipy import stats
 from scipy.integrate import quad
-from scipy.optimize import brentq
+from scipy.optimize import brentq, minimize_scalar
+from scipy.special import logsumexp
 from scipy.stats import norm
 
 from pufferfish.errors import ConfigError
 from pufferfish.gaussian.methods import theorem1
-from pufferfish.audit.laplace_mixture import (_emg_cdf as emg_cdf, _emg_sf as emg_sf, _log_ratio as log_ratio, b_min,
-                                             delta_achieved, emg_pdf, epsilon_achieved, hockey_stick,
-                                             prior_epsilon_achieved, prior_hockey_stick, tail_log_ratios)
+from pufferfish.audit.laplace_mixture import (_emg_cdf as emg_cdf, _emg_sf as emg_sf, b_min, delta_achieved, emg_pdf,
+                                             epsilon_achieved, hockey_stick, prior_epsilon_achieved,
+                                             prior_hockey_stick, tail_log_ratios)
 from pufferfish.gaussian.methods import gaussian_noise_max_log_ratio
 from pufferfish.gaussian.gmm import corollary2, theorem2
 from pufferfish.mixture import GMM
@@ -47,24 +58,103 @@ def conv_pdf(y, g: GMM, b):
     return total
 
 
-def quad_hockey(p, q, eps, lo=-150.0, hi=150.0, n=400_001):
-    """integral of [p - e^eps q]_+ by quad, split at sign changes found on a dense grid."""
-    x = np.linspace(lo, hi, n)
-    d = p(x) - math.exp(eps) * q(x)
-    idx = np.flatnonzero(np.sign(d[:-1]) * np.sign(d[1:]) < 0)
-    roots = [brentq(lambda t: float(p(np.array([t]))[0] - math.exp(eps) * q(np.array([t]))[0]), x[k], x[k + 1],
-                    xtol=1e-14) for k in idx]
-    edges = [lo, *roots, hi]
+def scipy_logpdf(y, g: GMM, b):
+    """log density of X + Laplace(b) from scipy.stats (module docstring): 1/2 exponnorm(y) + 1/2 exponnorm(-y)
+    of the mirrored component, log-sum-exp over the components."""
+    y = np.asarray(y, dtype=float)
+    terms = []
+    for w, m, s in zip(g.weights, g.means, g.stds):
+        if s == 0:
+            terms.append(math.log(w) + stats.laplace.logpdf(y, m, b))
+        else:
+            k = b / s
+            terms.append(math.log(w / 2) + np.logaddexp(stats.exponnorm.logpdf(y, k, loc=m, scale=s),
+                                                        stats.exponnorm.logpdf(-y, k, loc=-m, scale=s)))
+    return logsumexp(np.array(terms), axis=0)
+
+
+def scipy_mass(lo, hi, g: GMM, b) -> float:
+    """P(lo < X + Laplace(b) <= hi) from scipy's CDFs, per component on the side of its mean (no 1 - 1)."""
     total = 0.0
-    for a, c in zip(edges[:-1], edges[1:]):
-        mid = 0.5 * (a + c)
-        if p(np.array([mid]))[0] - math.exp(eps) * q(np.array([mid]))[0] <= 0:
-            continue
-        sub = np.linspace(a, c, 9)
-        for u, v in zip(sub[:-1], sub[1:]):
-            total += quad(lambda t: float(p(np.array([t]))[0] - math.exp(eps) * q(np.array([t]))[0]), u, v,
-                          epsabs=1e-15, epsrel=1e-13, limit=200)[0]
-    return total
+    for w, m, s in zip(g.weights, g.means, g.stds):
+        if s == 0:
+            cdf, sf = (lambda y: stats.laplace.cdf(y, m, b)), (lambda y: stats.laplace.sf(y, m, b))
+        else:
+            k = b / s
+            cdf = lambda y: 0.5 * (stats.exponnorm.cdf(y, k, m, s) + stats.exponnorm.sf(-y, k, -m, s))  # noqa: E731
+            sf = lambda y: 0.5 * (stats.exponnorm.sf(y, k, m, s) + stats.exponnorm.cdf(-y, k, -m, s))  # noqa: E731
+        if hi <= m:
+            total += w * (cdf(hi) - cdf(lo))
+        elif lo >= m:
+            total += w * (sf(lo) - sf(hi))
+        else:
+            total += w * (1.0 - cdf(lo) - sf(hi))
+    return float(total)
+
+
+def _window(gi: GMM, gj: GMM, b):
+    mu, sd = np.concatenate([gi.means, gj.means]), np.concatenate([gi.stds, gj.stds])
+    return float(np.min(mu - 12 * sd)) - 45 * b, float(np.max(mu + 12 * sd)) + 45 * b, sd[sd > 0]
+
+
+def scipy_hockey(gi: GMM, gj: GMM, eps, b) -> tuple[float, float]:
+    """(H_{e^eps}(P_Y || Q_Y), H_{e^eps}(Q_Y || P_Y)) from scipy's laws: the sign changes of r -+ eps on a
+    grid of step min(b, s_min) / 5 (beyond the window every component has mass < 1e-19), brentq, CDF masses."""
+    lo, hi, sd = _window(gi, gj, b)
+    step = min(b, float(sd.min())) / 5 if sd.size else b / 5
+    y = np.linspace(lo, hi, int((hi - lo) / step) + 2)
+    r = scipy_logpdf(y, gi, b) - scipy_logpdf(y, gj, b)
+    out = []
+    for sign, (p, q) in ((1.0, (gi, gj)), (-1.0, (gj, gi))):
+        d = sign * r - eps
+        f = lambda t: sign * float(scipy_logpdf([t], gi, b)[0] - scipy_logpdf([t], gj, b)[0]) - eps  # noqa: E731
+        idx = np.flatnonzero(np.sign(d[:-1]) * np.sign(d[1:]) < 0)
+        cuts = [-math.inf, *(brentq(f, y[k], y[k + 1], xtol=1e-15, rtol=1e-15) for k in idx), math.inf]
+        total = 0.0
+        for a, c in zip(cuts[:-1], cuts[1:]):
+            if np.median(d[(y > a) & (y < c)]) > 0:
+                total += scipy_mass(a, c, p, b) - math.exp(eps) * scipy_mass(a, c, q, b)
+        out.append(max(total, 0.0))
+    return out[0], out[1]
+
+
+def hockey_tolerance(gi: GMM, gj: GMM, eps, b) -> float:
+    """The audit's rounding ~1e-16 (1 + e^eps) and scipy's exponnorm cancellation ~1e-16 (s_min / b)^2."""
+    sd = _window(gi, gj, b)[2]
+    return 1e-14 * (1 + math.exp(eps)) + (1e-15 * (float(sd.min()) / b) ** 2 if sd.size else 0.0)
+
+
+def log_mgf(g: GMM, t) -> float:
+    """log E e^{tX} = log sum_m w_m e^{t mu_m + t^2 s_m^2 / 2}."""
+    return float(logsumexp(np.log(g.weights) + t * g.means + 0.5 * t * t * g.stds ** 2))
+
+
+def scipy_sup_log_ratio(gi: GMM, gj: GMM, b, window=None) -> float:
+    """sup_y |log p_i(y) / p_j(y)| from scipy's densities: a dense grid (step min(b, s_min) / 20), the best
+    nodes polished by a bounded Brent search, and (no window) the tail limits |log M_i(+-1/b) / M_j(+-1/b)|."""
+    lo, hi, sd = _window(gi, gj, b) if window is None else (*window, np.array([]))
+    step = min(b, float(sd.min())) / 20 if sd.size else b / 20
+    y = np.linspace(lo, hi, int((hi - lo) / step) + 2)
+    ratio = lambda t: -abs(float(scipy_logpdf([t], gi, b)[0] - scipy_logpdf([t], gj, b)[0]))  # noqa: E731
+    r = np.abs(scipy_logpdf(y, gi, b) - scipy_logpdf(y, gj, b))
+    best = float(r.max())
+    for k in np.argsort(-r)[:5]:
+        a, c = y[max(k - 1, 0)], y[min(k + 1, y.size - 1)]
+        res = minimize_scalar(ratio, bounds=(a, c), method="bounded", options={"xatol": 1e-13 * max(1, abs(a))})
+        best = max(best, -float(res.fun))
+    if window is None:
+        best = max(best, *(abs(log_mgf(gi, t) - log_mgf(gj, t)) for t in (1 / b, -1 / b)))
+    return best
+
+
+def test_scipy_oracles_agree_with_the_convolution():
+    """The scipy laws against quad of the convolution: density and CDF, a point mass included."""
+    g, b = GMM([0.2, 0.5, 0.3], [-1.0, 0.5, 3.0], [0.0, 0.7, 1.5]), 0.8
+    for y in (-7.0, -1.0, 0.2, 2.0, 11.0):
+        assert math.exp(scipy_logpdf([y], g, b)[0]) == pytest.approx(conv_pdf(y, g, b), rel=1e-12)
+    left = quad(lambda t: math.exp(scipy_logpdf([t], g, b)[0]), -60, 0.2, points=[-1.0], epsabs=1e-15, epsrel=1e-13,
+                limit=200)[0]                   # the density is checked against the convolution just above
+    assert scipy_mass(-math.inf, 0.2, g, b) == pytest.approx(left, abs=2e-12)
 
 
 # ----------------------------------------------------------------------------- densities
@@ -97,27 +187,46 @@ def test_point_mass_is_laplace():
 
 
 # ----------------------------------------------------------------------------- delta_achieved
-@pytest.mark.parametrize("seed", range(10))
-def test_delta_achieved_matches_quad(seed):
+MIX_I, MIX_J = GMM([0.4, 0.6], [0.0, 3.0], [0.5, 1.0]), GMM([0.7, 0.3], [1.0, 4.0], [1.5, 0.2])
+#: (prior_i, prior_j, epsilon, b) beyond the random draws: epsilon near 0 and large, b far below and above
+#: the components' scale, point masses (whose log densities have kinks)
+HOCKEY_CASES = {
+    "eps 0.002": (MIX_I, MIX_J, 0.002, 0.5),
+    "eps 6, two narrow bumps": (GMM.gaussian(0.0, 0.1), GMM.gaussian(3.0, 0.1), 6.0, 0.2),
+    "eps 9, atom against a bump": (GMM([0.5, 0.5], [0.0, 4.0], [0.0, 1.0]), GMM.gaussian(0.0, 0.0), 9.0, 0.3),
+    "b = 200 s": (GMM([0.5, 0.5], [0.0, 0.5], [0.01, 0.02]), GMM([0.3, 0.7], [0.1, 0.6], [0.02, 0.01]), 1e-3, 4.0),
+    "b = s / 200": (GMM.gaussian(0.0, 1.0), GMM([0.5, 0.5], [-0.5, 1.0], [1.0, 1.5]), 0.1, 5e-3),
+    "atoms and bumps": (GMM([0.5, 0.5], [0.0, 1.0], [0.0, 0.5]), GMM([0.3, 0.7], [0.0, 2.0], [0.0, 0.5]), 0.2, 0.7),
+}
+
+
+def _random_case(seed):
     rng = np.random.default_rng(1000 + seed)
     gi, gj = random_gmm(rng, int(rng.integers(1, 4))), random_gmm(rng, int(rng.integers(1, 4)))
-    b, eps = float(rng.uniform(0.2, 3.0)), float(rng.uniform(0.05, 1.5))
+    return gi, gj, float(rng.uniform(0.05, 1.5)), float(rng.uniform(0.2, 3.0))
+
+
+@pytest.mark.parametrize("case", [*range(6), *HOCKEY_CASES])
+def test_hockey_stick_against_scipy(case):
+    gi, gj, eps, b = _random_case(case) if isinstance(case, int) else HOCKEY_CASES[case]
     hs = hockey_stick(gi, gj, epsilon=eps, b=b)
-    p = lambda y: emg_pdf(y, gi, b)  # noqa: E731
-    q = lambda y: emg_pdf(y, gj, b)  # noqa: E731
-    assert hs.forward == pytest.approx(quad_hockey(p, q, eps), abs=1e-8)
-    assert hs.backward == pytest.approx(quad_hockey(q, p, eps), abs=1e-8)
-    assert hs.delta == max(hs.forward, hs.backward)
-    assert hs.error_bound < 1e-12
+    fwd, bwd = scipy_hockey(gi, gj, eps, b)
+    tol = hockey_tolerance(gi, gj, eps, b)
+    assert hs.forward == pytest.approx(fwd, rel=1e-11, abs=tol)
+    assert hs.backward == pytest.approx(bwd, rel=1e-11, abs=tol)
+    assert hs.delta == max(hs.forward, hs.backward) == delta_achieved(gi, gj, epsilon=eps, b=b)
+    assert hs.error_bound < 1e-15
+    if not isinstance(case, int):
+        assert hs.delta > 1e-4                     # the extreme cases are not vacuous
 
 
 def test_positive_set_end_points_are_brentq_roots():
     gi, gj = GMM([0.3, 0.7], [-2.0, 1.0], [0.4, 1.2]), GMM([0.5, 0.5], [0.0, 2.5], [1.0, 0.3])
     b, eps = 0.6, 0.4
     hs = hockey_stick(gi, gj, epsilon=eps, b=b)
-    r = lambda y: float(log_ratio([y], gi, gj, b=b)[0])  # noqa: E731
-    x = np.linspace(-60, 60, 240_001)
-    rx = log_ratio(x, gi, gj, b=b)
+    r = lambda y: float(scipy_logpdf([y], gi, b)[0] - scipy_logpdf([y], gj, b)[0])  # noqa: E731
+    x = np.linspace(-60, 60, 24_001)
+    rx = scipy_logpdf(x, gi, b) - scipy_logpdf(x, gj, b)
     for level, runs in ((eps, hs.forward_set), (-eps, hs.backward_set)):
         idx = np.flatnonzero(np.sign(rx[:-1] - level) * np.sign(rx[1:] - level) < 0)
         roots = [brentq(lambda t: r(t) - level, x[k], x[k + 1], xtol=1e-14) for k in idx]
@@ -126,15 +235,16 @@ def test_positive_set_end_points_are_brentq_roots():
         np.testing.assert_allclose(ends, roots, atol=1e-10)
 
 
-@pytest.mark.parametrize("delta_mu,b,eps", [(3.0, 2.0, 0.5), (10.0, 5.0, 1.0), (1.0, 4.0, 0.1)])
+@pytest.mark.parametrize("delta_mu,b,eps", [(3.0, 2.0, 0.5), (10.0, 5.0, 1.0), (1.0, 4.0, 0.1), (30.0, 1.0, 20.0),
+                                            (1e-3, 1.0, 1e-4)])
 def test_laplace_shift_closed_form(delta_mu, b, eps):
     # point masses at 0 and Delta: log ratio = Delta/b for y <= 0, (Delta - 2y)/b between, -Delta/b beyond;
     # H_eps = 1 - exp((eps - Delta/b) / 2) when eps < Delta/b, 0 otherwise; pure loss = Delta/b
     gi, gj = GMM.gaussian(0.0, 0.0), GMM.gaussian(delta_mu, 0.0)
-    expected = max(0.0, 1 - math.exp((eps - delta_mu / b) / 2))
+    expected = -math.expm1((eps - delta_mu / b) / 2) if eps < delta_mu / b else 0.0
     hs = hockey_stick(gi, gj, epsilon=eps, b=b)
-    assert hs.forward == pytest.approx(expected, abs=1e-14)
-    assert hs.backward == pytest.approx(expected, abs=1e-14)
+    assert hs.forward == pytest.approx(expected, rel=1e-12, abs=1e-15)
+    assert hs.backward == pytest.approx(expected, rel=1e-12, abs=1e-15)
     assert epsilon_achieved(gi, gj, b=b) == pytest.approx(delta_mu / b, rel=1e-12)
 
 
@@ -147,22 +257,71 @@ def test_remark1_translation_priors_are_pure_epsilon():
 
 
 def test_delta_achieved_non_increasing_in_b():
-    gi, gj = GMM([0.4, 0.6], [0.0, 3.0], [0.5, 1.0]), GMM([0.7, 0.3], [1.0, 4.0], [1.5, 0.2])
-    values = [delta_achieved(gi, gj, epsilon=0.3, b=b) for b in np.geomspace(0.05, 20, 40)]
+    values = [delta_achieved(MIX_I, MIX_J, epsilon=0.3, b=b) for b in np.geomspace(0.05, 20, 40)]
     assert np.all(np.diff(values) <= 1e-13)
-    assert values[-1] < values[0] <= prior_hockey_stick(gi, gj, epsilon=0.3).delta + 1e-13
+    assert values[-1] < values[0] <= prior_hockey_stick(MIX_I, MIX_J, epsilon=0.3).delta + 1e-13
 
 
-def test_prior_hockey_stick_matches_quad():
-    gi, gj = GMM([0.4, 0.6], [0.0, 3.0], [0.5, 1.0]), GMM([0.7, 0.3], [1.0, 4.0], [1.5, 0.2])
-    hs = prior_hockey_stick(gi, gj, epsilon=0.3)
-    p = lambda x: 0.4 * norm.pdf(x, 0, 0.5) + 0.6 * norm.pdf(x, 3, 1.0)  # noqa: E731
-    q = lambda x: 0.7 * norm.pdf(x, 1, 1.5) + 0.3 * norm.pdf(x, 4, 0.2)  # noqa: E731
-    assert hs.forward == pytest.approx(quad_hockey(p, q, 0.3, lo=-30, hi=30), abs=1e-8)
-    assert hs.backward == pytest.approx(quad_hockey(q, p, 0.3, lo=-30, hi=30), abs=1e-8)
-    # it bounds delta_achieved for every b (data processing) and is its b -> 0 limit
-    assert delta_achieved(gi, gj, epsilon=0.3, b=1e-4) <= hs.delta + 1e-12
-    assert delta_achieved(gi, gj, epsilon=0.3, b=1e-4) == pytest.approx(hs.delta, abs=1e-3)
+def _gauss_mix_logpdf(x, g: GMM):
+    return logsumexp(np.log(g.weights)[:, None] + norm.logpdf(np.asarray(x)[None, :], g.means[:, None],
+                                                              g.stds[:, None]), axis=0)
+
+
+def prior_hockey_oracle(gi: GMM, gj: GMM, eps) -> tuple[float, float]:
+    """The priors' own hockey sticks (Gaussian components): sign changes of the log ratio -+ eps on a grid and
+    brentq, then normal CDF masses of the positive runs (scipy.stats.norm)."""
+    lo, hi = float(min(gi.means.min(), gj.means.min())) - 40, float(max(gi.means.max(), gj.means.max())) + 40
+    y = np.linspace(lo, hi, 400_001)
+    r = _gauss_mix_logpdf(y, gi) - _gauss_mix_logpdf(y, gj)
+    out = []
+    for sign, (p, q) in ((1.0, (gi, gj)), (-1.0, (gj, gi))):
+        d = sign * r - eps
+        f = lambda t: sign * float(_gauss_mix_logpdf([t], gi)[0] - _gauss_mix_logpdf([t], gj)[0]) - eps  # noqa: E731
+        cuts = [-math.inf, *(brentq(f, y[k], y[k + 1], xtol=1e-15) for k in
+                             np.flatnonzero(np.sign(d[:-1]) * np.sign(d[1:]) < 0)), math.inf]
+        mass = lambda a, c, g: float(np.sum(g.weights * (norm.cdf(c, g.means, g.stds)  # noqa: E731
+                                                         - norm.cdf(a, g.means, g.stds))))
+        total = sum(mass(a, c, p) - math.exp(eps) * mass(a, c, q) for a, c in zip(cuts[:-1], cuts[1:])
+                    if np.median(d[(y > a) & (y < c)]) > 0)
+        out.append(max(total, 0.0))
+    return out[0], out[1]
+
+
+@pytest.mark.parametrize("eps", [0.3, 0.004, 6.0])
+def test_prior_hockey_stick_against_normal_cdfs(eps):
+    gi, gj = (MIX_I, MIX_J) if eps < 1 else (GMM.gaussian(0.0, 0.05), GMM([0.5, 0.5], [0.0, 1.0], [0.5, 0.5]))
+    hs = prior_hockey_stick(gi, gj, epsilon=eps)
+    fwd, bwd = prior_hockey_oracle(gi, gj, eps)
+    assert hs.delta > 1e-3
+    assert hs.forward == pytest.approx(fwd, rel=1e-11, abs=1e-13 * (1 + math.exp(eps)))
+    assert hs.backward == pytest.approx(bwd, rel=1e-11, abs=1e-13 * (1 + math.exp(eps)))
+
+
+def test_prior_hockey_stick_with_atoms():
+    """Atoms are compared atom by atom, [P_i{x} - e^eps P_j{x}]_+, and the Gaussian parts by their CDFs."""
+    gi = GMM([0.2, 0.5, 0.3], [0.0, 1.0, 2.0], [0.0, 0.5, 0.0])
+    gj = GMM([0.4, 0.4, 0.2], [0.0, 1.5, 2.0], [0.0, 0.5, 0.0])
+    eps = 0.1
+    c = math.exp(eps)
+    gauss_i, gauss_j = GMM([1.0], [1.0], [0.5]), GMM([1.0], [1.5], [0.5])
+    fwd, bwd = prior_hockey_oracle(gauss_i, gauss_j, eps + math.log(0.4 / 0.5))   # 0.5 N_i - c 0.4 N_j
+    expected_fwd = max(0.2 - c * 0.4, 0) + max(0.3 - c * 0.2, 0) + 0.5 * fwd
+    expected_bwd = max(0.4 - c * 0.2, 0) + max(0.2 - c * 0.3, 0) + 0.4 * prior_hockey_oracle(
+        gauss_j, gauss_i, eps + math.log(0.5 / 0.4))[0]
+    hs = prior_hockey_stick(gi, gj, epsilon=eps)
+    assert hs.forward == pytest.approx(expected_fwd, rel=1e-11)
+    assert hs.backward == pytest.approx(expected_bwd, rel=1e-11)
+
+
+def test_delta_achieved_tends_to_the_priors_own():
+    """delta(b) <= delta(0) (data processing), and |delta(b) - delta(0)| <= (1 + e^eps) b^2 max int |p''|:
+    the symmetric noise moves each density by at most E[N^2] / 2 int |p''| = b^2 sum_m w_m 4 phi(1) / s_m^2."""
+    eps, b = 0.3, 1e-4
+    limit = prior_hockey_stick(MIX_I, MIX_J, epsilon=eps).delta
+    curvature = max(float(np.sum(g.weights * 4 * norm.pdf(1.0) / g.stds ** 2)) for g in (MIX_I, MIX_J))
+    got = delta_achieved(MIX_I, MIX_J, epsilon=eps, b=b)
+    assert got <= limit + 1e-12
+    assert got == pytest.approx(limit, abs=(1 + math.exp(eps)) * b * b * curvature)
 
 
 # ----------------------------------------------------------------------------- epsilon_achieved
@@ -172,23 +331,35 @@ def test_tail_limits_are_mgf_ratios():
     lo, hi = tail_log_ratios((mi, si), (mj, sj), b=b)
     assert hi == pytest.approx((mi - mj) / b + (si ** 2 - sj ** 2) / (2 * b * b), rel=1e-14)   # -0.34375
     assert lo == pytest.approx(-(mi - mj) / b + (si ** 2 - sj ** 2) / (2 * b * b), rel=1e-14)  # 0.15625
-    assert log_ratio([60.0], (mi, si), (mj, sj), b=b)[0] == pytest.approx(hi, abs=1e-12)
-    assert log_ratio([-60.0], (mi, si), (mj, sj), b=b)[0] == pytest.approx(lo, abs=1e-12)
+    gi, gj = GMM.gaussian(mi, si), GMM.gaussian(mj, sj)
+    assert float(scipy_logpdf([60.0], gi, b)[0] - scipy_logpdf([60.0], gj, b)[0]) == pytest.approx(hi, abs=1e-12)
+    assert float(scipy_logpdf([-60.0], gi, b)[0] - scipy_logpdf([-60.0], gj, b)[0]) == pytest.approx(lo, abs=1e-12)
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_epsilon_achieved_against_dense_grid(seed):
-    rng = np.random.default_rng(2000 + seed)
-    gi, gj = random_gmm(rng, int(rng.integers(1, 4))), random_gmm(rng, int(rng.integers(1, 4)))
-    b = float(rng.uniform(0.3, 3.0))
-    y = np.linspace(-100, 100, 400_001)
-    grid = float(np.max(np.abs(log_ratio(y, gi, gj, b=b))))
+EPSILON_CASES = {
+    "b = s / 100": (GMM.gaussian(0.0, 1.0), GMM([0.5, 0.5], [-0.5, 1.0], [1.0, 1.5]), 0.01),
+    "b = 300 s": (GMM([0.5, 0.5], [0.0, 0.5], [0.01, 0.02]), GMM([0.3, 0.7], [0.1, 0.6], [0.02, 0.01]), 6.0),
+    "atoms": (GMM([0.5, 0.5], [0.0, 1.0], [0.0, 0.5]), GMM([0.3, 0.7], [0.0, 2.0], [0.0, 0.5]), 0.7),
+}
+
+
+@pytest.mark.parametrize("case", [*range(6), *EPSILON_CASES])
+def test_epsilon_achieved_against_scipy(case):
+    """The sup of |log p_i/p_j| (refined while it could exceed the best by 1e-9 relative): never above the
+    oracle, at most 1e-9 (relative) below it; with a window, the max over the window."""
+    if isinstance(case, int):
+        rng = np.random.default_rng(2000 + case)
+        gi, gj = random_gmm(rng, int(rng.integers(1, 4))), random_gmm(rng, int(rng.integers(1, 4)))
+        b = float(rng.uniform(0.3, 3.0))
+    else:
+        gi, gj, b = EPSILON_CASES[case]
+    expected = scipy_sup_log_ratio(gi, gj, b)
     value = epsilon_achieved(gi, gj, b=b)
-    assert value >= grid - 1e-12                 # never below the dense grid
-    assert value <= grid + 1e-6                  # and the grid (step 5e-4) is close to the sup
-    window = epsilon_achieved(gi, gj, b=b, window=(-5.0, 5.0))
-    inner = float(np.max(np.abs(log_ratio(np.linspace(-5, 5, 100_001), gi, gj, b=b))))
-    assert inner - 1e-12 <= window <= inner + 1e-7
+    assert expected * (1 - 1e-9) - 1e-12 <= value <= expected * (1 + 1e-11) + 1e-12
+    if isinstance(case, int):
+        inner = scipy_sup_log_ratio(gi, gj, b, window=(-5.0, 5.0))
+        window = epsilon_achieved(gi, gj, b=b, window=(-5.0, 5.0))
+        assert inner * (1 - 1e-9) - 1e-12 <= window <= inner * (1 + 1e-11) + 1e-12
 
 
 def test_fig1_values():
@@ -211,6 +382,38 @@ def test_prior_epsilon_achieved():
     assert math.isinf(prior_epsilon_achieved((0.0, 0.0), (0.0, 1.0)))   # atom vs density
 
 
+#: pufferfish.audit.laplace_mixture.prior_epsilon_achieved takes the max of a grid of step sigma_min / 64
+#: (its docstring) with no refinement and no error bound: here it returns 0.50244793 where mpmath (40 digits)
+#: gives |log f_i / f_j| = 0.50244875 at x = -1.1265, 1.6e-6 (relative) below the sup. Reported, not fixed here.
+GRID_SUP_BUG = pytest.mark.xfail(strict=True, reason="prior_epsilon_achieved: unrefined grid max, 1.6e-6 low")
+
+
+@pytest.mark.parametrize("atoms", [pytest.param(False, marks=GRID_SUP_BUG), True])
+def test_prior_epsilon_achieved_finite(atoms):
+    """Same dominant component at both tails (largest std 2, mean 1): the sup of |log f_i / f_j| over the line
+    (a dense grid of scipy's normal densities, polished), the tail limit |log 0.5 / 0.7| and the atoms'
+    |log P_i{x} / P_j{x}|."""
+    gi = GMM([0.5, 0.5], [0.0, 1.0], [1.0, 2.0])
+    gj = GMM([0.3, 0.7], [0.5, 1.0], [0.8, 2.0])
+    y = np.linspace(-30, 30, 600_001)
+    r = lambda t: -abs(float(_gauss_mix_logpdf([t], gi)[0] - _gauss_mix_logpdf([t], gj)[0]))  # noqa: E731
+    grid = np.abs(_gauss_mix_logpdf(y, gi) - _gauss_mix_logpdf(y, gj))
+    k = int(np.argmax(grid))
+    best = max(float(grid[k]), -minimize_scalar(r, bounds=(y[k - 1], y[k + 1]), method="bounded",
+                                                options={"xatol": 1e-12}).fun, abs(math.log(0.5 / 0.7)))
+    if atoms:   # the same atom at 4 in both, masses 0.1 and 0.3 (the Gaussian parts scaled by 0.9 and 0.7)
+        gi = GMM([0.45, 0.45, 0.1], [0.0, 1.0, 4.0], [1.0, 2.0, 0.0])
+        gj = GMM([0.21, 0.49, 0.3], [0.5, 1.0, 4.0], [0.8, 2.0, 0.0])
+        best = max(best, abs(math.log(0.1 / 0.3)))
+        best = max(best, float(np.max(np.abs(_gauss_mix_logpdf(y, GMM([0.5, 0.5], [0.0, 1.0], [1.0, 2.0]))
+                                              + math.log(0.9) - _gauss_mix_logpdf(y, GMM([0.3, 0.7], [0.5, 1.0],
+                                                                                         [0.8, 2.0]))
+                                              - math.log(0.7)))))
+    got = prior_epsilon_achieved(gi, gj)
+    assert got == pytest.approx(best, rel=1e-9)
+    assert got > 0.3
+
+
 # ----------------------------------------------------------------------------- b_min
 @pytest.mark.parametrize("eps,delta", [(0.5, 0.1), (1.0, 0.3), (0.2, 0.05)])
 def test_b_min_laplace_shift_closed_form(eps, delta):
@@ -223,7 +426,7 @@ def test_b_min_laplace_shift_closed_form(eps, delta):
 
 
 def test_b_min_brackets_the_target():
-    gi, gj = GMM([0.4, 0.6], [0.0, 3.0], [0.5, 1.0]), GMM([0.7, 0.3], [1.0, 4.0], [1.5, 0.2])
+    gi, gj = MIX_I, MIX_J
     previous = math.inf
     for delta in (0.02, 0.05, 0.1, 0.2):
         result = b_min(gi, gj, epsilon=0.3, delta=delta, rtol=1e-10)

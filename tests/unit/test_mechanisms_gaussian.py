@@ -180,6 +180,19 @@ def test_gaussian_rdp_sigma_on_a_dense_grid_of_orders():
         assert analytic_gaussian_sigma(d, epsilon=e, delta=delta) < s
 
 
+@pytest.mark.parametrize("e", [1e-4, 1e-3, 25.0, 300.0])
+def test_gaussian_rdp_sigma_at_extreme_epsilons(e):
+    """sigma(alpha)^2 = alpha w^2 / (2 (eps - log(1/delta) / (alpha - 1))) in 40-digit mpmath (_mp_sigma_at), at
+    orders above the threshold 1 + log(1/delta) / eps, for eps far below and above the usual range."""
+    w, d = 3.0, 1e-6
+    threshold = 1 + math.log(1 / d) / e
+    alphas = np.array([threshold * 1.001, threshold * 2, threshold * 50])
+    got = gaussian_rdp_sigma_at(w, epsilon=e, delta=d, alpha=alphas)
+    with mp.workdps(40):
+        for a, s in zip(alphas, got):
+            assert abs(mp.mpf(s) / _mp_sigma_at(w, e, d, a) - 1) <= 1e-12
+
+
 def test_gaussian_rdp_sigma_at_by_hand():
     w, e, d = 2.0, 1.0, 1e-5
     threshold = 1 + math.log(1 / d) / e

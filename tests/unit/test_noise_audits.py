@@ -5,18 +5,22 @@ Wang 2018; Renyi: alpha D^2 / (2 sigma^2), Cauchy at alpha = 2: log(1 + D^2 / (2
 Google's dp-accounting privacy-loss distributions, and dense quadrature (scipy.integrate.quad
 between roots located on a fine grid and refined by brentq).
 """
+import itertools
 import math
 
+import mpmath
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 from scipy import integrate, optimize, stats
+from scipy.special import logsumexp
 
 from pufferfish.audit import Target, lattice_auditor
 from pufferfish.audit.cauchy_lattice import CauchyLatticeAuditor, cauchy_renyi
 from pufferfish.audit.gaussian_lattice import GaussianLatticeAuditor, gaussian_hockey_stick, gaussian_renyi
-from pufferfish.audit.laplace_lattice import LaplaceLatticeAuditor, laplace_hockey_stick, theta_min
-from pufferfish.audit.zero_noise import zero_noise_hockey_stick, zero_noise_renyi
+from pufferfish.audit.laplace_lattice import LaplaceLatticeAuditor, laplace_hockey_stick, mgf_tail_loss, theta_min
+from pufferfish.audit.zero_noise import (zero_noise_directions, zero_noise_hockey_stick, zero_noise_loss,
+                                         zero_noise_renyi)
 from pufferfish.errors import ConfigError
 from pufferfish.lattice.distances import wasserstein_inf, wasserstein_p
 from pufferfish.lattice.pmf import LatticePMF
@@ -65,12 +69,54 @@ def small_pair(seed):
 
 
 # ------------------------------------------------------------------------ Laplace, (eps, delta)
-@pytest.mark.parametrize("shift, b, eps", [(1, 1.3, 0.5), (3, 0.7, 1.0), (40, 2.0, 0.3), (2, 5.0, 0.1)])
+@pytest.mark.parametrize("shift, b, eps", [(1, 1.3, 0.5), (3, 0.7, 1.0), (40, 2.0, 0.3), (2, 5.0, 0.1), (1000, 150.0, 6.0),
+                                           (9, 1.0, 8.5), (10 ** 6, 1e4, 1e-3)])
 def test_laplace_one_shift_closed_form(shift, b, eps):
     """P = delta_0, Q = delta_D: delta = 1 - exp((eps - D/b)/2) for eps < D/b, both directions."""
     fwd, bwd = laplace_hockey_stick(LatticePMF.point(0), LatticePMF.point(shift), epsilon=eps, scale=b)
     expected = -math.expm1((eps - shift / b) / 2)
     assert fwd == pytest.approx(expected, rel=1e-13) and bwd == pytest.approx(expected, rel=1e-13)
+
+
+@pytest.mark.parametrize("theta", [0.01, 0.1, 1.0, 300.0, 1e5])
+def test_mgf_tail_loss_closed_form(theta):
+    """A = 0.3 delta_0 + 0.7 delta_1 against B = delta_0: the limits log M_A(+-1/theta) - log M_B(+-1/theta) =
+    log(0.3 + 0.7 e^{+-1/theta}), in 30-digit mpmath."""
+    mpmath.mp.dps = 30
+    a, b = LatticePMF.from_values([0, 1], [0.3, 0.7]), LatticePMF.point(0)
+    expected = [float(mpmath.log(mpmath.mpf(0.3) + mpmath.mpf(0.7) * mpmath.exp(sign / mpmath.mpf(theta))))
+                for sign in (1, -1)]
+    got = mgf_tail_loss(a, b, theta)
+    assert got == pytest.approx(expected, rel=1e-14)
+
+
+ZERO_P, ZERO_Q = [0.001, 0.199, 0.8], [0.9, 0.0995, 0.0005]
+
+
+@pytest.mark.parametrize("eps", [0.0, 0.004, 1.0, 6.0])
+def test_zero_noise_hockey_stick_by_hand(eps):
+    """P = (0.001, 0.199, 0.8), Q = (0.9, 0.0995, 0.0005) on {0, 1, 2}: sum_x [P(x) - e^eps Q(x)]_+ in mpmath."""
+    mpmath.mp.dps = 30
+    c = mpmath.exp(eps)
+    expected = [float(sum(max(mpmath.mpf(u) - c * mpmath.mpf(v), 0) for u, v in zip(a, b)))
+                for a, b in ((ZERO_P, ZERO_Q), (ZERO_Q, ZERO_P))]
+    got = zero_noise_hockey_stick(LatticePMF.from_values([0, 1, 2], ZERO_P), LatticePMF.from_values([0, 1, 2], ZERO_Q),
+                                  epsilon=eps)
+    assert got == pytest.approx(expected, rel=1e-14)
+    assert min(got) > 0.4                                # eps = 6 is not vacuous: ratios 1600 and 900
+
+
+@pytest.mark.parametrize("alpha", [1.0001, 1.05, 2.0, 30.0, 500.0])
+def test_zero_noise_renyi_and_loss_by_hand(alpha):
+    """D_alpha = log sum_x P^alpha Q^(1 - alpha) / (alpha - 1) in mpmath; the loss max |log P/Q| = log 1600."""
+    mpmath.mp.dps = 30
+    p, q = LatticePMF.from_values([0, 1, 2], ZERO_P), LatticePMF.from_values([0, 1, 2], ZERO_Q)
+    a = mpmath.mpf(alpha)
+    expected = [float(mpmath.log(sum(mpmath.mpf(u) ** a * mpmath.mpf(v) ** (1 - a) for u, v in zip(x, y))) / (a - 1))
+                for x, y in ((ZERO_P, ZERO_Q), (ZERO_Q, ZERO_P))]
+    assert zero_noise_renyi(p, q, alpha=alpha) == pytest.approx(expected, rel=1e-13)
+    assert zero_noise_loss(p, q) == pytest.approx(math.log(1600), rel=1e-15)
+    assert zero_noise_directions(p, q) == pytest.approx((math.log(1600), math.log(900)), rel=1e-15)
 
 
 def test_laplace_one_shift_above_its_epsilon_is_zero():
@@ -206,6 +252,61 @@ def test_gaussian_hockey_stick_against_quadrature(seed, s, eps):
     assert bwd == pytest.approx(quad_hockey(q, p, eps, kernel, 40 * s), abs=1e-11)
 
 
+#: dp-accounting finds the cut-off of its mixture privacy loss by a binary search to this precision (its default)
+DPA_PRECISION = 1e-6
+
+
+@pytest.mark.parametrize("sigma", [0.05, 0.3, 1.0, 3.0])
+def test_gaussian_hockey_stick_on_a_mixture_prior_against_dp_accounting(sigma):
+    """P = 0.2 delta_-3 + 0.3 delta_-1 + 0.5 delta_0 against Q = delta_0 is dp-accounting's
+    MixtureGaussianPrivacyLoss (sensitivities 0, 1, 3): REMOVE gives H(P_Y || Q_Y), ADD H(Q_Y || P_Y).
+    Its cut-off x is off by at most DPA_PRECISION = h, where delta(x) is stationary, so its delta is off by at
+    most h^2 / 2 max |p_Y' - e^eps q_Y'| <= h^2 / 2 (1 + e^eps) phi(1) / sigma^2."""
+    from dp_accounting.pld.privacy_loss_mechanism import AdjacencyType, MixtureGaussianPrivacyLoss
+
+    epsilons = [0.0, 0.01, 0.5, 2.0, 4.0, 6.0]
+    probs, sens = [0.5, 0.3, 0.2], [0.0, 1.0, 3.0]
+    p, q = LatticePMF.from_values([-3, -1, 0], [0.2, 0.3, 0.5]), LatticePMF.point(0)
+    remove, add = (MixtureGaussianPrivacyLoss(sigma, sens, probs, adjacency_type=kind).get_delta_for_epsilon(epsilons)
+                   for kind in (AdjacencyType.REMOVE, AdjacencyType.ADD))
+    for eps, fwd_ref, bwd_ref in zip(epsilons, remove, add):
+        tol = DPA_PRECISION ** 2 / 2 * (1 + math.exp(eps)) * stats.norm.pdf(1.0) / sigma ** 2 + 1e-15
+        fwd, bwd = gaussian_hockey_stick(p, q, epsilon=eps, sigma=sigma)
+        assert fwd == pytest.approx(fwd_ref, abs=tol)
+        assert bwd == pytest.approx(bwd_ref, abs=tol)
+    assert remove[2] > 1e-3 and add[1] > 1e-2          # not vacuous at eps = 0.5 (forward) and 0.01 (backward)
+
+
+@pytest.mark.parametrize("sigma", [1e-6, 1e-3])
+@pytest.mark.parametrize("eps", [0.0, 0.005, 0.3, 6.0])
+def test_gaussian_hockey_stick_at_tiny_sigma_is_the_priors_own(sigma, eps):
+    """Atoms 1 apart, sigma <= 1e-3: the densities overlap only beyond 500 sigma (mass < 1e-54), so the
+    hockey sticks are the priors' own: sum_x [P(x) - e^eps Q(x)]_+ = 0.2 + 0.3 + [0.5 - e^eps]_+ and
+    [1 - 0.5 e^eps]_+."""
+    p, q = LatticePMF.from_values([-3, -1, 0], [0.2, 0.3, 0.5]), LatticePMF.point(0)
+    fwd, bwd = gaussian_hockey_stick(p, q, epsilon=eps, sigma=sigma)
+    assert fwd == pytest.approx(0.5 + max(0.5 - math.exp(eps), 0.0), rel=1e-14)
+    assert bwd == pytest.approx(max(1 - 0.5 * math.exp(eps), 0.0), rel=1e-14, abs=1e-300)
+
+
+@pytest.mark.parametrize("sigma", [1e-3, 0.05, 0.3, 1.0, 3.0, 30.0])
+@pytest.mark.parametrize("alpha", [2, 3, 5])
+def test_gaussian_renyi_of_a_mixture_against_its_closed_form(sigma, alpha):
+    """P = sum_i w_i delta_{a_i} against Q = delta_0 under N(0, sigma^2), integer alpha: int p^alpha q^{1-alpha}
+    = E exp(sum_{k<l} A_k A_l / sigma^2) over alpha independent atoms A ~ w (Gaussian integral of the product of
+    the alpha shifted densities over phi^{alpha-1}), a log-sum-exp of 3^alpha terms (error <= 3^alpha ulps)."""
+    a, w = np.array([-3.0, -1.0, 0.0]), np.array([0.2, 0.3, 0.5])
+    terms = []
+    for idx in itertools.product(range(a.size), repeat=alpha):
+        atoms = a[list(idx)]
+        pairs = sum(atoms[k] * atoms[m] for k in range(alpha) for m in range(k + 1, alpha))
+        terms.append(float(np.sum(np.log(w[list(idx)]))) + pairs / sigma ** 2)
+    expected = float(logsumexp(terms)) / (alpha - 1)
+    fwd, _ = gaussian_renyi(LatticePMF.from_values([-3, -1, 0], [0.2, 0.3, 0.5]), LatticePMF.point(0),
+                            alpha=alpha, sigma=sigma)
+    assert fwd == pytest.approx(expected, rel=1e-14, abs=3 ** alpha * 2.3e-16 / (alpha - 1))
+
+
 def test_gaussian_hockey_stick_by_hand_total_variation():
     """eps = 0, P = delta_0, Q = (delta_0 + delta_2)/2: p - q = (phi(y) - phi(y - 2))/2 > 0 for y < 1,
     TV = (Phi(1) - Phi(-1))/2."""
@@ -322,7 +423,7 @@ def test_gaussian_no_noise_needed_and_refusals():
 
 
 # ------------------------------------------------------------------------ Cauchy, Renyi
-@pytest.mark.parametrize("shift, g", [(1, 1.0), (3, 0.7), (1, 100.0), (1, 1e4), (2, 0.05), (10, 0.3)])
+@pytest.mark.parametrize("shift, g", [(1, 1.0), (3, 0.7), (1, 100.0), (1, 1e4), (2, 0.05), (10, 0.3), (1, 1e-4), (3, 1e-6)])
 def test_cauchy_renyi_two_one_shift_closed_form(shift, g):
     """D_2(Cauchy(0, g) || Cauchy(D, g)) = log(1 + D^2 / (2 g^2)), to 1e-10 relative (5e-9 at g = 1e4)."""
     fwd, bwd = cauchy_renyi(LatticePMF.point(0), LatticePMF.point(shift), alpha=2.0, gamma=g)
@@ -348,6 +449,16 @@ def test_cauchy_renyi_against_quadrature(seed, g, alpha):
     fwd, bwd = cauchy_renyi(p, q, alpha=alpha, gamma=g)
     assert fwd == pytest.approx(cauchy_renyi_by_quad(p, q, alpha, g), rel=1e-8, abs=1e-12)
     assert bwd == pytest.approx(cauchy_renyi_by_quad(q, p, alpha, g), rel=1e-8, abs=1e-12)
+
+
+@pytest.mark.parametrize("alpha", [1.02, 1.08, 25.0, 32.0])
+def test_cauchy_renyi_at_extreme_orders_against_quadrature(alpha):
+    """alpha near 1 and large: quad to 1e-13 per piece leaves the log well inside 1e-8 of D_alpha (alpha - 1)."""
+    p, q = small_pair(3)
+    fwd, bwd = cauchy_renyi(p, q, alpha=alpha, gamma=0.7)
+    assert fwd == pytest.approx(cauchy_renyi_by_quad(p, q, alpha, 0.7), rel=1e-8, abs=1e-12)
+    assert bwd == pytest.approx(cauchy_renyi_by_quad(q, p, alpha, 0.7), rel=1e-8, abs=1e-12)
+    assert min(fwd, bwd) > 1e-3
 
 
 @settings(max_examples=20, deadline=None)

@@ -11,8 +11,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from hypothesis import example, given, settings, strategies as st
+from scipy.special import logsumexp
 
-from pufferfish.audit.kernel import log_forward as _log_forward, log_kernel_sums as _log_kernel_sums
+from pufferfish.audit.kernel import log_kernel_sums as _log_kernel_sums
 from pufferfish.audit.laplace_lattice import lattice_privacy_loss, log_density_at_lattice, mgf_tail_loss, theta_min
 from pufferfish.lattice.pmf import LatticePMF
 from pufferfish.lattice.sums import TILT_FLOOR, _exact_convolve, convolve, sum_of_users, tail_mass_bound
@@ -335,11 +336,11 @@ def test_plan_marginals_and_tail_masses_at_scale(rest_1000):
 
 
 # ------------------------------------------------------------------------ the audit
-def reference_log_sums(logp, rate):
-    """The previous implementation: blocked logaddexp recursions, forward and backward."""
-    f = _log_forward(logp, rate)
-    b = _log_forward(logp[::-1], rate)[::-1]
-    return np.logaddexp(f, np.concatenate((b[1:] - rate, [-np.inf])))
+def direct_log_sums(logp, rate, ks):
+    """log sum_x p_x e^{-rate |k - x|} at the points ``ks``, by a direct log-sum-exp over every atom (scipy;
+    pairwise summation of n <= 3000 terms: error below 1e-13 on the log)."""
+    x = np.arange(logp.size)
+    return logsumexp(logp[None, :] - rate * np.abs(np.asarray(ks)[:, None] - x[None, :]), axis=1)
 
 
 @settings(max_examples=120, deadline=None)
@@ -364,9 +365,9 @@ def test_block_scan_equals_the_log_space_recursion(seed, log_theta, shape):
         logp = np.log(p)
     rate = math.exp(-log_theta)
     got = _log_kernel_sums(logp[None, :], rate)[0]
-    ref = reference_log_sums(logp, rate)
+    ks = np.unique(np.concatenate([np.arange(min(n, 10)), np.arange(max(n - 10, 0), n), rng.integers(0, n, 300)]))
     assert np.all(np.isfinite(got))
-    np.testing.assert_allclose(got, ref, rtol=2e-12, atol=2e-12)
+    np.testing.assert_allclose(got[ks], direct_log_sums(logp, rate, ks), rtol=2e-12, atol=2e-12)
 
 
 def precise_log_density(probs, theta, ks):

@@ -1,0 +1,117 @@
+"""``make test-faults``: does the fast tier fail when one exact computation is off by 1e-6 in one region?
+
+First one run of the fast tier (``make test``'s selection, ``-m "not slow"``) with every computation
+of :mod:`tests.faults.catalog` wrapped by a recorder: which tests reach each (computation, region)
+with a result a fault would change. It must pass. Then, for each (computation, region), the tests
+that reach it are run again (``-x``, fastest first) with that computation's result multiplied by
+1 + 1e-6 on the calls in that region only; the fault is caught when one of them fails. A region no
+test reaches is not caught. One line per (computation, region), then ``faults caught: N of M``;
+the exit status is 1 unless N = M.
+
+    python -m tests.faults.run [--jobs N] [--only SUBSTRING] [--record FILE] [--keep DIR]
+
+``--record`` reuses a recording (skips the first run); ``--only`` runs the faults whose key
+contains the substring; ``--keep`` keeps the recording and the reports in DIR.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from tests.faults import catalog
+
+REPO = Path(__file__).resolve().parents[2]
+#: a fault run that takes longer than this counts as not caught (a hang is no verdict)
+TIMEOUT = 900
+
+
+def _pytest(*args: str) -> list[str]:
+    return [sys.executable, "-m", "pytest", "-p", "tests.faults.plugin", "-p", "no:cacheprovider", "-q",
+            "--no-header", "-rN", "-o", "addopts=--strict-markers", *args]
+
+
+def _environment() -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))])
+    env.pop("PUFFERFISH_FAULT", None)
+    return env
+
+
+def record(path: Path) -> dict:
+    """One run of the fast tier with the recorders; its recording (exits if the suite fails)."""
+    start = time.time()
+    proc = subprocess.run(_pytest("-m", "not slow", f"--fault-record={path}"), cwd=REPO, env=_environment(),
+                          capture_output=True, text=True)
+    if proc.returncode != 0 or not path.exists():
+        print(proc.stdout[-6000:], proc.stderr[-3000:], sep="\n")
+        sys.exit(f"faults: the fast tier fails without a fault (exit {proc.returncode}); fix it first")
+    print(f"recorded the fast tier in {time.time() - start:.0f} s", flush=True)
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def run_fault(key: str, tests: list[str], work: Path) -> dict:
+    """Run ``tests`` with the fault ``key``; the first failure (or None) and how long it took."""
+    name = "".join(ch if ch.isalnum() else "_" for ch in key)
+    select, report = work / f"{name}.select", work / f"{name}.json"
+    select.write_text("\n".join(tests) + "\n", encoding="utf-8")
+    files = sorted({t.split("::")[0] for t in tests})
+    start = time.time()
+    try:
+        proc = subprocess.run(_pytest("-x", f"--fault={key}", f"--fault-select={select}", f"--fault-report={report}",
+                                      *files), cwd=REPO, env=_environment(), capture_output=True, text=True,
+                              timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return {"first": None, "status": "timeout", "seconds": time.time() - start}
+    out = json.loads(report.read_text(encoding="utf-8")) if report.exists() else {"first": None}
+    status = {0: "passed", 1: "failed"}.get(proc.returncode, f"pytest exit {proc.returncode}")
+    if status.startswith("pytest exit"):
+        out["first"] = None
+        out["detail"] = (proc.stdout + proc.stderr)[-2000:]
+    return {**out, "status": status, "seconds": time.time() - start}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=int(os.environ.get("FAULT_JOBS", "2")))
+    parser.add_argument("--only", default="")
+    parser.add_argument("--record", type=Path, default=None)
+    parser.add_argument("--keep", type=Path, default=None)
+    args = parser.parse_args(argv)
+    work = Path(args.keep or tempfile.mkdtemp(prefix="pufferfish-faults-"))
+    work.mkdir(parents=True, exist_ok=True)
+    recording = json.loads(args.record.read_text(encoding="utf-8")) if args.record else record(work / "record.json")
+    durations = recording["durations"]
+    faults = [(c, r) for c, r in catalog.faults() if args.only in catalog.key(c, r)]
+
+    def one(fault):
+        key = catalog.key(*fault)
+        tests = sorted(recording["reached"].get(key, []), key=lambda t: durations.get(t, 0.0))
+        return key, tests, (run_fault(key, tests, work) if tests else None)
+
+    caught = 0
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for key, tests, result in pool.map(one, faults):
+            if result is None:
+                print(f"NOT CAUGHT  {key}: no test of the fast tier reaches it", flush=True)
+            elif result["first"] is not None:
+                caught += 1
+                print(f"caught      {key}: {result['first']['test']}", flush=True)
+            else:
+                extra = f" ({result['status']})" if result["status"] != "passed" else ""
+                print(f"NOT CAUGHT  {key}: {len(tests)} tests reach it, none fails{extra}", flush=True)
+    print(f"faults caught: {caught} of {len(faults)}")
+    if not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0 if caught == len(faults) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
