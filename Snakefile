@@ -26,6 +26,6 @@ include: "workflow/rules/report.smk"
 
 
 rule all:
+    default_target: True
     input:
         TARGETS,
-    default_target: True

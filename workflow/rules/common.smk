@@ -179,8 +179,11 @@ def comparison_config(wildcards):
         out["wasserstein"] = {"settings": {name: config["wasserstein"]["settings"][name]}}
     else:
         mu = config["multiuser"]
-        out["multiuser"] = {"users": mu["users"], "data_users": mu["data_users"],
-                            "experiments": {name: mu["experiments"][name]}}
+        out["multiuser"] = {
+            "users": mu["users"],
+            "data_users": mu["data_users"],
+            "experiments": {name: mu["experiments"][name]},
+        }
     return out
 
 

@@ -22,6 +22,12 @@ rule comparison_pair:
         ),
         pdf="results/figures/comparison/{pair}.pdf",
         csv="results/figures/comparison/{pair}.csv",
+    log:
+        "results/logs/comparison_pair/{pair}.log",
+    wildcard_constraints:
+        pair=alternatives(COMPARISON_PAIRS),
+    group:
+        "pufferfish"
     params:
         code=CODE,
         pair=lambda w: COMPARISON_PAIRS[w.pair],
@@ -32,12 +38,6 @@ rule comparison_pair:
         # for the caption: the least noise per epsilon and the audit's verdict, read from this
         # job's own rows once they exist (a param derived from an output never triggers a rerun)
         caption=lambda w, output: once_written(output.rows, pair_caption, ""),
-    log:
-        "results/logs/comparison_pair/{pair}.log",
-    wildcard_constraints:
-        pair=alternatives(COMPARISON_PAIRS),
-    group:
-        "pufferfish"
     script:
         "../scripts/comparison_pair.py"
 
@@ -52,12 +52,12 @@ rule comparison_table:
             category="Tables: theta and b",
             labels={"table": "noise_comparison"},
         ),
-    params:
-        code=CODE,
     log:
         "results/logs/comparison_table/noise_comparison.log",
     group:
         "pufferfish"
+    params:
+        code=CODE,
     script:
         "../scripts/comparison_table.py"
 
@@ -66,4 +66,6 @@ AUDIT_TABLES.extend(f"results/audit/comparison_{pair}.csv" for pair in COMPARISO
 if COMPARISON_PAIRS:
     TARGETS.append("results/theta/noise_comparison.csv")
     TARGETS.extend(expand("results/audit/noise_comparison/{pair}.csv", pair=list(COMPARISON_PAIRS)))
-    TARGETS.extend(expand("results/figures/comparison/{pair}.{ext}", pair=list(COMPARISON_PAIRS), ext=["png", "pdf", "csv"]))
+    TARGETS.extend(
+        expand("results/figures/comparison/{pair}.{ext}", pair=list(COMPARISON_PAIRS), ext=["png", "pdf", "csv"])
+    )

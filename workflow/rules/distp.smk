@@ -15,14 +15,6 @@ if DISTP:
         input:
             csv=lambda w: raw_csv(DISTP["cases"][w.case]["dataset"]),
         output:
-            table=report(
-                "results/theta/distp_{case}.csv",
-                caption="../report/distp_table.rst",
-                category="Tables: theta and b",
-                labels={"table": "distp_{case}"},
-            ),
-            calibration="results/theta/distp_{case}_calibration.csv",
-            audit="results/audit/distp_{case}.csv",
             **{
                 f"{f}_png": report(
                     f"results/figures/distp/{{case}}_{f}.png",
@@ -32,22 +24,40 @@ if DISTP:
                 )
                 for f in DISTP_FIGURES
             },
-            **{f"{f}_{ext}": f"results/figures/distp/{{case}}_{f}.{ext}" for f in DISTP_FIGURES for ext in ("pdf", "csv")},
+            **{
+                f"{f}_{ext}": f"results/figures/distp/{{case}}_{f}.{ext}"
+                for f in DISTP_FIGURES
+                for ext in ("pdf", "csv")
+            },
+            table=report(
+                "results/theta/distp_{case}.csv",
+                caption="../report/distp_table.rst",
+                category="Tables: theta and b",
+                labels={"table": "distp_{case}"},
+            ),
+            calibration="results/theta/distp_{case}_calibration.csv",
+            audit="results/audit/distp_{case}.csv",
+        log:
+            "results/logs/distp_case/{case}.log",
+        wildcard_constraints:
+            case=alternatives(DISTP_CASES),
+        group:
+            "pufferfish"
         params:
             code=CODE,
             spec=lambda w: DISTP["cases"][w.case],
             grid=DISTP["grid"],
             audit=config["audit"],
-        log:
-            "results/logs/distp_case/{case}.log",
-        group:
-            "pufferfish"
-        wildcard_constraints:
-            case=alternatives(DISTP_CASES),
         script:
             "../scripts/distp_case.py"
 
     TARGETS.extend(f"results/theta/distp_{c}{s}.csv" for c in DISTP_CASES for s in ("", "_calibration"))
-    TARGETS.extend(expand("results/figures/distp/{case}_{fig}.{ext}", case=DISTP_CASES, fig=DISTP_FIGURES,
-                          ext=["png", "pdf", "csv"]))
+    TARGETS.extend(
+        expand(
+            "results/figures/distp/{case}_{fig}.{ext}",
+            case=DISTP_CASES,
+            fig=DISTP_FIGURES,
+            ext=["png", "pdf", "csv"],
+        )
+    )
     AUDIT_TABLES.extend(f"results/audit/distp_{c}.csv" for c in DISTP_CASES)

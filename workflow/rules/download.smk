@@ -3,6 +3,7 @@
 # Offline: UCI_MIRROR=/path/to/mirror (README). It is not a param, so switching between
 # the mirror and the network does not re-run the job; a change of the dataset's spec does.
 
+
 # on a cluster, download on the submit host (compute nodes often have no internet)
 localrules:
     download,
@@ -14,11 +15,11 @@ rule download:
         json="data/raw/{dataset}.json",
     log:
         "results/logs/download/{dataset}.log",
+    wildcard_constraints:
+        dataset="|".join(sorted(config["datasets"])),
     params:
         code=FETCH_CODE,
         spec=lambda w: config["datasets"][w.dataset],
-    wildcard_constraints:
-        dataset="|".join(sorted(config["datasets"])),
     script:
         "../scripts/download.py"
 

@@ -18,17 +18,17 @@ GMM_FIGS = sorted(GAUSSIAN.experiments)  # fig3, fig4 and any other GMM experime
 rule gaussian_figure:
     output:
         **gaussian_figure_output(audited=False),
-    params:
-        code=CODE,
-        spec=lambda w: GAUSS[w.fig],
-        # Fig. 1's numbers for its caption, read once the job has written them
-        values=lambda w, output: once_written(output.theta, read_fig1_values, {}) if w.fig == "fig1" else {},
     log:
         "results/logs/gaussian_figure/{fig}.log",
     wildcard_constraints:
         fig=alternatives(set(FIGURES) - set(AUDITED_FIGURES)),
     group:
         "pufferfish"
+    params:
+        code=CODE,
+        spec=lambda w: GAUSS[w.fig],
+        # Fig. 1's numbers for its caption, read once the job has written them
+        values=lambda w, output: once_written(output.theta, read_fig1_values, {}) if w.fig == "fig1" else {},
     script:
         "../scripts/gaussian_figure.py"
 
@@ -38,10 +38,10 @@ rule gaussian_figure:
 use rule gaussian_figure as gaussian_figure_audited with:
     output:
         **gaussian_figure_output(audited=True),
-    params:
-        audit=config["audit"],
     wildcard_constraints:
         fig=alternatives(AUDITED_FIGURES),
+    params:
+        audit=config["audit"],
 
 
 rule gaussian_gmm:
@@ -50,17 +50,17 @@ rule gaussian_gmm:
         json=lambda w: raw_json(GAUSSIAN.experiments[w.fig].dataset),
     output:
         json="results/gmm/gaussian_{fig}.json",
-    params:
-        code=CODE,
-        spec=lambda w: GAUSS[w.fig],
-        gmm=GAUSS["gmm"],
-        seed=config["seed"],
     log:
         "results/logs/gaussian_gmm/{fig}.log",
     wildcard_constraints:
         fig=alternatives(GMM_FIGS),
     group:
         "pufferfish"
+    params:
+        code=CODE,
+        spec=lambda w: GAUSS[w.fig],
+        gmm=GAUSS["gmm"],
+        seed=config["seed"],
     script:
         "../scripts/gaussian_gmm.py"
 
@@ -93,6 +93,12 @@ rule gaussian_gmm_figure:
         ),
         theta_pdf="results/figures/gaussian/{fig}_theta.pdf",
         theta_csv="results/figures/gaussian/{fig}_theta.csv",
+    log:
+        "results/logs/gaussian_gmm_figure/{fig}.log",
+    wildcard_constraints:
+        fig=alternatives(GMM_FIGS),
+    group:
+        "pufferfish"
     params:
         code=CODE,
         spec=lambda w: GAUSS[w.fig],
@@ -100,12 +106,6 @@ rule gaussian_gmm_figure:
         seed=config["seed"],
         # read when the job runs (the caption lists the rows used per secret)
         rows=lambda w, input: gmm_rows(input.gmm),
-    log:
-        "results/logs/gaussian_gmm_figure/{fig}.log",
-    wildcard_constraints:
-        fig=alternatives(GMM_FIGS),
-    group:
-        "pufferfish"
     script:
         "../scripts/gaussian_gmm_figure.py"
 

@@ -32,15 +32,15 @@ if ITERATION:
             ),
             pdf="results/figures/iteration/fig6.pdf",
             csv="results/figures/iteration/fig6.csv",
+        log:
+            "results/logs/iteration_fig6/fig6.log",
+        group:
+            "pufferfish"
         params:
             code=CODE,
             # only its own section: editing a series or another section does not rerun it
             spec=ITERATION["fig6"],
             audit=config["audit"],
-        log:
-            "results/logs/iteration_fig6/fig6.log",
-        group:
-            "pufferfish"
         script:
             "../scripts/iteration_fig6.py"
 
@@ -91,6 +91,12 @@ if ITERATION:
             ),
             exposure_pdf="results/figures/iteration/{series}_exposure.pdf",
             exposure_csv="results/figures/iteration/{series}_exposure.csv",
+        log:
+            "results/logs/iteration_series/{series}.log",
+        wildcard_constraints:
+            series=alternatives(ITERATION_SERIES),
+        group:
+            "pufferfish"
         params:
             code=CODE,
             spec=lambda w: ITERATION["series"][w.series],
@@ -99,21 +105,24 @@ if ITERATION:
             # exists (a param derived from an output never triggers a rerun)
             rejections=lambda w, output: once_written(output.sigma, rejection_summary, ""),
             exposure=lambda w, output: once_written(output.exposure, exposure_summary, ""),
-        log:
-            "results/logs/iteration_series/{series}.log",
-        wildcard_constraints:
-            series=alternatives(ITERATION_SERIES),
-        group:
-            "pufferfish"
         script:
             "../scripts/iteration_series.py"
 
     TARGETS.extend(["results/theta/iteration_fig6.csv", "results/audit/iteration_fig6.csv"])
     TARGETS.extend(expand("results/figures/iteration/fig6.{ext}", ext=["png", "pdf", "csv"]))
-    TARGETS.extend(f"results/theta/iteration_{s}{suffix}.csv" for s in ITERATION_SERIES
-                   for suffix in ("", "_sigma", "_exposure"))
+    TARGETS.extend(
+        f"results/theta/iteration_{s}{suffix}.csv"
+        for s in ITERATION_SERIES
+        for suffix in ("", "_sigma", "_exposure")
+    )
     TARGETS.extend(f"results/audit/iteration_{s}.csv" for s in ITERATION_SERIES)
-    TARGETS.extend(expand("results/figures/iteration/{series}{suffix}.{ext}", series=ITERATION_SERIES,
-                          suffix=["", "_sigma", "_exposure"], ext=["png", "pdf", "csv"]))
+    TARGETS.extend(
+        expand(
+            "results/figures/iteration/{series}{suffix}.{ext}",
+            series=ITERATION_SERIES,
+            suffix=["", "_sigma", "_exposure"],
+            ext=["png", "pdf", "csv"],
+        )
+    )
     AUDIT_TABLES.append("results/audit/iteration_fig6.csv")
     AUDIT_TABLES.extend(f"results/audit/iteration_{s}.csv" for s in ITERATION_SERIES)

@@ -11,13 +11,13 @@ rule multiuser_config_users:
     output:
         csv=expand("results/priors/{user}.csv", user=sorted(MU["users"])),
         json=expand("results/priors/{user}.json", user=sorted(MU["users"])),
-    params:
-        code=CODE,
-        users=MU["users"],
     log:
         "results/logs/multiuser_config_users.log",
     group:
         "pufferfish"
+    params:
+        code=CODE,
+        users=MU["users"],
     script:
         "../scripts/multiuser_config_users.py"
 
@@ -29,15 +29,15 @@ rule multiuser_data_user:
     output:
         csv="results/priors/{user}.csv",
         json="results/priors/{user}.json",
-    params:
-        code=CODE,
-        spec=lambda w: DATA_USERS[w.user],
     log:
         "results/logs/multiuser_data_user/{user}.log",
     wildcard_constraints:
         user=alternatives(DATA_USERS),
     group:
         "pufferfish"
+    params:
+        code=CODE,
+        spec=lambda w: DATA_USERS[w.user],
     script:
         "../scripts/multiuser_data_user.py"
 
@@ -49,6 +49,12 @@ rule multiuser_experiment:
         users=data_user_priors,
     output:
         **multiuser_experiment_output(plan=False),
+    log:
+        "results/logs/multiuser_experiment/{experiment}.log",
+    wildcard_constraints:
+        experiment=alternatives(set(EXPERIMENTS) - set(PLAN_EXPERIMENTS)),
+    group:
+        "pufferfish"
     params:
         code=CODE,
         spec=lambda w: EXPERIMENTS[w.experiment],
@@ -59,12 +65,6 @@ rule multiuser_experiment:
         # output never triggers a rerun)
         users=lambda w, input: read_user_records(input.users),
         violations=lambda w, output: once_written(output.audit, audit_violations, []),
-    log:
-        "results/logs/multiuser_experiment/{experiment}.log",
-    wildcard_constraints:
-        experiment=alternatives(set(EXPERIMENTS) - set(PLAN_EXPERIMENTS)),
-    group:
-        "pufferfish"
     script:
         "../scripts/multiuser_experiment.py"
 
@@ -86,7 +86,9 @@ TARGETS.extend(
         experiment=sorted(EXPERIMENTS),
     )
 )
-TARGETS.extend(expand("results/priors/{user}.{ext}", user=sorted(MU["users"]) + sorted(DATA_USERS), ext=["csv", "json"]))
+TARGETS.extend(
+    expand("results/priors/{user}.{ext}", user=sorted(MU["users"]) + sorted(DATA_USERS), ext=["csv", "json"])
+)
 TARGETS.extend(expand("results/plans/multiuser_{experiment}.csv", experiment=PLAN_EXPERIMENTS))
 TARGETS.extend(
     expand(

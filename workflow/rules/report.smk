@@ -26,9 +26,7 @@ _unsummarised = sorted(
     {
         t
         for t in TARGETS
-        if t.startswith("results/audit/")
-        and t not in AUDIT_TABLES
-        and not t.startswith(NOT_IN_AUDIT_SCHEMA)
+        if t.startswith("results/audit/") and t not in AUDIT_TABLES and not t.startswith(NOT_IN_AUDIT_SCHEMA)
     }
 )
 if _unsummarised:
@@ -48,12 +46,12 @@ rule audit_summary:
             caption="../report/audit_summary.rst",
             category="Audit",
         ),
-    params:
-        code=CODE,
     log:
         "results/logs/audit_summary/summary.log",
     group:
         "pufferfish"
+    params:
+        code=CODE,
     script:
         "../scripts/audit_summary.py"
 
@@ -68,12 +66,12 @@ rule reproduction:
             caption="../report/reproduction.rst",
             category="Paper versus reproduction",
         ),
-    params:
-        code=CODE,
     log:
         "results/logs/reproduction/reproduction.log",
     group:
         "pufferfish"
+    params:
+        code=CODE,
     script:
         "../scripts/reproduction.py"
 
@@ -96,6 +94,10 @@ rule provenance:
             caption="../report/provenance.rst",
             category="Provenance",
         ),
+    log:
+        "results/logs/provenance/provenance.log",
+    group:
+        "pufferfish"
     params:
         code=CODE,
         # reruns: any config edit changes the config's hash, a new commit or a modified tracked
@@ -106,10 +108,6 @@ rule provenance:
         # for the caption: the record as written, read back from this job's own output (the
         # report shows the file, never a second look at the tree; never triggers a rerun)
         record=lambda w, output: once_written(output[0], provenance_summary, {}),
-    log:
-        "results/logs/provenance/provenance.log",
-    group:
-        "pufferfish"
     script:
         "../scripts/provenance.py"
 
@@ -119,9 +117,7 @@ TARGETS.append("results/provenance.json")
 # an output whose directory is a file (results/plans as a file), that is a directory, or
 # that cannot be written: named now, before any job
 try:
-    check_output_paths(
-        [str(f) for rule in workflow.rules for f in list(rule.output) + list(rule.log)]
-    )
+    check_output_paths([str(f) for rule in workflow.rules for f in list(rule.output) + list(rule.log)])
 except OutputError as err:
     sys.stderr.write(f"error: {err}\n")
     sys.exit(1)

@@ -35,6 +35,10 @@ if ATTRIBUTE_PRIVACY is not None:
             ),
             pdf="results/figures/sensitivity/attribute_privacy.pdf",
             csv="results/figures/sensitivity/attribute_privacy.csv",
+        log:
+            "results/logs/sensitivity_attribute_privacy/attribute_privacy.log",
+        group:
+            "pufferfish"
         params:
             code=CODE,
             # only its own section and the audit's tolerance: editing another section does not rerun it
@@ -42,10 +46,6 @@ if ATTRIBUTE_PRIVACY is not None:
             rtol=config["audit"]["rtol"],
             # for the caption, from this job's own figure CSV once it exists (never triggers a rerun)
             caption=lambda w, output: once_written(output.csv, attribute_privacy_caption, []),
-        log:
-            "results/logs/sensitivity_attribute_privacy/attribute_privacy.log",
-        group:
-            "pufferfish"
         script:
             "../scripts/sensitivity_attribute_privacy.py"
 
@@ -74,21 +74,26 @@ if DIFFUSION is not None:
             ),
             pdf="results/figures/sensitivity/diffusion.pdf",
             csv="results/figures/sensitivity/diffusion.csv",
+        log:
+            "results/logs/sensitivity_diffusion/diffusion.log",
+        group:
+            "pufferfish"
         params:
             code=CODE,
             section=SENSITIVITY.get("diffusion"),
             seed=config["seed"],
             rtol=config["audit"]["rtol"],
             caption=lambda w, output: once_written(output.check, diffusion_check_caption, ""),
-        log:
-            "results/logs/sensitivity_diffusion/diffusion.log",
-        group:
-            "pufferfish"
         script:
             "../scripts/sensitivity_diffusion.py"
 
-    TARGETS.extend(["results/theta/diffusion.csv", "results/theta/diffusion_check.csv",
-                    "results/audit/sensitivity_diffusion.csv"])
+    TARGETS.extend(
+        [
+            "results/theta/diffusion.csv",
+            "results/theta/diffusion_check.csv",
+            "results/audit/sensitivity_diffusion.csv",
+        ]
+    )
     AUDIT_TABLES.append("results/audit/sensitivity_diffusion.csv")
     TARGETS.extend(expand("results/figures/sensitivity/diffusion.{ext}", ext=["png", "pdf", "csv"]))
     END_OF_RUN_WARNINGS.append(coupling_warnings)

@@ -25,6 +25,12 @@ rule wasserstein_conditionals:
         ),
         pdf="results/figures/wasserstein/{setting}.pdf",
         fig_csv="results/figures/wasserstein/{setting}.csv",
+    log:
+        "results/logs/wasserstein_conditionals/{setting}.log",
+    wildcard_constraints:
+        setting=alternatives(WASSERSTEIN),
+    group:
+        "pufferfish"
     params:
         code=CODE,
         spec=lambda w: WASSERSTEIN[w.setting],
@@ -32,12 +38,6 @@ rule wasserstein_conditionals:
         # output never triggers a rerun): the rows and the setting's rows of Table 1
         record=lambda w, output: once_written(output.json, read_priors_record, {}),
         rows=lambda w, output: once_written(output.json, setting_table1_rows, []),
-    log:
-        "results/logs/wasserstein_conditionals/{setting}.log",
-    wildcard_constraints:
-        setting=alternatives(WASSERSTEIN),
-    group:
-        "pufferfish"
     script:
         "../scripts/wasserstein_conditionals.py"
 
@@ -52,13 +52,13 @@ rule wasserstein_table1:
             category=WASSERSTEIN_CATEGORY,
             labels={"table": "wasserstein_table1"},
         ),
-    params:
-        code=CODE,
-        settings=WASSERSTEIN,
     log:
         "results/logs/wasserstein_table1/wasserstein_table1.log",
     group:
         "pufferfish"
+    params:
+        code=CODE,
+        settings=WASSERSTEIN,
     script:
         "../scripts/wasserstein_table1.py"
 
@@ -66,4 +66,6 @@ rule wasserstein_table1:
 if WASSERSTEIN:
     TARGETS.append("results/theta/wasserstein_table1.csv")
     TARGETS.extend(expand("results/priors/wasserstein_{setting}.{ext}", setting=list(WASSERSTEIN), ext=["csv", "json"]))
-    TARGETS.extend(expand("results/figures/wasserstein/{setting}.{ext}", setting=list(WASSERSTEIN), ext=["png", "pdf", "csv"]))
+    TARGETS.extend(
+        expand("results/figures/wasserstein/{setting}.{ext}", setting=list(WASSERSTEIN), ext=["png", "pdf", "csv"])
+    )
