@@ -34,7 +34,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from pufferfish.errors import PufferfishError
+from pufferfish.errors import PufferfishError, UsageError
+from pufferfish.files import read_records, read_user_file
 from pufferfish.pipeline import distp_command
 
 __all__ = ["main"]
@@ -105,10 +106,6 @@ example:
   at sigma = 2, and the smallest sigma the exact audit accepts for it; the header names
   the most exposed record.
 """
-
-
-class UsageError(PufferfishError):
-    """A mistake in the command line (exit status 2)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -254,30 +251,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # ------------------------------------------------------------------------------ data
-def read_records(path: str):
-    """The CSV at ``path`` as a DataFrame; a :class:`~pufferfish.errors.DataError` naming it otherwise."""
-    import pandas as pd
-
-    return _read(path, pd.read_csv, path)
-
-
-def _read(path: str, read, *args, **kwargs):
-    """``read(*args, **kwargs)`` with the file's problems (missing, a directory, not a CSV) as one
-    :class:`~pufferfish.errors.DataError` naming ``path``."""
-    import pandas as pd
-
-    from pufferfish.errors import DataError
-
-    if Path(path).is_dir():
-        raise DataError(f"{path}: is a directory, not a CSV file")
-    try:
-        return read(*args, **kwargs)
-    except FileNotFoundError:
-        raise DataError(f"{path}: no such file") from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
-        raise DataError(f"{path}: not a readable CSV ({str(err).splitlines()[0] if str(err) else type(err).__name__})") from None
-
-
 def _check_columns(frame, path: str, args) -> None:
     from pufferfish.errors import DataError
 
@@ -457,7 +430,7 @@ def read_column(args):
 
     settings = _series_settings(args)
     try:
-        return _read(args.data, read_series, args.data, settings)
+        return read_user_file(args.data, read_series, args.data, settings)
     except DataError as err:
         import re
 

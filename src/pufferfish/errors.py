@@ -7,7 +7,7 @@ stderr and a non-zero exit, never a traceback (see :mod:`pufferfish.pipeline.job
 from __future__ import annotations
 
 __all__ = ["PufferfishError", "ConfigError", "DataError", "DownloadError", "NotApplicableError", "InvalidDistributionError",
-           "InvalidArgumentError", "ArgumentTypeError", "OutputError", "ComputationError"]
+           "InvalidArgumentError", "ArgumentTypeError", "OutputError", "ComputationError", "UsageError"]
 
 
 class PufferfishError(Exception):
@@ -54,3 +54,8 @@ class ComputationError(PufferfishError, ArithmeticError):
     """An exact computation cannot be carried out to its stated accuracy at this input (a
     quadrature that would need more panels than its budget, tails it cannot bound): the audit
     refuses instead of returning a number it cannot vouch for. The message names the input."""
+
+
+class UsageError(PufferfishError):
+    """A mistake in the command line of ``pufferfish`` (exit status 2): an option missing, two
+    options that exclude each other; the message names the option."""

@@ -17,7 +17,7 @@ if TYPE_CHECKING:   # annotations only: pandas is imported where it is used
 from pufferfish.errors import OutputError, PufferfishError
 
 __all__ = ["atomic_path", "write_csv", "write_json", "remove_quietly", "check_output_paths", "os_cause",
-           "blocking_file"]
+           "blocking_file", "read_records", "read_user_file"]
 
 
 @contextlib.contextmanager
@@ -289,3 +289,63 @@ def remove_quietly(*paths) -> None:
     for p in paths:
         with contextlib.suppress(FileNotFoundError, IsADirectoryError, NotADirectoryError):
             os.remove(p)
+
+
+# ------------------------------------------------------------------------------ a user's CSV, read
+def read_records(path: str):
+    """The user's CSV at ``path`` (one record a row, a header line), read by the ``pufferfish`` command.
+
+    Parameters
+    ----------
+    path : str
+        The file.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Its records.
+
+    Raises
+    ------
+    pufferfish.errors.DataError
+        ``path`` is missing, a directory or not a readable CSV (one line naming it).
+    """
+    import pandas as pd
+
+    return read_user_file(path, pd.read_csv, path)
+
+
+def read_user_file(path: str, read, *args, **kwargs):
+    """``read(*args, **kwargs)``, with the problems of the user's file at ``path`` as one line.
+
+    Parameters
+    ----------
+    path : str
+        The file ``read`` opens (named in the error).
+    read : callable
+        The reader, e.g. ``pandas.read_csv``.
+    *args, **kwargs
+        Passed to ``read``.
+
+    Returns
+    -------
+    object
+        What ``read`` returns.
+
+    Raises
+    ------
+    pufferfish.errors.DataError
+        ``path`` is missing, a directory or not a readable CSV (one line naming it).
+    """
+    import pandas as pd
+
+    from pufferfish.errors import DataError
+
+    if Path(path).is_dir():
+        raise DataError(f"{path}: is a directory, not a CSV file")
+    try:
+        return read(*args, **kwargs)
+    except FileNotFoundError:
+        raise DataError(f"{path}: no such file") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
+        raise DataError(f"{path}: not a readable CSV ({str(err).splitlines()[0] if str(err) else type(err).__name__})") from None

@@ -111,7 +111,8 @@ def tight_bbox(fig):
     differ by a point or two of margin (text extents of the PDF backend).
     """
     dpi = fig.dpi
-    fig.set_dpi(plt.rcParams["savefig.dpi"])
+    save_dpi = plt.rcParams["savefig.dpi"]
+    fig.set_dpi(dpi if save_dpi == "figure" else save_dpi)   # "figure" (matplotlib's default): the figure's own
     try:
         fig.draw_without_rendering()
         return fig.get_tightbbox().padded(plt.rcParams["savefig.pad_inches"])

@@ -50,3 +50,17 @@ def test_tight_bbox_leaves_the_figure_dpi_and_pads_by_the_rcparam():
     # the key hangs below the figure and the suptitle sits inside it: the box reaches below 0
     assert unpadded.y0 < 0 < unpadded.y1 <= fig.get_figheight() + 1e-9
     plt.close(fig)
+
+
+def test_save_figure_under_matplotlibs_default_savefig_dpi(tmp_path):
+    """savefig.dpi = "figure" (matplotlib's default, when the project's style is not set) used to
+    crash tight_bbox (set_dpi("figure")); the box is now measured at the figure's dpi: the PNG has
+    the tight one's size to the pixel the box's rounding may move (matplotlib measures its own box
+    with the renderer of that save)."""
+    fig = _figure(1)             # (sets the project's style)
+    with plt.rc_context({"savefig.dpi": "figure"}):
+        fig.savefig(tmp_path / "tight.png", format="png", metadata={"Software": None}, bbox_inches="tight")
+        save_figure(fig, tmp_path / "shared.png", tmp_path / "shared.pdf")
+    tight, shared = mpimg.imread(tmp_path / "tight.png"), mpimg.imread(tmp_path / "shared.png")
+    assert np.all(np.abs(np.subtract(tight.shape[:2], shared.shape[:2])) <= 1)
+    assert (tmp_path / "shared.pdf").read_bytes().startswith(b"%PDF")

@@ -636,7 +636,7 @@ EXEMPT = {
                      "pufferfish.sensitivity.NOISE_NORMS", "pufferfish.sensitivity.POTENTIALS",
                      "pufferfish.sensitivity.diffusion.NOISE_NORMS", "pufferfish.sensitivity.diffusion.POTENTIALS",
                      "pufferfish.sensitivity.scales.GWM_METHODS"], _DATA),
-    **dict.fromkeys(["pufferfish.audit.target.GUARANTEES", "pufferfish.audit.laplace_lattice.MIN_RTOL",
+    **dict.fromkeys(["pufferfish.audit.target.GUARANTEES", "pufferfish.audit.target.EPSILON_DELTA_MAX", "pufferfish.audit.laplace_lattice.MIN_RTOL",
                      "pufferfish.audit.verdict.AUDIT_COLUMNS", "pufferfish.audit.verdict.NO_NOISE_NOTE",
                      "pufferfish.audit.verdict.NOT_MET_AT_ZERO_NOTE", "pufferfish.audit.auditor.PRIORS",
                      "pufferfish.audit.search.STRATEGIES", "pufferfish.audit.search.FLOOR",
@@ -679,13 +679,16 @@ EXEMPT = {
     **dict.fromkeys([f"pufferfish.errors.{n}" for n in pufferfish.errors.__all__], _ERROR),
     "pufferfish.audit.auditor.Auditor": "an abstract base class (not instantiable); its subclasses are walked",
     "pufferfish.audit.auditor.LatticeAuditor": "an abstract base class (not instantiable); its subclasses are walked",
+    "pufferfish.gaussian.gmm.check_secret_rows": _JOB + "; a data reader of gaussian.settings.data_requests "
+                                                   "(run by pufferfish.pipeline.data_checks, tested in test_gmm.py)",
     "pufferfish.audit.auditor.TightMethod": "a declaration of an auditor class (its tight registry record), "
                                             "written by the package (test_registry.py)",
     **dict.fromkeys([f"pufferfish.audit.{m}.{n}" for m, names in (
         ("quadrature", ("gk_log", "log_psi", "lse", "lse_rows")),
-        ("kernel", ("log_kernel_sums", "one_sided_sums", "log_forward", "logaddexp", "nearest_sums"))) for n in names],
+        ("kernel", ("log_kernel_sums", "one_sided_sums", "log_forward", "logaddexp", "nearest_sums")),
+        ("roots", ("illinois_roots",))) for n in names],
         "internal numerics shared by the audit modules, on values their public callers validated "
-        "(module docstring; tested through them and in test_scale.py)"),
+        "(module docstring; tested through them, in test_scale.py and test_audit_roots.py)"),
     **dict.fromkeys([f"pufferfish.checks.{n}" for n in ("real", "integer", "instance", "is_real", "is_integer",
                                                          "reals", "choice", "function", "search")],
                     "the validators themselves: ``value`` accepts anything by design (tests/unit/test_validation.py)"),

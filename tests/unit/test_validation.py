@@ -558,7 +558,7 @@ def _data_config(tmp_path, cache=True) -> dict:
     gauss["fig4"]["missing_values"] = [0]
     gauss["gmm"]["components"] = 2
     del gauss["fig3"]
-    for section in ("wasserstein", "comparison", "iteration", "sensitivity"):  # their datasets are not in this small config
+    for section in ("wasserstein", "comparison", "iteration", "sensitivity", "distp"):  # their datasets are not in this small config
         cfg.pop(section, None)
     validate_config(cfg)
     raw = tmp_path / "data" / "raw"
@@ -664,7 +664,7 @@ def test_every_shipped_data_request_names_a_public_reader_that_takes_its_argumen
 
     cfg = validate_config(yaml.safe_load((ROOT / "config.yaml").read_text(encoding="utf-8")))
     requests = data_requests(cfg)
-    assert {r.where.split(".")[0] for r in requests} == {"multiuser", "gaussian", "wasserstein", "sensitivity"}
+    assert {r.where.split(".")[0] for r in requests} == {"multiuser", "gaussian", "wasserstein", "sensitivity", "distp"}
     for request in requests:
         function = reader(request)
         module, name = request.reader.split(":")

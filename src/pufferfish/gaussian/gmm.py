@@ -17,6 +17,7 @@ Derivations, and why rounded data are dequantised before the fit: docs/math/pape
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 import warnings
 
 import numpy as np
@@ -29,7 +30,7 @@ from pufferfish.gaussian.methods import check_epsilon, tau_star
 from pufferfish.gaussian.settings import ROUNDINGS
 from pufferfish.mixture import GMM
 
-__all__ = ["REG_COVAR", "fit_gmm", "numeric_values", "data_resolution", "components_below_resolution",
+__all__ = ["REG_COVAR", "check_secret_rows", "fit_gmm", "numeric_values", "data_resolution", "components_below_resolution",
            "w2_cost", "w2_weights", "theorem2_terms", "theorem2", "corollary2"]
 
 #: scikit-learn's default ``reg_covar``, added to every variance (the floor of ``none``)
@@ -414,3 +415,40 @@ def corollary2(gmm_i: GMM, gmm_j: GMM, *, epsilon, rtol: float = 1e-9):
     total = float(np.sum(gmm_i.weights * np.abs(gmm_i.means - gmm_j.means)))
     out = np.asarray(total / eps, dtype=float)
     return float(out) if out.ndim == 0 else out
+
+
+def check_secret_rows(frame, *, spec: Mapping, secret: Mapping, components: int) -> None:
+    """The rows of one secret of a GMM experiment, as its job reads them: those with the
+    secret's condition and the attribute present (:func:`pufferfish.data_priors.condition`),
+    numeric (:func:`pufferfish.gaussian.gmm.numeric_values`), at least ``components`` distinct values.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The dataset's table (at least the attribute and the secret's condition columns).
+    spec : Mapping
+        The experiment's validated section (``dataset``, ``attribute``, ``missing_values``).
+    secret : Mapping
+        One of its ``secrets`` (``label``, ``given``).
+    components : int
+        ``gaussian.gmm.components``.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    DataError
+        One line: no row with the condition, a value that is not a number, too few values.
+    """
+    from pufferfish.data_priors import condition
+    from pufferfish.errors import DataError
+
+    cond = condition(frame, attribute=spec["attribute"], given=secret["given"], dataset=spec["dataset"],
+                     missing_values=list(spec.get("missing_values", [])))
+    values = numeric_values(cond.values, name=f"{spec['attribute']} | {secret['label']}")
+    if values.size < components or np.unique(values).size < components:
+        raise DataError(f"{np.unique(values).size} distinct value(s) in {values.size} row(s) of "
+                        f"{spec['attribute']} | {secret['label']}, fewer than the {components} GMM components "
+                        f"(gaussian.gmm.components)")

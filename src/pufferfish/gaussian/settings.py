@@ -20,8 +20,7 @@ from pufferfish.settings import DataRequest, delta_grid, epsilon_grid, floats, r
 
 __all__ = ["GaussianPrior", "Fig1Settings", "IntRange", "Fig2Settings", "Fig5Settings", "GMMSettings",
            "ConditionalSecret", "PrivacyPair", "GMMExperimentSettings", "GaussianSettings", "PAPER_FIGURES",
-           "GAUSSIAN_FIXED_KEYS", "ROUNDINGS", "gmm_experiment_names", "check_keys", "check_references", "data_requests",
-           "check_secret_rows"]
+           "GAUSSIAN_FIXED_KEYS", "ROUNDINGS", "gmm_experiment_names", "check_keys", "check_references", "data_requests"]
 
 #: the figures of paper 004 with a fixed key in config ``gaussian``
 PAPER_FIGURES = ("fig1", "fig2", "fig5")
@@ -348,7 +347,7 @@ def data_requests(config: Mapping) -> list[DataRequest]:
     """What each secret of each GMM experiment reads, for the data checks before any job.
 
     The numeric ``attribute`` given the secret's ``given`` columns, checked as the GMM job reads
-    them (:func:`pufferfish.gaussian.settings.check_secret_rows`).
+    them (:func:`pufferfish.gaussian.gmm.check_secret_rows`).
 
     Parameters
     ----------
@@ -378,47 +377,7 @@ def data_requests(config: Mapping) -> list[DataRequest]:
             columns = ((f"gaussian.{fig}.attribute", spec["attribute"]),) + tuple(
                 (f"{where}.given.{column}", column) for column in secret["given"])
             requests.append(DataRequest(where=where, dataset=spec["dataset"], columns=columns, low_memory=False,
-                                        reader="pufferfish.gaussian.settings:check_secret_rows",
+                                        reader="pufferfish.gaussian.gmm:check_secret_rows",
                                         arguments={"spec": spec, "secret": secret, "components": components},
                                         label=f"gaussian.{fig}"))
     return requests
-
-
-def check_secret_rows(frame, *, spec: Mapping, secret: Mapping, components: int) -> None:
-    """The rows of one secret of a GMM experiment, as its job reads them: those with the
-    secret's condition and the attribute present (:func:`pufferfish.data_priors.condition`),
-    numeric (:func:`pufferfish.gaussian.gmm.numeric_values`), at least ``components`` distinct values.
-
-    Parameters
-    ----------
-    frame : pandas.DataFrame
-        The dataset's table (at least the attribute and the secret's condition columns).
-    spec : Mapping
-        The experiment's validated section (``dataset``, ``attribute``, ``missing_values``).
-    secret : Mapping
-        One of its ``secrets`` (``label``, ``given``).
-    components : int
-        ``gaussian.gmm.components``.
-
-    Returns
-    -------
-    None
-
-    Raises
-    ------
-    DataError
-        One line: no row with the condition, a value that is not a number, too few values.
-    """
-    import numpy as np
-
-    from pufferfish.data_priors import condition
-    from pufferfish.errors import DataError
-    from pufferfish.gaussian.gmm import numeric_values
-
-    cond = condition(frame, attribute=spec["attribute"], given=secret["given"], dataset=spec["dataset"],
-                     missing_values=list(spec.get("missing_values", [])))
-    values = numeric_values(cond.values, name=f"{spec['attribute']} | {secret['label']}")
-    if values.size < components or np.unique(values).size < components:
-        raise DataError(f"{np.unique(values).size} distinct value(s) in {values.size} row(s) of "
-                        f"{spec['attribute']} | {secret['label']}, fewer than the {components} GMM components "
-                        f"(gaussian.gmm.components)")

@@ -83,7 +83,7 @@ def add_parser(sub, formatter_class) -> argparse.ArgumentParser:
 
 
 def _check_options(args) -> None:
-    from pufferfish.cli import UsageError
+    from pufferfish.errors import UsageError
 
     tupling = args.mechanism.startswith("tupling_")
     if args.kind == "categorical" and args.mechanism not in ("rr", "tupling_rr"):
@@ -101,7 +101,7 @@ def _check_options(args) -> None:
 
 def _laws(args):
     """The case's laws from the CSV, each data mistake one line naming the option or the file."""
-    from pufferfish.cli import read_records
+    from pufferfish.files import read_records
     from pufferfish.distp.experiments import case_laws
     from pufferfish.errors import DataError
 
