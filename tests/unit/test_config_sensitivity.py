@@ -118,7 +118,7 @@ HEART = {"source": "archive", "url": "https://archive.ics.uci.edu/static/public/
 def _data_config(tmp_path, shipped, cache=True):
     """The shipped config with two small datasets and one triple on each (cached under tmp_path)."""
     cfg = copy.deepcopy(shipped)
-    for section in ("wasserstein", "comparison", "iteration"):  # their datasets are not in this small config
+    for section in ("wasserstein", "comparison", "iteration", "distp"):  # their datasets are not in this small config
         cfg.pop(section, None)
     cfg["multiuser"]["data_users"] = {}
     cfg["multiuser"]["experiments"] = {"fig4": cfg["multiuser"]["experiments"]["fig4"]}

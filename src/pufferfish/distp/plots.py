@@ -36,8 +36,18 @@ def _colour(mechanism: str) -> str:
 
 
 def _log(ax, *which: str) -> None:
+    """Log axes where the panel has a positive value to show; a panel with none (every delta 0 on
+    a small table) stays linear and says so, instead of a log axis matplotlib cannot draw."""
     from pufferfish.plotting import log_axis
 
+    def positive(axis: str) -> bool:
+        return any(np.any(np.asarray(line.get_xdata() if axis == "x" else line.get_ydata(), dtype=float) > 0)
+                   for line in ax.get_lines())
+
+    if not all(positive(axis) for axis in which):
+        ax.text(0.5, 0.5, "no positive value to plot\n(every δ is 0 here)", transform=ax.transAxes,
+                ha="center", va="center")
+        return
     for axis in which:
         log_axis(ax, axis)
 
