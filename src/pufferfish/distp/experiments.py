@@ -436,7 +436,7 @@ def write_case(*, name: str, spec: Mapping, grid_spec: Mapping, audit_rtol: floa
         The case (config ``distp.cases.<name>``), ``spec`` its entry, ``grid_spec`` config ``distp.grid``.
     audit_rtol : float
         config ``audit.rtol``.
-    data_csv, table_csv, calibration_csv, audit_csv : path
+    data_csv, table_csv, calibration_csv, audit_csv : str or os.PathLike
         The dataset's cached table and the three outputs.
     figures : Mapping
         ``figure -> (png, pdf, csv)`` for every name of :data:`pufferfish.distp.plots.FIGURES`.
