@@ -382,13 +382,10 @@ def test_prior_epsilon_achieved():
     assert math.isinf(prior_epsilon_achieved((0.0, 0.0), (0.0, 1.0)))   # atom vs density
 
 
-#: pufferfish.audit.laplace_mixture.prior_epsilon_achieved takes the max of a grid of step sigma_min / 64
-#: (its docstring) with no refinement and no error bound: here it returns 0.50244793 where mpmath (40 digits)
-#: gives |log f_i / f_j| = 0.50244875 at x = -1.1265, 1.6e-6 (relative) below the sup. Reported, not fixed here.
-GRID_SUP_BUG = pytest.mark.xfail(strict=True, reason="prior_epsilon_achieved: unrefined grid max, 1.6e-6 low")
-
-
-@pytest.mark.parametrize("atoms", [pytest.param(False, marks=GRID_SUP_BUG), True])
+#: prior_epsilon_achieved once took the max of its grid of step sigma_min / 64 unpolished: on the first pair
+#: below it returned 0.50244793 where mpmath (40 digits) gives |log f_i / f_j| = 0.50244875 at x = -1.1265,
+#: 1.6e-6 (relative) low; each local maximum is now polished (bounded Brent), and this test holds it to 1e-9.
+@pytest.mark.parametrize("atoms", [False, True])
 def test_prior_epsilon_achieved_finite(atoms):
     """Same dominant component at both tails (largest std 2, mean 1): the sup of |log f_i / f_j| over the line
     (a dense grid of scipy's normal densities, polished), the tail limit |log 0.5 / 0.7| and the atoms'
@@ -493,3 +490,23 @@ def test_bad_epsilon_and_delta():
     with pytest.raises(ConfigError) as excinfo:
         b_min((0, 1), (1, 1), epsilon=1.0, delta=1.0)
     assert "delta" in str(excinfo.value) and "\n" not in str(excinfo.value)
+
+
+def test_prior_epsilon_achieved_against_mpmath():
+    """The sup of |log f_i / f_j| for the pair above, located in 40-digit arithmetic (mpmath: the root of
+    the derivative near the grid's peak, x = -1.1265...), against the polished grid: 1e-12 relative."""
+    import mpmath as mp
+
+    mp.mp.dps = 40
+
+    def logratio(x):
+        fi = mp.mpf("0.5") * mp.npdf(x, 0, 1) + mp.mpf("0.5") * mp.npdf(x, 1, 2)
+        fj = mp.mpf("0.3") * mp.npdf(x, mp.mpf("0.5"), mp.mpf("0.8")) + mp.mpf("0.7") * mp.npdf(x, 1, 2)
+        return mp.log(fi) - mp.log(fj)
+
+    peak = mp.findroot(lambda x: mp.diff(logratio, x), mp.mpf("-1.1265"))
+    sup = abs(logratio(peak))
+    assert abs(float(peak) + 1.1265) < 1e-3 and float(sup) == pytest.approx(0.50244875, abs=1e-8)
+    assert float(sup) > abs(math.log(0.5 / 0.7))          # the peak, not a tail limit, is the sup
+    got = prior_epsilon_achieved(GMM([0.5, 0.5], [0.0, 1.0], [1.0, 2.0]), GMM([0.3, 0.7], [0.5, 1.0], [0.8, 2.0]))
+    assert got == pytest.approx(float(sup), rel=1e-12)

@@ -706,7 +706,8 @@ def prior_epsilon_achieved(prior_i, prior_j) -> float:
     the largest mu) dominates, and the log ratio diverges if those (sigma, mu) differ
     between the priors (mirror for x -> -inf). When both tails match (e.g. identical
     priors) the value is the max of |log f_i/f_j| at the atoms and on a grid of step
-    sigma_min/64 over the mass window, and the tail limits.
+    sigma_min/64 over the mass window, each local maximum of the grid polished by bounded
+    Brent between its neighbours, and the tail limits.
 
     Parameters
     ----------
@@ -755,8 +756,29 @@ def prior_epsilon_achieved(prior_i, prior_j) -> float:
     mu = np.concatenate([gi.mu, gj.mu])
     sd = np.concatenate([gi.sd, gj.sd])
     y = _grid(float(np.min(mu - Z_TAIL * sd)), float(np.max(mu + Z_TAIL * sd)), float(np.min(sd)) / 64, mu)
-    r = gi.values(y)[0] - gj.values(y)[0]
-    return float(max(best, *limits, float(np.max(np.abs(r)))))
+    r = np.abs(gi.values(y)[0] - gj.values(y)[0])
+    return float(max(best, *limits, _polished_grid_max(y, r, gi, gj)))
+
+
+def _polished_grid_max(y: np.ndarray, r: np.ndarray, gi: "_Gauss", gj: "_Gauss") -> float:
+    """The sup of |log f_i - log f_j| near the grid's local maxima: each local maximum of ``r``
+    (the grid's values) polished by bounded Brent (scipy) between its neighbours, since the grid
+    alone reads the peak up to its curvature times (step/2)^2 low (1.6e-6 relative on a test
+    pair). Never below the grid's own maximum."""
+    from scipy.optimize import minimize_scalar
+
+    top = float(np.max(r))
+    inner = np.flatnonzero((r[1:-1] >= r[:-2]) & (r[1:-1] >= r[2:])) + 1
+    # the peaks that can matter: within the grid's possible shortfall of its maximum (1e-3 relative)
+    for k in inner[r[inner] >= top * (1.0 - 1e-3)]:
+        def minus(x: float) -> float:
+            z = np.array([x])
+            return -abs(float(gi.values(z)[0][0] - gj.values(z)[0][0]))
+
+        found = minimize_scalar(minus, bounds=(float(y[k - 1]), float(y[k + 1])), method="bounded",
+                                options={"xatol": 1e-12 * max(1.0, abs(float(y[k])))})
+        top = max(top, -float(found.fun))
+    return top
 
 
 def delta_achieved(prior_i, prior_j, *, epsilon: float, b: float) -> float:
