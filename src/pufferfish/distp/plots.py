@@ -70,8 +70,30 @@ def _save(fig, data: pd.DataFrame, png, pdf, csv) -> None:
     write_csv(data.reset_index(drop=True), csv)
 
 
-def _positive(frame: pd.DataFrame, column: str) -> pd.DataFrame:
-    return frame[frame[column] > 0]
+#: the lowest delta the figures draw: a delta below it (0 included) is an open triangle on this floor
+#: (the CSV beside the figure keeps every exact value); tupling's deltas reach 1e-170 and would
+#: squeeze every other curve into the top of the axis
+DELTA_FLOOR = 1e-30
+
+
+def _draw(ax, x, y, *, color: str, label: str, **style) -> bool:
+    """Plot ``y`` against ``x``, the points below :data:`DELTA_FLOOR` as open triangles on it;
+    True if there were any."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    keep = y >= DELTA_FLOOR
+    ax.plot(x[keep], y[keep], color=color, label=label, **style)
+    if keep.all():
+        return False
+    ax.plot(x[~keep], np.full(int((~keep).sum()), DELTA_FLOOR), linestyle="none", marker="v", color=color,
+            markerfacecolor="white", markersize=5)
+    return True
+
+
+def _floor_note(ax, below: bool) -> None:
+    if below:     # a legend entry of its own (the panel's legend is drawn after)
+        ax.set_ylim(bottom=DELTA_FLOOR / 10)
+        ax.plot([], [], linestyle="none", marker="v", color="0.35", markerfacecolor="white", markersize=5,
+                label="δ below 10⁻³⁰ or 0 (exact: the CSV)")
 
 
 def plot_delta(table: pd.DataFrame, *, base_epsilon: float, png, pdf, csv) -> None:
@@ -83,16 +105,16 @@ def plot_delta(table: pd.DataFrame, *, base_epsilon: float, png, pdf, csv) -> No
     data = pd.concat([plain, tupled])[["mechanism", "dummies", "dummy_distribution", "epsilon", "delta",
                                        "delta_upper", "service_loss"]]
     fig, (ax,) = _figure()
+    below = False
     for mechanism, rows in plain.groupby("mechanism", sort=False):
-        rows = _positive(rows, "delta_upper")
-        ax.plot(rows["epsilon"], rows["delta_upper"], color=_colour(mechanism), marker="o", markersize=3,
-                label=f"{LABELS[mechanism]} (loss {rows['service_loss'].iloc[0]:.3g})" if len(rows) else LABELS[mechanism])
+        below |= _draw(ax, rows["epsilon"], rows["delta_upper"], color=_colour(mechanism), marker="o", markersize=3,
+                       label=f"{LABELS[mechanism]} (loss {rows['service_loss'].iloc[0]:.3g})")
     for (mechanism, nu), rows in tupled.groupby(["mechanism", "dummy_distribution"], sort=False):
-        rows = _positive(rows, "delta_upper")
-        ax.plot(rows["epsilon"], rows["delta_upper"], color=_colour(mechanism), linestyle="none",
-                marker="s" if nu == "uniform" else "D", markerfacecolor="white",
-                label=f"{LABELS[mechanism]}, k = {int(kmax)}, ν {nu}")
+        below |= _draw(ax, rows["epsilon"], rows["delta_upper"], color=_colour(mechanism), linestyle="none",
+                       marker="s" if nu == "uniform" else "D", markerfacecolor="white",
+                       label=f"{LABELS[mechanism]}, k = {int(kmax)}, ν {nu}")
     _log(ax, "y")
+    _floor_note(ax, below)
     ax.set_xlabel("ε (DistP)")
     ax.set_ylabel("δ(ε) (exact; tupling: certified upper end)")
     ax.set_title(f"ε_A = {base_epsilon:g} (Laplace, Gaussian: scale 1/ε_A)")
@@ -126,12 +148,13 @@ def plot_dummies(table: pd.DataFrame, *, epsilon: float, png, pdf, csv) -> None:
     fig, axes = _figure(max(1, len(mechanisms)))
     colours = _COLOURS
     for ax, mechanism in zip(axes, mechanisms):
+        below = False
         for (eps_a, nu), line in rows[rows["mechanism"] == mechanism].groupby(["base_epsilon", "dummy_distribution"]):
-            line = _positive(line, "delta_upper")
             k = sorted(rows["base_epsilon"].unique()).index(eps_a)
-            ax.plot(line["dummies"] + 1, line["delta_upper"], color=colours[k % len(colours)], marker="o",
-                    markersize=3, linestyle="-" if nu == "uniform" else "--", label=f"ε_A = {eps_a:g}, ν {nu}")
+            below |= _draw(ax, line["dummies"] + 1, line["delta_upper"], color=colours[k % len(colours)], marker="o",
+                           markersize=3, linestyle="-" if nu == "uniform" else "--", label=f"ε_A = {eps_a:g}, ν {nu}")
         _log(ax, "x", "y")
+        _floor_note(ax, below)
         ax.set_xlabel("k + 1 (dummies + the real output)")
         ax.set_ylabel(f"δ(ε = {epsilon:g})")
         ax.set_title(LABELS[mechanism])
