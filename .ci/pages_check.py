@@ -43,8 +43,8 @@ FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "-
          "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
 #: what a page may load: its own files and inline data
 LOCAL_SCHEMES = ("file:", "data:", "blob:", "about:")
-#: report(...) of a PNG in a rules file: the path pattern, wildcards in braces
-REPORT_PNG = re.compile(r"""report\(\s*f?(["'])([^"']+?\.png)\1""")
+#: report(...) of a PNG in a rules file: the f prefix if any, the path pattern, wildcards in braces
+REPORT_PNG = re.compile(r"""report\(\s*(f?)(["'])([^"']+?\.png)\2""")
 #: site pages given a screenshot, with the file name it gets
 SITE_SHOTS = {"index.html": "site-index.png", "math/paper002-wasserstein.html": "site-math-paper002.png",
               "api/index.html": "site-api-index.png", "api/generated/pufferfish.html": "site-api-pufferfish.png"}
@@ -70,8 +70,15 @@ def registered_patterns(rules: Path) -> list[str]:
     """The PNG paths the rules under ``rules`` register with ``report(...)``, wildcards in braces."""
     found = set()
     for path in sorted(rules.glob("*.smk")):
-        found.update(match.group(2) for match in REPORT_PNG.finditer(path.read_text()))
+        found.update(unescape_fstring(match.group(3)) if match.group(1) else match.group(3)
+                     for match in REPORT_PNG.finditer(path.read_text()))
     return sorted(found)
+
+
+def unescape_fstring(pattern: str) -> str:
+    """An f-string's path as a wildcard pattern: ``{{case}}`` (an escaped wildcard) -> ``{case}``; a
+    replacement field such as ``{f}`` stays braced, so it matches any value, as a wildcard does."""
+    return pattern.replace("{{", "{").replace("}}", "}")
 
 
 def pattern_regex(pattern: str) -> re.Pattern:

@@ -67,8 +67,17 @@ def test_the_workflow_registers_every_png_it_names():
     rules = REPO / "workflow" / "rules"
     named = set()
     for path in rules.glob("*.smk"):
-        named.update(pages_check.re.findall(r'"(results/[^"]+\.png)"', path.read_text()))
+        text = path.read_text()
+        named.update(pages_check.re.findall(r'[^f]"(results/[^"]+\.png)"', text))
+        named.update(pages_check.unescape_fstring(m) for m in pages_check.re.findall(r'f"(results/[^"]+\.png)"', text))
     assert named and set(pages_check.registered_patterns(rules)) == named
+
+
+def test_an_f_string_registration_is_a_wildcard_pattern(tmp_path):
+    (tmp_path / "a.smk").write_text('png=report(f"results/figures/d/{{case}}_{f}.png", caption="x.rst")\n')
+    patterns = pages_check.registered_patterns(tmp_path)
+    assert patterns == ["results/figures/d/{case}_{f}.png"]
+    assert pages_check.pattern_regex(patterns[0]).match("results/figures/d/adult_sex_delta.png")
 
 
 def test_pattern_regex_matches_wildcards_within_one_folder():
