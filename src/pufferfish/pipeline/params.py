@@ -44,34 +44,31 @@ def _plain(value):
     return value
 
 
-class ReadableDict(dict):
+class _FlowStyle:
+    """Mixin before a container type: ``str`` in YAML flow style (:func:`flow_style`), ``repr`` the container's."""
+
+    __slots__ = ()
+
+    def __str__(self) -> str:
+        return flow_style(self)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+    def __repr__(self) -> str:
+        return super().__repr__()       # the container's own (dict.__repr__, list.__repr__)
+
+
+class ReadableDict(_FlowStyle, dict):
     """A ``dict`` whose ``str`` is YAML flow style (:func:`flow_style`) and whose ``repr`` is the dict's."""
 
     __slots__ = ()
 
-    def __str__(self) -> str:
-        return flow_style(self)
 
-    def __format__(self, spec: str) -> str:
-        return format(str(self), spec)
-
-    def __repr__(self) -> str:
-        return dict.__repr__(self)
-
-
-class ReadableList(list):
+class ReadableList(_FlowStyle, list):
     """A ``list`` whose ``str`` is YAML flow style (:func:`flow_style`) and whose ``repr`` is the list's."""
 
     __slots__ = ()
-
-    def __str__(self) -> str:
-        return flow_style(self)
-
-    def __format__(self, spec: str) -> str:
-        return format(str(self), spec)
-
-    def __repr__(self) -> str:
-        return list.__repr__(self)
 
 
 def readable(value):
