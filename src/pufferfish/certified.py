@@ -1,0 +1,134 @@
+"""Certified upper (and lower) ends of computed privacy values: the rounding arithmetic every audit shares.
+
+A privacy value the project reports as *achieved* (a privacy loss, a hockey-stick divergence,
+a Renyi divergence, a DistP delta) must be an upper bound on the true value of the
+mathematical quantity for the inputs given, rounding and truncation included, and close to
+it: ``true <= reported <= true * (1 + CERTIFIED_RTOL)`` (plus the smallest subnormal where the
+truth is 0). A route that computes a value ``v`` in floating point with a proven bound ``e``
+on its absolute error reports :func:`upper` ``(v, e)``: the smallest float at or above
+``v + e``, the addition itself rounded upward. A lower end of an interval (a scale that must
+not be over-stated, the lower end of a bracket) is :func:`lower`. The bound ``e`` of each
+route is derived in docs/math/audits.md.
+
+A target is met when the certified value is ``<= target``, with no tolerance.
+"""
+
+from __future__ import annotations
+
+import math
+
+from pufferfish.errors import ComputationError
+
+__all__ = ["CERTIFIED_RTOL", "upper", "lower", "round_up", "round_down"]
+
+#: the largest relative over-statement a certified value may carry: true <= value <= true (1 + CERTIFIED_RTOL)
+CERTIFIED_RTOL = 1e-9
+
+
+def round_up(value: float, steps: int = 1) -> float:
+    r"""The float ``steps`` representable numbers above ``value`` (towards +inf).
+
+    Parameters
+    ----------
+    value : float
+        A finite float or +inf (returned as is).
+    steps : int
+        How many floats to move (>= 0).
+
+    Returns
+    -------
+    float
+        ``math.nextafter`` applied ``steps`` times towards +inf.
+    """
+    for _ in range(steps):
+        value = math.nextafter(value, math.inf)
+    return value
+
+
+def round_down(value: float, steps: int = 1) -> float:
+    r"""The float ``steps`` representable numbers below ``value`` (towards -inf).
+
+    Parameters
+    ----------
+    value : float
+        A finite float or -inf (returned as is).
+    steps : int
+        How many floats to move (>= 0).
+
+    Returns
+    -------
+    float
+        ``math.nextafter`` applied ``steps`` times towards -inf.
+    """
+    for _ in range(steps):
+        value = math.nextafter(value, -math.inf)
+    return value
+
+
+def _error(value: float, abs_error: float, rel_error: float) -> float:
+    if not (math.isfinite(abs_error) and abs_error >= 0.0 and math.isfinite(rel_error) and rel_error >= 0.0):
+        raise ComputationError(f"error bound abs {abs_error!r}, rel {rel_error!r}: must be finite and >= 0")
+    # |value| * rel_error + abs_error, each operation rounded up by one float
+    return round_up(round_up(abs(value) * rel_error) + abs_error) if rel_error else abs_error
+
+
+def upper(value: float, abs_error: float = 0.0, *, rel_error: float = 0.0) -> float:
+    r"""A certified upper end: the smallest float at or above ``value + abs_error + |value| rel_error``.
+
+    Parameters
+    ----------
+    value : float
+        The value computed in floating point (finite, or +inf: returned as is).
+    abs_error : float
+        A proven bound on the absolute error of ``value`` (>= 0).
+    rel_error : float
+        A proven bound on its relative error (>= 0), added as ``|value| * rel_error``.
+
+    Returns
+    -------
+    float
+        A float ``>= value + error`` (the sum rounded upward, one float above the nearest sum).
+
+    Raises
+    ------
+    ComputationError
+        ``value`` is NaN or -inf, or an error bound is negative or not finite.
+    """
+    value = float(value)
+    if math.isnan(value) or value == -math.inf:
+        raise ComputationError(f"certified upper end of {value!r}: not a number")
+    if value == math.inf:
+        return value
+    error = _error(value, abs_error, rel_error)
+    return round_up(value + error) if error else value
+
+
+def lower(value: float, abs_error: float = 0.0, *, rel_error: float = 0.0) -> float:
+    r"""A certified lower end: the largest float at or below ``value - abs_error - |value| rel_error``.
+
+    Parameters
+    ----------
+    value : float
+        The value computed in floating point (finite, or -inf: returned as is).
+    abs_error : float
+        A proven bound on the absolute error of ``value`` (>= 0).
+    rel_error : float
+        A proven bound on its relative error (>= 0).
+
+    Returns
+    -------
+    float
+        A float ``<= value - error`` (the difference rounded downward).
+
+    Raises
+    ------
+    ComputationError
+        ``value`` is NaN or +inf, or an error bound is negative or not finite.
+    """
+    value = float(value)
+    if math.isnan(value) or value == math.inf:
+        raise ComputationError(f"certified lower end of {value!r}: not a number")
+    if value == -math.inf:
+        return value
+    error = _error(value, abs_error, rel_error)
+    return round_down(value - error) if error else value
