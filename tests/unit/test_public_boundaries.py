@@ -743,7 +743,8 @@ JOB_MODULES = ("pufferfish.pipeline.", "pufferfish.files.", "pufferfish.plotting
                "pufferfish.sensitivity.experiments.", "pufferfish.sensitivity.plots.", "pufferfish.sensitivity.settings.",
                "pufferfish.multiuser.experiments", "pufferfish.multiuser.plots", "pufferfish.multiuser.user_priors.",
                "pufferfish.multiuser.secret_pairs.",
-               "pufferfish.gaussian.experiments", "pufferfish.gaussian.plots", "pufferfish.comparison.experiments",
+               "pufferfish.gaussian.experiments", "pufferfish.gaussian.plots", "pufferfish.gaussian.streams.",
+               "pufferfish.gaussian.gmm_fits.", "pufferfish.comparison.experiments",
                "pufferfish.comparison.plots", "pufferfish.multiuser.captions", "pufferfish.gaussian.captions",
                "pufferfish.iteration.captions", "pufferfish.sensitivity.captions",
                "pufferfish.distp.experiments.", "pufferfish.distp.plots.", "pufferfish.distp.settings.")
