@@ -15,7 +15,8 @@ import numpy as np
 
 from pufferfish.errors import ArgumentTypeError, InvalidArgumentError
 
-__all__ = ["real", "integer", "instance", "is_real", "is_integer", "reals", "choice", "function", "search"]
+__all__ = ["real", "integer", "instance", "is_real", "is_integer", "reals", "as_vector", "choice", "function",
+           "search", "label"]
 
 
 def _show(value) -> str:
@@ -242,6 +243,59 @@ def reals(values, *, name: str, lo: float | None = None, hi: float | None = None
     return out
 
 
+def as_vector(values, *, name: str, nonnegative: bool = False, min_size: int = 1) -> np.ndarray:
+    """``values`` as a 1-D float array of finite numbers.
+
+    Parameters
+    ----------
+    values : array_like
+        The numbers.
+    name : str
+        The argument's name, for the message.
+    nonnegative : bool, optional
+        Refuse negative values (default False).
+    min_size : int, optional
+        The fewest values accepted (default 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        A 1-D float array.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        One line naming ``name``: not 1-D numbers, a value not finite (or negative), too few values.
+    """
+    label(name)
+    min_size = integer(min_size, name="min_size", lo=0)
+    if values is None or isinstance(values, (str, bytes, dict, set)):
+        raise ArgumentTypeError(f"{name} = {values!r}: must be a sequence of numbers, not {type(values).__name__}")
+    try:
+        array = np.asarray(values)
+    except (TypeError, ValueError):
+        raise ArgumentTypeError(f"{name}: must be a sequence of numbers") from None
+    if array.dtype == bool or array.dtype.kind not in "iuf":
+        raise ArgumentTypeError(f"{name}: must hold real numbers, not {array.dtype}")
+    if array.ndim != 1:
+        raise InvalidArgumentError(f"{name}: must be one-dimensional, has shape {array.shape}")
+    if array.size < min_size:
+        raise InvalidArgumentError(f"{name}: must hold at least {min_size} value(s), has {array.size}")
+    array = array.astype(float, copy=False)
+    if array.size:   # two reductions, no temporary: NaN propagates through min and max
+        lo, hi = array.min(), array.max()
+        if math.isfinite(lo) and math.isfinite(hi) and (lo >= 0 or not nonnegative):
+            return array
+    bad = ~np.isfinite(array)
+    if nonnegative:
+        bad |= array < 0
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        rule = "finite and >= 0" if nonnegative else "finite"
+        raise InvalidArgumentError(f"{name}[{i}] = {array[i]!r}: must be {rule}")
+    return array
+
+
 def choice(value, options, *, name: str) -> str:
     r"""``value`` if it is one of the strings ``options``, else one line naming ``name``.
 
@@ -319,3 +373,26 @@ def search(rtol, max_steps) -> tuple[float, int]:
         Either value of the wrong type or out of range.
     """
     return real(rtol, name="rtol", lo=0.0, lo_open=True), integer(max_steps, name="max_steps", lo=1)
+
+
+def label(name) -> str:
+    r"""``name``, the argument name a message uses, if it is a non-empty string.
+
+    Parameters
+    ----------
+    name : object
+        The name a check was given for its argument.
+
+    Returns
+    -------
+    str
+        ``name``, unchanged.
+
+    Raises
+    ------
+    ArgumentTypeError
+        ``name`` not a string, or empty.
+    """
+    if not isinstance(name, str) or not name:
+        raise ArgumentTypeError(f"name = {name!r}: must be a non-empty string (the argument's name)")
+    return name

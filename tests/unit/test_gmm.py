@@ -81,7 +81,7 @@ def test_fit_gmm_too_few_rows_is_one_line_data_error():
 def test_experiment_with_text_attribute_or_missing_column(tmp_path):
     import pandas as pd
 
-    from pufferfish.gaussian.experiments import fit_experiment_gmms
+    from pufferfish.gaussian.gmm_fits import fit_experiment_gmms
     from pufferfish.gaussian.settings import GMMExperimentSettings, GMMSettings
 
     data = tmp_path / "toy.csv"

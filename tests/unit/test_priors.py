@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from pufferfish.errors import DataError, InvalidDistributionError
-from pufferfish.multiuser.experiments import data_user_prior
+from pufferfish.multiuser.user_priors import data_user_prior
 from pufferfish.data_priors import condition, empirical_pmf, encode
 
 
@@ -76,7 +76,7 @@ def test_config_user_prior_written_as_given(tmp_path):
     """Table 3's P4 (paper 000), zero mass at 3 kept: the file is the config row, not a refit."""
     import json
 
-    from pufferfish.multiuser.experiments import write_config_user
+    from pufferfish.multiuser.user_priors import write_config_user
     spec = {"values": [1, 2, 3, 4, 5], "probabilities": [0.4, 0.1, 0.0, 0.1, 0.4], "presence": 0.5}
     write_config_user(name="P4", spec=spec, out_csv=tmp_path / "P4.csv", out_json=tmp_path / "P4.json")
     assert (tmp_path / "P4.csv").read_text() == "value,probability\n1,0.4\n2,0.1\n3,0.0\n4,0.1\n5,0.4\n"

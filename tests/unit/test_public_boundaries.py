@@ -160,7 +160,7 @@ PQ = {"p": "pmf", "q": "pmf"}
 
 def _section6():
     """Valid inputs of paper 002's Section 6 subpackages (iteration, sensitivity)."""
-    from pufferfish.iteration.covariance import EqualCorrelation
+    from pufferfish.iteration.equal_correlation import EqualCorrelation
     from pufferfish.iteration.exact import exact_audit
     from pufferfish.iteration.model import account_quadratic_model
     from pufferfish.sensitivity.attribute import GaussianRecord
@@ -384,25 +384,25 @@ CALLS = {
     "pufferfish.wasserstein.methods.gwm_gaussian_analytic": pq(epsilons=EPS, delta=(0.1, "open_unit")),
     "pufferfish.wasserstein.methods.dagwm_cauchy": pq(epsilons=EPS, alpha=(2.0, "alpha")),
     # ---------------------------------------------------------------- paper 002, Section 6 (iteration)
-    "pufferfish.iteration.covariance.as_vector": Call(
+    "pufferfish.checks.as_vector": Call(
         {"values": [1.0, 2.0], "name": "x", "nonnegative": True, "min_size": 1},
         {"values": "nonneg_reals", "name": "str", "min_size": "size"}, alias={"values": "x"}),
     "pufferfish.iteration.covariance.check_covariance": Call({"value": S6["cov"], "name": "cov"},
                                                              {"value": "covariance", "name": "str"},
                                                              alias={"value": "cov"}),
-    "pufferfish.iteration.covariance.DenseCovariance": kw(matrix=([[2.0, 0.5], [0.5, 1.0]], "matrix")),
-    "pufferfish.iteration.covariance.StationaryCovariance": Call(
+    "pufferfish.iteration.dense_covariance.DenseCovariance": kw(matrix=([[2.0, 0.5], [0.5, 1.0]], "matrix")),
+    "pufferfish.iteration.stationary_covariance.StationaryCovariance": Call(
         {"autocovariance": [1.0, 0.5, 0.25]}, {"autocovariance": "reals"}, extra_bad={"autocovariance": [[0.0], [1.0, 2.0]]}),
-    "pufferfish.iteration.covariance.EqualCorrelation": kw(size=(3, "count"), rho=(0.5, "unit"), variance=(2.0, "pos")),
-    "pufferfish.iteration.covariance.decaying_correlation": kw(size=(3, "count"), rho=(0.5, "delta0"),
-                                                               variance=(2.0, "pos")),
-    "pufferfish.iteration.covariance.DecayingCorrelation": kw(size=(3, "count"), rho=(0.5, "delta0"),
-                                                              variance=(2.0, "pos")),
+    "pufferfish.iteration.equal_correlation.EqualCorrelation": kw(size=(3, "count"), rho=(0.5, "unit"), variance=(2.0, "pos")),
+    "pufferfish.iteration.stationary_covariance.decaying_correlation": kw(size=(3, "count"), rho=(0.5, "delta0"),
+                                                                          variance=(2.0, "pos")),
+    "pufferfish.iteration.stationary_covariance.DecayingCorrelation": kw(size=(3, "count"), rho=(0.5, "delta0"),
+                                                                         variance=(2.0, "pos")),
     "pufferfish.iteration.geometric.geometric_sums": Call({"counts": [0, 3], "eta": 0.5, "power": 2},
                                                           {"counts": "nonneg_reals", "eta": "step", "power": "count"},
                                                           extra_bad={"counts": [[1.5], 3], "power": [3]}),
-    "pufferfish.iteration.covariance.biased_autocovariance": Call({"values": [1.0, 3.0, 2.0]}, {"values": "reals"},
-                                                                  extra_bad={"values": [[1.0, 1.0]]}),
+    "pufferfish.iteration.stationary_covariance.biased_autocovariance": Call(
+        {"values": [1.0, 3.0, 2.0]}, {"values": "reals"}, extra_bad={"values": [[1.0, 1.0]]}),
     "pufferfish.iteration.shifts.shifts_from_column": Call(
         {"column": [2.0, 1.0, 0.5], "secret_index": 1, "eta": 0.5, "diameter": 1.0, "lipschitz": 1.0,
          "gradient_bound": 0.4},
@@ -690,7 +690,7 @@ EXEMPT = {
         "internal numerics shared by the audit modules, on values their public callers validated "
         "(module docstring; tested through them, in test_scale.py and test_audit_roots.py)"),
     **dict.fromkeys([f"pufferfish.checks.{n}" for n in ("real", "integer", "instance", "is_real", "is_integer",
-                                                         "reals", "choice", "function", "search")],
+                                                         "reals", "choice", "function", "search", "label")],
                     "the validators themselves: ``value`` accepts anything by design (tests/unit/test_validation.py)"),
     "pufferfish.registry.Method": "a registry record, built by the package's own modules at import (test_registry.py)",
     "pufferfish.registry.register": "registers Method records at import (varargs of records, test_registry.py)",
@@ -741,8 +741,10 @@ JOB_MODULES = ("pufferfish.pipeline.", "pufferfish.files.", "pufferfish.plotting
                "pufferfish.iteration.experiments.", "pufferfish.iteration.plots.", "pufferfish.iteration.settings.",
                "pufferfish.iteration.exposure.",
                "pufferfish.sensitivity.experiments.", "pufferfish.sensitivity.plots.", "pufferfish.sensitivity.settings.",
-               "pufferfish.multiuser.experiments", "pufferfish.multiuser.plots",
-               "pufferfish.gaussian.experiments", "pufferfish.gaussian.plots", "pufferfish.comparison.experiments",
+               "pufferfish.multiuser.experiments", "pufferfish.multiuser.plots", "pufferfish.multiuser.user_priors.",
+               "pufferfish.multiuser.secret_pairs.",
+               "pufferfish.gaussian.experiments", "pufferfish.gaussian.plots", "pufferfish.gaussian.streams.",
+               "pufferfish.gaussian.gmm_fits.", "pufferfish.comparison.experiments",
                "pufferfish.comparison.plots", "pufferfish.multiuser.captions", "pufferfish.gaussian.captions",
                "pufferfish.iteration.captions", "pufferfish.sensitivity.captions",
                "pufferfish.distp.experiments.", "pufferfish.distp.plots.", "pufferfish.distp.settings.")

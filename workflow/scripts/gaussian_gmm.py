@@ -1,5 +1,5 @@
 """Rule gaussian_gmm: fit the GMM prior of each secret of a GMM experiment (Figs. 3, 4 of paper 004, or added)."""
-from pufferfish.gaussian.experiments import fit_experiment_gmms
+from pufferfish.gaussian.gmm_fits import fit_experiment_gmms
 from pufferfish.pipeline.jobs import run
 from pufferfish.gaussian.settings import GMMExperimentSettings, GMMSettings
 

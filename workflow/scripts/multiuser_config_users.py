@@ -1,6 +1,6 @@
 """Rule multiuser_config_users: the lattice users given in config.yaml, written as prior tables (one job)."""
 from pufferfish.pipeline.jobs import run
-from pufferfish.multiuser.experiments import write_config_user
+from pufferfish.multiuser.user_priors import write_config_user
 
 
 def main(smk):

@@ -1,6 +1,6 @@
 """Rule multiuser_data_user: Pr(attribute | given) of one dataset, as a lattice prior."""
 from pufferfish.pipeline.jobs import run
-from pufferfish.multiuser.experiments import write_data_user
+from pufferfish.multiuser.user_priors import write_data_user
 
 
 def main(smk):

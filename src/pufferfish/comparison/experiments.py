@@ -132,7 +132,8 @@ def resolve_pair(pair: str, config: Mapping, *, data_users: Mapping[str, str] = 
                 f"(binding pair: W_inf = {bind.w_inf}, W_2 = {bind.w_2:.4g})")
         return SecretPair.of(Draws(first.pmf, f"{column}={first.secret}"), Draws(second.pmf, f"{column}={second.secret}"),
                              []), text
-    from pufferfish.multiuser.experiments import build_users, load_data_users, experiment_pairs, secret_label
+    from pufferfish.multiuser.secret_pairs import build_users, experiment_pairs, secret_label
+    from pufferfish.multiuser.user_priors import load_data_users
 
     mu = config["multiuser"]
     users = build_users(mu, load_data_users(data_users))

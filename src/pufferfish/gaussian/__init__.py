@@ -2,7 +2,8 @@
 Theorem 1, Remark 1, Corollary 1 (:mod:`.methods`), GMM priors fitted to data, Theorem 2 and
 Corollary 2 (:mod:`.gmm`; the GMM type is :class:`pufferfish.mixture.GMM`), Laplace against
 Gaussian noise on Fig. 1's priors (:mod:`.noise_ordering`), the typed settings
-of its figures (:mod:`.settings`), the experiments (:mod:`.experiments`) and figures
+of its figures (:mod:`.settings`), the random streams of its draws (:mod:`.streams`), the GMM
+fits of Figs. 3-4 (:mod:`.gmm_fits`), the experiments (:mod:`.experiments`) and figures
 (:mod:`.plots`). The exact audit is :mod:`pufferfish.audit.laplace_mixture`. Names are
 imported on first use."""
 
@@ -24,5 +25,5 @@ _EXPORTS = {
 
 __all__ = list(_EXPORTS)
 
-__getattr__, __dir__ = attach(__name__, _EXPORTS, ("methods", "gmm", "noise_ordering", "settings", "experiments", "plots",
-                                                        "captions"))
+__getattr__, __dir__ = attach(__name__, _EXPORTS, ("methods", "gmm", "noise_ordering", "settings", "streams", "gmm_fits",
+                                                        "experiments", "plots", "captions"))

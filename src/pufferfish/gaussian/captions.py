@@ -14,7 +14,7 @@ __all__ = ["read_gmm_rows", "read_fig1_values"]
 
 
 def read_gmm_rows(gmm_json) -> dict:
-    """The rows-used record of :func:`~pufferfish.gaussian.experiments.fit_experiment_gmms`, for captions.
+    """The rows-used record of :func:`~pufferfish.gaussian.gmm_fits.fit_experiment_gmms`, for captions.
 
     Parameters
     ----------

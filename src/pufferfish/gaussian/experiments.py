@@ -10,27 +10,24 @@ section of the config as a frozen dataclass of :mod:`pufferfish.gaussian.setting
 * Fig. 1  :func:`run_fig1`  two Gaussian priors, Laplace vs Gaussian noise of equal variance
   (:mod:`pufferfish.gaussian.noise_ordering`).
 * Fig. 2  :func:`run_fig2`  eq. (11) against the number of users K.
-* Figs. 3-4 :func:`fit_experiment_gmms` (GMMs of a data attribute given two secrets,
-  :mod:`pufferfish.gaussian.gmm`) then :func:`run_gmm_experiment` (Theorem 2, eq. 13).
+* Figs. 3-4 :func:`~pufferfish.gaussian.gmm_fits.fit_experiment_gmms` (GMMs of a data attribute given
+  two secrets, :mod:`pufferfish.gaussian.gmm_fits`) then :func:`run_gmm_experiment` (Theorem 2, eq. 13).
 * Fig. 5  :func:`run_fig5`  tau*(delta) (eq. 20) and the Lambert-W bound (eq. 23).
 
 :func:`run_figure` runs Fig. 1, 2 or 5 by its settings (the workflow's one rule for the three).
 Randomness: every draw comes from ``numpy.random.Generator(PCG64(SeedSequence([seed, ...])))``
 with ``seed`` = config ``seed`` and a fixed integer path per figure, secret and panel
-(:data:`STREAMS`, :func:`stream_id`). A scale that does not meet its target within config
+(:mod:`pufferfish.gaussian.streams`). A scale that does not meet its target within config
 ``audit.rtol`` is a violation: logged as a WARNING, flagged in the audit CSV and printed on the
 figure; the job goes on. The mathematics: docs/math/paper004-gaussian.md.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import math
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -39,21 +36,19 @@ from pufferfish.audit.laplace_mixture import BMin, LaplaceMixtureAuditor, b_min,
 from pufferfish.audit.target import Target, target_for
 from pufferfish.audit.verdict import Verdict, audit_frame, audit_row, audit_scale
 from pufferfish.data_priors import condition
-from pufferfish.checks import instance, integer
 from pufferfish.errors import DataError
-from pufferfish.files import write_csv, write_json
-from pufferfish.gaussian.gmm import (REG_COVAR, components_below_resolution, data_resolution, fit_gmm, numeric_values,
-                                    theorem2, theorem2_terms, w2_weights)
+from pufferfish.files import write_csv
+from pufferfish.gaussian.gmm import theorem2
+from pufferfish.gaussian.gmm_fits import read_gmms
 from pufferfish.gaussian.methods import corollary1_identical, gaussian_noise_max_log_ratio, tau_lambertw, tau_star
-from pufferfish.gaussian.settings import (Fig1Settings, Fig2Settings, Fig5Settings, GMMExperimentSettings,
-                                          GMMSettings)
+from pufferfish.gaussian.settings import Fig1Settings, Fig2Settings, Fig5Settings, GMMExperimentSettings
+from pufferfish.gaussian.streams import STREAMS, generator, stream_id
 from pufferfish.grids import check_deltas, check_epsilons
 from pufferfish.mixture import GMM
 from pufferfish.settings import AuditSettings
 
 __all__ = [
-    "FIG1_COLUMNS", "FIG2_COLUMNS", "GMM_THETA_COLUMNS", "FIG5_COLUMNS", "STREAMS",
-    "generator", "stream_id", "run_fig1", "run_fig2", "fit_experiment_gmms", "read_gmms",
+    "FIG1_COLUMNS", "FIG2_COLUMNS", "GMM_THETA_COLUMNS", "FIG5_COLUMNS", "run_fig1", "run_fig2",
     "run_gmm_experiment", "run_fig5", "run_figure",
 ]
 
@@ -72,66 +67,6 @@ GMM_THETA_COLUMNS = ["method", "epsilon", "delta", "b", "epsilon_achieved", "del
 FIG5_COLUMNS = ["delta", "tau_q", "tau_lambertw"]
 #: the noise of every audit row of paper 004
 NOISE = "laplace"
-
-#: integer paths appended to config ``seed``: (figure, purpose) -> stream prefix
-STREAMS = {
-    "fig3": 3, "fig4": 4,      # figure ids
-    "gmm_fit": 1,              # [seed, fig, 1, secret]          -> GaussianMixture random_state
-    "noise": 2,                # [seed, fig, 2, secret, privacy] -> Laplace noise of a panel
-}
-
-
-def stream_id(name: str) -> int:
-    """The integer path of GMM experiment ``name``: 3 and 4 for the paper's figures, else from its name.
-
-    Parameters
-    ----------
-    name : str
-        The experiment's key in config ``gaussian``.
-
-    Returns
-    -------
-    int
-        3 or 4 for fig3 and fig4; for any other key the first 4 bytes of sha256(name)
-        (big-endian), so its draws do not depend on which other experiments exist.
-
-    Raises
-    ------
-    ArgumentTypeError
-        A name that is not a string.
-    """
-    name = instance(name, str, name="name")
-    if name in ("fig3", "fig4"):
-        return STREAMS[name]
-    return int.from_bytes(hashlib.sha256(name.encode("utf-8")).digest()[:4], "big")
-
-
-def generator(seed: int, *path: int) -> np.random.Generator:
-    """A PCG64 generator seeded by ``SeedSequence([seed, *path])``.
-
-    Parameters
-    ----------
-    seed : int
-        Config ``seed``.
-    *path : int
-        The stream's path (:data:`STREAMS`).
-
-    Returns
-    -------
-    numpy.random.Generator
-        PCG64 seeded by ``SeedSequence([seed, *path])``.
-
-    Raises
-    ------
-    InvalidArgumentError, ArgumentTypeError
-        A seed or path entry that is not a non-negative integer.
-    """
-    keys = [integer(seed, name="seed", lo=0), *(integer(k, name=f"path[{i}]", lo=0) for i, k in enumerate(path))]
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(keys)))
-
-
-def _sklearn_seed(seed: int, *path: int) -> int:
-    return int(np.random.SeedSequence([int(seed), *map(int, path)]).generate_state(1)[0])
 
 
 # ------------------------------------------------------------------------------ the audit of one scale
@@ -308,148 +243,6 @@ def run_fig2(settings: Fig2Settings, *, audit: AuditSettings, theta_csv, audit_c
 
 
 # ------------------------------------------------------------------------------ Figs. 3-4: GMMs
-def _read_frame(data_csv) -> pd.DataFrame:
-    return pd.read_csv(data_csv, low_memory=False)
-
-
-def _dataset_record(data_json) -> dict:
-    """sha256 and source of ``data/raw/{dataset}.json`` when it exists and has them."""
-    if not data_json or not Path(data_json).exists():
-        return {}
-    with open(data_json, encoding="utf-8") as handle:
-        record = json.load(handle)
-    return {k: record[k] for k in ("sha256", "source", "url", "uci_id", "member", "citation", "rows") if k in record}
-
-
-def _secret_rows(frame: pd.DataFrame, experiment: GMMExperimentSettings, secret) -> tuple[np.ndarray, dict, int]:
-    """The attribute values of one secret's rows (:func:`pufferfish.data_priors.condition`), the
-    row accounting (rows with the secret, used, dropped: attribute absent, or in missing_values)
-    and the rows of the dataset dropped for a missing value in a used column."""
-    attribute, dataset, missing = experiment.attribute, experiment.dataset, list(experiment.missing_values)
-    cond = condition(frame, attribute=attribute, given=secret.given, dataset=dataset, missing_values=missing)
-    first = next(iter(secret.given))
-    total = condition(frame, attribute=first, given=secret.given, dataset=dataset).rows_matching
-    present = condition(frame, attribute=attribute, given=secret.given, dataset=dataset).rows_matching
-    counts = {"label": secret.label, "given": dict(secret.given), "rows_with_secret": int(total),
-              "rows_used": int(cond.rows_matching), "rows_dropped_missing": int(total - cond.rows_matching),
-              "rows_dropped_nan": int(total - present), "rows_dropped_missing_value": int(present - cond.rows_matching)}
-    return numeric_values(cond.values, name=f"{attribute} | {secret.label}"), counts, int(cond.rows_dropped_missing)
-
-
-def _gmm_record(gmm: GMMSettings, fig_id: int, resolution: float | None) -> dict:
-    """The ``gmm`` entry of the fits' record: the EM settings and the treatment of rounded data."""
-    rounding = gmm.rounding if resolution is not None else "none"
-    reg_covar = resolution ** 2 / 12.0 if rounding == "variance" else REG_COVAR
-    treatment = {"dequantise": "x + h U, U uniform on [-1/2, 1/2], from SeedSequence([random_state, 1])",
-                 "variance": "h^2 / 12 (the variance of rounding) added to every component's variance (reg_covar)",
-                 "none": "the values as recorded"}[rounding]
-    return {"components": gmm.components, "n_init": gmm.n_init, "max_iter": gmm.max_iter, "covariance_type": "full",
-            "reg_covar": reg_covar, "init_params": "kmeans", "rounding": gmm.rounding, "fitted_values": treatment,
-            "random_state": f"SeedSequence([seed, {fig_id}, {STREAMS['gmm_fit']}, secret]).generate_state(1)[0]",
-            "library": "scikit-learn GaussianMixture"}
-
-
-def fit_experiment_gmms(experiment: GMMExperimentSettings, *, gmm: GMMSettings, seed: int, data_csv, data_json=None,
-                        out_json) -> dict:
-    """Fit one GMM per secret of a GMM experiment (config ``gaussian.<name>``: fig3, fig4, ...), write the JSON.
-
-    The attribute values of the rows satisfying each secret's ``given`` come from
-    :func:`pufferfish.data_priors.condition` (rows missing the attribute or a conditioning
-    column, or with the attribute in ``missing_values``, are dropped and counted). The data's
-    resolution h (:func:`~pufferfish.gaussian.gmm.data_resolution` of both secrets' values)
-    decides the treatment of rounded values (config ``gaussian.gmm.rounding``,
-    :func:`~pufferfish.gaussian.gmm.fit_gmm`); a component narrower than the rounding,
-    :math:`\\sigma < h / \\sqrt{12}`, is listed (``components_below_resolution``) and logged.
-
-    Parameters
-    ----------
-    experiment : GMMExperimentSettings
-        The experiment's config section.
-    gmm : GMMSettings
-        Config ``gaussian.gmm``.
-    seed : int
-        Config ``seed``.
-    data_csv, data_json, out_json : str or os.PathLike
-        The dataset's table and provenance record (optional), and the record written.
-
-    Returns
-    -------
-    dict
-        The record: per secret the rows used and dropped and the fit (weights, means, standard
-        deviations sorted by mean); the resolution and its treatment; :math:`w^*` and Theorem 2's
-        two sums; the dataset's sha256.
-
-    Raises
-    ------
-    DataError
-        A column absent or not numeric, no row with a secret, fewer values than components.
-    """
-    frame = _read_frame(data_csv)
-    fig_id = stream_id(experiment.name)
-    data = [_secret_rows(frame, experiment, secret) for secret in experiment.secrets]
-    resolution = data_resolution(np.concatenate([x for x, _, _ in data]))
-    secrets, gmms = [], []
-    for k, (x, counts, _) in enumerate(data):
-        label = f"{experiment.attribute} | {counts['label']}"
-        model = fit_gmm(x, components=gmm.components, n_init=gmm.n_init, max_iter=gmm.max_iter, label=label,
-                        random_state=_sklearn_seed(seed, fig_id, STREAMS["gmm_fit"], k), rounding=gmm.rounding,
-                        resolution=resolution)
-        narrow = components_below_resolution(model, resolution) if resolution is not None else []
-        if not model.converged:
-            log.warning("%s: EM did not converge for %s within %d iterations", experiment.name, label, gmm.max_iter)
-        if narrow:
-            log.warning("%s: %s: component(s) %s narrower than the data's rounding (sd < h/sqrt(12), h = %g): "
-                        "a value, not a density", experiment.name, label, narrow, resolution)
-        gmms.append(model)
-        secrets.append({**counts, **model.record(), "components_below_resolution": narrow})
-        log.info("%s: %s: %d rows used, %d dropped as missing; weights %s means %s stds %s", experiment.name, label,
-                 counts["rows_used"], counts["rows_dropped_missing"], np.round(model.weights, 4),
-                 np.round(model.means, 4), np.round(model.stds, 4))
-    weights = w2_weights(gmms[0], gmms[1])
-    mean_term, std_term = theorem2_terms(gmms[0], gmms[1], weights)
-    dataset = _dataset_record(data_json)
-    record = {
-        "experiment": f"gaussian_{experiment.name}", "dataset": experiment.dataset, "dataset_record": dataset,
-        "dataset_sha256": dataset.get("sha256"), "attribute": experiment.attribute,
-        "missing_values": list(experiment.missing_values), "rows_in_dataset": int(len(frame)),
-        "rows_dropped_missing_dataset": data[-1][2],
-        "seed": int(seed), "resolution": resolution,
-        "rounding_sd": None if resolution is None else resolution / math.sqrt(12.0),
-        "gmm": _gmm_record(gmm, fig_id, resolution), "secrets": secrets, "w_star": weights.tolist(),
-        "w_star_rows_cols": "rows: components of secret 0, columns: components of secret 1 (both sorted by mean)",
-        "theorem2_terms": {"sum_w_abs_dmu": mean_term, "sum_w_abs_dsigma": std_term},
-    }
-    write_json(record, out_json)
-    return record
-
-
-def read_gmms(gmm_json) -> tuple[dict, list[GMM]]:
-    """The record written by :func:`fit_experiment_gmms` and its two mixtures.
-
-    Parameters
-    ----------
-    gmm_json : str or os.PathLike
-        ``results/gmm/gaussian_<name>.json``.
-
-    Returns
-    -------
-    (dict, list of pufferfish.mixture.GMM)
-        The record, and the mixtures of the two secrets in config order.
-
-    Raises
-    ------
-    OSError
-        A file that cannot be read.
-    KeyError, json.JSONDecodeError
-        A file that is not such a record.
-    """
-    with open(gmm_json, encoding="utf-8") as handle:
-        record = json.load(handle)
-    gmms = [GMM(s["weights"], s["means"], s["stds"], n=s["rows_used"], converged=s["converged"],
-                label=s["label"]) for s in record["secrets"]]
-    return record, gmms
-
-
 def _audit_grid(experiment: GMMExperimentSettings, gi: GMM, gj: GMM, audit: AuditSettings) -> tuple[pd.DataFrame,
                                                                                                      pd.DataFrame]:
     """Theorem 2 at every (epsilon, delta) of the experiment's grid, audited, with b_min: the b
@@ -473,7 +266,7 @@ def _audit_grid(experiment: GMMExperimentSettings, gi: GMM, gj: GMM, audit: Audi
 def _privatized(experiment: GMMExperimentSettings, gi: GMM, gj: GMM, *, seed: int, data_csv) -> list[dict]:
     """Per secret, its data x and Y = X + Laplace(b) at each (epsilon, delta) of ``privacy``
     (b from Theorem 2; the noise from the stream [seed, figure, 2, secret, pair])."""
-    frame = _read_frame(data_csv)
+    frame = pd.read_csv(data_csv, low_memory=False)
     samples = []
     for k, secret in enumerate(experiment.secrets):
         cond = condition(frame, attribute=experiment.attribute, given=secret.given, dataset=experiment.dataset,
@@ -510,7 +303,7 @@ def run_gmm_experiment(experiment: GMMExperimentSettings, *, audit: AuditSetting
     seed : int
         Config ``seed``.
     gmm_json, data_csv : str or os.PathLike
-        The fits (:func:`fit_experiment_gmms`) and the dataset's table.
+        The fits (:func:`~pufferfish.gaussian.gmm_fits.fit_experiment_gmms`) and the dataset's table.
     theta_csv, audit_csv, png, pdf, csv, theta_png, theta_pdf, theta_fig_csv : str or os.PathLike
         The b table, the audit table (the shared schema) and the two figures with their numbers.
 

@@ -269,7 +269,7 @@ def plot_gmm_figure(samples: Sequence[Mapping], gmms: Sequence[GMM], *, record: 
     gmms : sequence of pufferfish.mixture.GMM
         The fitted priors, one per secret.
     record : dict
-        The fit's record (:func:`pufferfish.gaussian.experiments.fit_experiment_gmms`): the
+        The fit's record (:func:`pufferfish.gaussian.gmm_fits.fit_experiment_gmms`): the
         attribute's name, the rows dropped and the components narrower than the rounding.
     title : str
         The figure's title.

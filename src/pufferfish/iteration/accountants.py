@@ -25,9 +25,8 @@ import math
 
 import numpy as np
 
-from pufferfish.checks import choice, integer, real
+from pufferfish.checks import as_vector, choice, integer, real
 from pufferfish.errors import InvalidArgumentError
-from pufferfish.iteration.covariance import as_vector
 from pufferfish.iteration.minorant import minimal_cost, minimal_costs
 
 __all__ = ["ACCOUNTANTS", "ORDERS", "accountant_cost", "accountant_costs", "paper_bound", "contraction_bound",

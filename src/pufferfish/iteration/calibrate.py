@@ -20,10 +20,9 @@ import numpy as np
 
 from pufferfish.audit.target import Target, target_for
 from pufferfish.audit.verdict import NO_NOISE_NOTE, NOT_MET_AT_ZERO_NOTE, Verdict
-from pufferfish.checks import real
+from pufferfish.checks import as_vector, real
 from pufferfish.errors import ArgumentTypeError, InvalidArgumentError
 from pufferfish.iteration.accountants import ACCOUNTANTS, ORDERS, epsilon_of_cost
-from pufferfish.iteration.covariance import as_vector
 from pufferfish.iteration.exact import ExactAudit
 from pufferfish.iteration.model import ModelAccount
 

@@ -4,104 +4,42 @@ Paper 002 (Pierquin, Bellet, Tommasi, Boussard, ICML 2024), Section 6.4 and Appe
 shifts of the iteration depend on the prior only through the secret's column
 :math:`\Sigma_{\cdot k} / \Sigma_{kk}` (:mod:`pufferfish.iteration.shifts`), and the exact audit of the
 quadratic-loss model through that column and one quadratic form :math:`q^\top \Sigma q`
-(:mod:`pufferfish.iteration.exact`). A covariance here is anything with those two operations, so a
-stationary prior of a million records never builds its :math:`T \times T` matrix:
+(:mod:`pufferfish.iteration.exact`). A covariance here is anything with those two operations
+(:class:`Covariance`), so a stationary prior of a million records never builds its :math:`T \times T`
+matrix. The kinds, one module each:
 
-* :class:`DenseCovariance` -- a matrix given in full (checked symmetric, positive semi-definite);
-* :class:`StationaryCovariance` -- :math:`\Sigma_{tu} = \gamma(|t - u|)`, a Toeplitz matrix given by its
-  autocovariance; :math:`q^\top \Sigma q` by one FFT convolution for any :math:`q`, and for the step
-  weights :math:`q_t = (1 - \eta)^{T-t}` by their lag sums (:math:`O(T)`, :mod:`pufferfish.iteration.geometric`);
-* :class:`EqualCorrelation` -- :math:`\Sigma_{tt} = v`, :math:`\Sigma_{tu} = \rho v` (:math:`t \ne u`,
-  :math:`0 \le \rho \le 1`; paper 002, Fig. 6, "all elements equally correlated"); closed forms, :math:`O(T)`;
-* :func:`decaying_correlation` -- :math:`\Sigma_{tu} = v \rho^{|t-u|}` (Fig. 6, "dependencies decreasing
-  over time"), a :class:`StationaryCovariance`;
-* :func:`biased_autocovariance` -- the estimator that divides by :math:`n`, whose Toeplitz matrix is
-  positive semi-definite, by FFT.
+* :class:`~pufferfish.iteration.dense_covariance.DenseCovariance` -- a matrix given in full (checked
+  symmetric, positive semi-definite);
+* :class:`~pufferfish.iteration.stationary_covariance.StationaryCovariance` -- :math:`\Sigma_{tu} = \gamma(|t - u|)`,
+  a Toeplitz matrix given by its autocovariance; :math:`q^\top \Sigma q` by one FFT convolution for any :math:`q`,
+  and for the step weights :math:`q_t = (1 - \eta)^{T-t}` by their lag sums (:math:`O(T)`,
+  :mod:`pufferfish.iteration.geometric`); with it
+  :func:`~pufferfish.iteration.stationary_covariance.decaying_correlation`, :math:`\Sigma_{tu} = v \rho^{|t-u|}` (Fig. 6, "dependencies decreasing over time"), and
+  :func:`~pufferfish.iteration.stationary_covariance.biased_autocovariance`, the estimator that divides by
+  :math:`n`, whose Toeplitz matrix is positive semi-definite, by FFT;
+* :class:`~pufferfish.iteration.equal_correlation.EqualCorrelation` -- :math:`\Sigma_{tt} = v`,
+  :math:`\Sigma_{tu} = \rho v` (:math:`t \ne u`, :math:`0 \le \rho \le 1`; paper 002, Fig. 6, "all elements
+  equally correlated"); closed forms, :math:`O(T)`.
 
 The step weights' sums (:meth:`Covariance.step_variance` :math:`= \operatorname{Var}(q^\top x)`,
 :meth:`Covariance.step_covariance` :math:`= \operatorname{Cov}(q^\top x, x_k)`, and the latter for every
 :math:`k` at once) are what the exact audit reads (docs/math/iteration.md, "Closed forms of the
-step weights"). Indices of records are 1-based, as the paper's :math:`k`.
+step weights"); :func:`conditional_variance` conditions on the secret record. Indices of records are
+1-based, as the paper's :math:`k`.
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
-
 import numpy as np
 
-from pufferfish.checks import integer, real
+from pufferfish.checks import as_vector, integer, label, real
 from pufferfish.errors import ArgumentTypeError, InvalidArgumentError
-from pufferfish.iteration.geometric import (contraction_powers, discounted_cumsum, geometric_sums, lag_sums,
-                                            noise_gain, significant_lags, step_weights, weight_sum)
+from pufferfish.iteration.geometric import step_weights
 
-__all__ = ["Covariance", "DenseCovariance", "StationaryCovariance", "EqualCorrelation", "DecayingCorrelation",
-           "decaying_correlation",
-           "biased_autocovariance", "as_vector", "check_covariance", "conditional_variance"]
+__all__ = ["Covariance", "check_covariance", "conditional_variance"]
 
 #: relative size below which a negative conditional variance is rounding (clipped to 0), not an invalid prior
 PSD_RTOL = 1e-9
-
-
-def _label(name) -> str:
-    """``name``, the argument name a message uses: a non-empty string."""
-    if not isinstance(name, str) or not name:
-        raise ArgumentTypeError(f"name = {name!r}: must be a non-empty string (the argument's name)")
-    return name
-
-
-def as_vector(values, *, name: str, nonnegative: bool = False, min_size: int = 1) -> np.ndarray:
-    """``values`` as a 1-D float array of finite numbers.
-
-    Parameters
-    ----------
-    values : array_like
-        The numbers.
-    name : str
-        The argument's name, for the message.
-    nonnegative : bool, optional
-        Refuse negative values (default False).
-    min_size : int, optional
-        The fewest values accepted (default 1).
-
-    Returns
-    -------
-    numpy.ndarray
-        A 1-D float array.
-
-    Raises
-    ------
-    InvalidArgumentError, ArgumentTypeError
-        One line naming ``name``: not 1-D numbers, a value not finite (or negative), too few values.
-    """
-    _label(name)
-    min_size = integer(min_size, name="min_size", lo=0)
-    if values is None or isinstance(values, (str, bytes, dict, set)):
-        raise ArgumentTypeError(f"{name} = {values!r}: must be a sequence of numbers, not {type(values).__name__}")
-    try:
-        array = np.asarray(values)
-    except (TypeError, ValueError):
-        raise ArgumentTypeError(f"{name}: must be a sequence of numbers") from None
-    if array.dtype == bool or array.dtype.kind not in "iuf":
-        raise ArgumentTypeError(f"{name}: must hold real numbers, not {array.dtype}")
-    if array.ndim != 1:
-        raise InvalidArgumentError(f"{name}: must be one-dimensional, has shape {array.shape}")
-    if array.size < min_size:
-        raise InvalidArgumentError(f"{name}: must hold at least {min_size} value(s), has {array.size}")
-    array = array.astype(float, copy=False)
-    if array.size:   # two reductions, no temporary: NaN propagates through min and max
-        lo, hi = array.min(), array.max()
-        if math.isfinite(lo) and math.isfinite(hi) and (lo >= 0 or not nonnegative):
-            return array
-    bad = ~np.isfinite(array)
-    if nonnegative:
-        bad |= array < 0
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        rule = "finite and >= 0" if nonnegative else "finite"
-        raise InvalidArgumentError(f"{name}[{i}] = {array[i]!r}: must be {rule}")
-    return array
 
 
 class Covariance:
@@ -230,8 +168,9 @@ class Covariance:
         :func:`conditional_variance`, whose rounding error is a few u times
         :math:`q^\top \Sigma q`, not times the conditional variance itself: where the records are
         almost determined by x_k (rho -> 1) the conditional variance is small and loses digits
-        (docs/math/iteration.md, "Accuracy of the conditional variance"). :class:`EqualCorrelation`
-        and :class:`DecayingCorrelation` compute it without a difference.
+        (docs/math/iteration.md, "Accuracy of the conditional variance").
+        :class:`~pufferfish.iteration.equal_correlation.EqualCorrelation` and
+        :class:`~pufferfish.iteration.stationary_covariance.DecayingCorrelation` compute it without a difference.
 
         Parameters
         ----------
@@ -367,374 +306,8 @@ def check_covariance(value, *, name: str = "covariance") -> Covariance:
     ArgumentTypeError
         ``value`` is not a :class:`Covariance` (one line naming ``name`` and the type).
     """
-    _label(name)
+    label(name)
     if not isinstance(value, Covariance):
         raise ArgumentTypeError(f"{name}: must be a Covariance (DenseCovariance, StationaryCovariance, "
                                 f"EqualCorrelation...), not {type(value).__name__}")
     return value
-
-
-def _check_variance(value, name: str = "variance") -> float:
-    return real(value, name=name, lo=0.0, lo_open=True)
-
-
-@dataclass(frozen=True)
-class DenseCovariance(Covariance):
-    """A covariance given as a full matrix (symmetric, positive semi-definite, positive diagonal)."""
-
-    matrix: np.ndarray = field(repr=False)
-
-    def __post_init__(self):
-        m = self.matrix
-        if isinstance(m, (str, bytes)) or m is None:
-            raise ArgumentTypeError(f"matrix = {m!r}: must be a square array of numbers")
-        m = np.asarray(m)
-        if m.dtype == bool or m.dtype.kind not in "iuf":
-            raise ArgumentTypeError(f"matrix: must hold real numbers, not {m.dtype}")
-        m = m.astype(float)
-        if m.ndim != 2 or m.shape[0] != m.shape[1] or m.shape[0] == 0:
-            raise InvalidArgumentError(f"matrix: must be a non-empty square matrix, has shape {m.shape}")
-        if not np.isfinite(m).all():
-            raise InvalidArgumentError("matrix: has a non-finite entry")
-        scale = float(np.abs(m).max())
-        if not np.allclose(m, m.T, rtol=0, atol=1e-12 * scale):
-            raise InvalidArgumentError("matrix: must be symmetric")
-        if (np.diag(m) <= 0).any():
-            i = int(np.flatnonzero(np.diag(m) <= 0)[0])
-            raise InvalidArgumentError(f"matrix[{i}, {i}] = {m[i, i]!r}: a variance must be > 0")
-        if np.linalg.eigvalsh((m + m.T) / 2).min() < -1e-10 * scale:
-            raise InvalidArgumentError("matrix: must be positive semi-definite")
-        m.setflags(write=False)
-        object.__setattr__(self, "matrix", m)
-
-    @property
-    def size(self) -> int:
-        return self.matrix.shape[0]
-
-    def column(self, secret_index: int) -> np.ndarray:
-        return self.matrix[:, self._index(secret_index) - 1].copy()
-
-    def quadratic(self, q) -> float:
-        q = self._weights(q)
-        return float(q @ self.matrix @ q)
-
-    def record_variance(self, secret_index: int) -> float:
-        k = self._index(secret_index)
-        return float(self.matrix[k - 1, k - 1])
-
-    def record_variances(self) -> np.ndarray:
-        return np.diag(self.matrix).copy()
-
-    def step_covariances(self, eta: float) -> np.ndarray:
-        return step_weights(self.size, eta) @ self.matrix
-
-
-@dataclass(frozen=True)
-class StationaryCovariance(Covariance):
-    """Sigma_tu = gamma(|t - u|) for t, u = 1..T, from the autocovariance gamma(0..T-1).
-
-    gamma(0) > 0 and |gamma(h)| <= gamma(0) are checked (a Cauchy-Schwarz necessity);
-    positive semi-definiteness is the caller's (it holds for :func:`biased_autocovariance`
-    and rho^h), and a violation that shows in a conditional variance is refused there.
-    """
-
-    autocovariance: np.ndarray = field(repr=False)
-
-    def __post_init__(self):
-        g = as_vector(self.autocovariance, name="autocovariance").copy()
-        _check_variance(g[0], "autocovariance[0]")
-        if (np.abs(g) > g[0] * (1 + 1e-12)).any():
-            i = int(np.flatnonzero(np.abs(g) > g[0] * (1 + 1e-12))[0])
-            raise InvalidArgumentError(f"autocovariance[{i}] = {g[i]!r}: exceeds autocovariance[0] = {g[0]!r} "
-                                       f"in absolute value (not a covariance)")
-        g.setflags(write=False)
-        object.__setattr__(self, "autocovariance", g)
-
-    @property
-    def size(self) -> int:
-        return self.autocovariance.size
-
-    def _rows(self, k: int, first: int) -> np.ndarray:
-        """Sigma_tk for t = first..T (1-based, validated): gamma(k - t) backwards, then gamma(t - k)."""
-        g = self.autocovariance
-        before = g[k - first:0:-1] if first < k else g[:0]          # t = first..k-1
-        return np.concatenate([before, g[max(first - k, 0):self.size - k + 1]])
-
-    def column(self, secret_index: int) -> np.ndarray:
-        return self._rows(self._index(secret_index), 1)
-
-    def record_variance(self, secret_index: int) -> float:
-        self._index(secret_index)
-        return float(self.autocovariance[0])
-
-    def record_variances(self) -> np.ndarray:
-        return np.full(self.size, self.autocovariance[0])
-
-    def constant_variance(self) -> float:
-        return float(self.autocovariance[0])
-
-    def step_variance(self, eta: float) -> float:
-        """q^T Sigma q = gamma(0) A_0 + 2 sum_{h>=1} gamma(h) A_h with the closed-form lag sums
-        A_h of the step weights (:func:`pufferfish.iteration.geometric.lag_sums`): one dot product, O(T); the lags
-        beyond :func:`pufferfish.iteration.geometric.significant_lags` (A_h < 5e-300 A_0) are left out."""
-        count = significant_lags(self.size, eta)
-        a = lag_sums(self.size, eta, count=count)
-        g = self.autocovariance
-        return float(g[0] * a[0] + 2.0 * np.dot(g[1:count], a[1:]))
-
-    def step_covariance(self, eta: float, secret_index: int) -> float:
-        """q^T Sigma_{.k} = sum_t c^(T-t) gamma(|t - k|) over the steps whose weight c^(T-t) is
-        significant (:func:`pufferfish.iteration.geometric.significant_lags`): O(min(T, 690 / |log c|))."""
-        k = self._index(secret_index)
-        count = significant_lags(self.size, eta)
-        q = contraction_powers(eta, count)[::-1]                 # q_t for t = T-count+1..T
-        return float(np.dot(q, self._rows(k, self.size - count + 1)))
-
-    def step_covariances(self, eta: float) -> np.ndarray:
-        """q^T Sigma_{.k} for every k = 1..T in O(T): with c = 1 - eta,
-        q^T Sigma_{.k} = F_{T-k} + c^(T-k) P_{k-1}, F_m = sum_{j<=m} c^(m-j) gamma(j) (the steps
-        t >= k, :func:`pufferfish.iteration.geometric.discounted_cumsum`) and P_m = sum_{j=1}^{m} c^j gamma(j) (the
-        steps t < k; terms with c^j < 2.3e-300 left out)."""
-        g, size = self.autocovariance, self.size
-        out = discounted_cumsum(g, eta)[::-1]                    # F_{T-k}, k = 1..T (a reversed view)
-        count = significant_lags(size, eta)
-        if count > 1:
-            powers = contraction_powers(eta, count)                  # c^0..c^(count-1)
-            prefix = np.cumsum(powers[1:] * g[1:count])             # P_1..P_{count-1}
-            ks = np.arange(max(2, size - count + 1), size + 1)       # c^(T-k) significant, k >= 2
-            out[ks - 1] += powers[size - ks] * prefix[np.minimum(ks - 1, count - 1) - 1]
-        return out
-
-    def quadratic(self, q) -> float:
-        """q^T Sigma q = gamma(0) sum q_t^2 + 2 sum_{h >= 1} gamma(h) A_h, A_h = sum_t q_t q_{t+h}.
-
-        The autocorrelation A of q is one FFT convolution of q with its reverse, O(T log T)
-        instead of the O(T^2) matrix product: ``scipy.fft`` rfft of both, zero-padded to
-        ``next_fast_len(2T - 1)``, their product, irfft (the operations of
-        ``scipy.signal.fftconvolve``, bit for bit, without importing scipy.signal, which costs
-        a workflow job about a second).
-        """
-        q = self._weights(q)
-        g = self.autocovariance
-        if q.size == 1:
-            return float(g[0] * q[0] ** 2)
-        from scipy import fft
-
-        n = fft.next_fast_len(2 * q.size - 1, True)
-        lags = fft.irfft(fft.rfft(q, n) * fft.rfft(q[::-1], n), n)[q.size:2 * q.size - 1]   # A_1 .. A_{T-1}
-        return float(g[0] * np.dot(q, q) + 2.0 * np.dot(g[1:], lags))
-
-
-@dataclass(frozen=True)
-class EqualCorrelation(Covariance):
-    """Sigma_tt = v, Sigma_tu = rho v for t != u (every pair equally correlated), 0 <= rho <= 1.
-
-    Sigma = v ((1 - rho) I + rho 1 1^T) is positive semi-definite for rho in [0, 1] (its
-    eigenvalues are v (1 - rho) and v (1 - rho + T rho)), so q^T Sigma q =
-    v ((1 - rho) |q|^2 + rho (sum q)^2) in O(T).
-    """
-
-    size: int
-    rho: float
-    variance: float = 1.0
-
-    def __post_init__(self):
-        object.__setattr__(self, "size", integer(self.size, name="size", lo=1))
-        object.__setattr__(self, "rho", real(self.rho, name="rho", lo=0.0, hi=1.0))
-        object.__setattr__(self, "variance", _check_variance(self.variance))
-
-    def column(self, secret_index: int) -> np.ndarray:
-        k = self._index(secret_index)
-        col = np.full(self.size, self.rho * self.variance)
-        col[k - 1] = self.variance
-        return col
-
-    def quadratic(self, q) -> float:
-        q = self._weights(q)
-        return float(self.variance * ((1.0 - self.rho) * np.dot(q, q) + self.rho * q.sum() ** 2))
-
-    def record_variance(self, secret_index: int) -> float:
-        self._index(secret_index)
-        return float(self.variance)
-
-    def record_variances(self) -> np.ndarray:
-        return np.full(self.size, float(self.variance))
-
-    def constant_variance(self) -> float:
-        return float(self.variance)
-
-    def step_variance(self, eta: float) -> float:
-        """v ((1 - rho) sum q_t^2 + rho (sum q_t)^2), both sums in closed form: O(1)."""
-        return float(self.variance * ((1.0 - self.rho) * noise_gain(self.size, eta)
-                                      + self.rho * weight_sum(self.size, eta) ** 2))
-
-    def step_covariance(self, eta: float, secret_index: int) -> float:
-        """v (rho sum_t q_t + (1 - rho) q_k): O(1)."""
-        k = self._index(secret_index)
-        own = contraction_powers(eta, 1, start=self.size - k)[0]
-        return float(self.variance * (self.rho * weight_sum(self.size, eta) + (1.0 - self.rho) * own))
-
-    def step_covariances(self, eta: float) -> np.ndarray:
-        return self.variance * (self.rho * weight_sum(self.size, eta) + (1.0 - self.rho) * step_weights(self.size, eta))
-
-    def conditional_moments(self, eta: float, secret_index: int) -> tuple[float, float]:
-        """As :meth:`Covariance.conditional_moments`, the conditional variance without a difference:
-        v (1 - rho) (sum_{t != k} q_t^2 + rho (sum_{t != k} q_t)^2) (docs/math/iteration.md)."""
-        k = self._index(secret_index)
-        return self.step_covariance(eta, k), float(self._conditional(eta, np.array([k]))[0])
-
-    def every_conditional_moments(self, eta: float) -> tuple[np.ndarray, np.ndarray]:
-        return self.step_covariances(eta), self._conditional(eta, np.arange(1, self.size + 1))
-
-    def _conditional(self, eta: float, ks: np.ndarray) -> np.ndarray:
-        """Var(q^T x | x_k) for the 1-based records ``ks`` (validated): the sums over t != k split at k,
-        t > k (T - k terms c^0, c^1, ...) and t < k (c^(T-k+1) times a sum of k - 1 terms)."""
-        apart = contraction_powers(eta, self.size, start=1)[self.size - ks]       # c^(T-k+1)
-        after, before = (self.size - ks).astype(float), (ks - 1).astype(float)
-        linear = geometric_sums(after, eta) + apart * geometric_sums(before, eta)
-        square = geometric_sums(after, eta, power=2) + apart * apart * geometric_sums(before, eta, power=2)
-        return self.variance * (1.0 - self.rho) * (square + self.rho * linear * linear)
-
-
-@dataclass(frozen=True, init=False)
-class DecayingCorrelation(StationaryCovariance):
-    """Sigma_tu = v rho^|t - u|, 0 <= rho < 1: the stationary AR(1) prior of :func:`decaying_correlation`.
-
-    A :class:`StationaryCovariance` (its autocovariance v rho^h) that also knows ``rho`` and
-    ``variance``, so that :meth:`conditional_moments` computes Var(q^T x | x_k) from the process's
-    innovations, without the difference that loses digits as rho -> 1 (docs/math/iteration.md,
-    "Accuracy of the conditional variance").
-    """
-
-    rho: float
-    variance: float
-
-    def __init__(self, size: int, rho: float, variance: float = 1.0):
-        size = integer(size, name="size", lo=1)
-        rho = real(rho, name="rho", lo=0.0, hi=1.0, hi_open=True)
-        variance = _check_variance(variance)
-        lags = np.arange(size, dtype=float)
-        with np.errstate(under="ignore"):
-            gamma = variance * np.power(rho, lags) if rho > 0 else np.where(lags == 0, variance, 0.0)
-        object.__setattr__(self, "rho", rho)
-        object.__setattr__(self, "variance", variance)
-        StationaryCovariance.__init__(self, gamma)
-
-    def conditional_moments(self, eta: float, secret_index: int) -> tuple[float, float]:
-        r"""As :meth:`Covariance.conditional_moments`, the conditional variance from the innovations:
-
-        .. math::
-
-           \operatorname{Var}(q^\top x \mid x_k) = v (1 - \rho^2)
-           \Bigl(\sum_{j<k} \bigl(\textstyle\sum_{t \le j} q_t \rho^{j-t}\bigr)^2
-           + \sum_{j>k} \bigl(\textstyle\sum_{t \ge j} q_t \rho^{t-j}\bigr)^2\Bigr)
-
-        (the records after k are x_k's future, those before its past, independent given x_k: a
-        sum of squares, no difference; docs/math/iteration.md).
-        """
-        k = self._index(secret_index)
-        first, past, future = self._innovations(eta)
-        past = past[:max(k - first, 0)]                             # P_j, first <= j < k
-        tail = future[max(k + 1 - first, 0):]                       # B_j, j > k and j >= first
-        total = float(np.dot(past, past)) + float(np.dot(tail, tail))
-        if k < first - 1:                                           # B_j = rho^(first-j) B_first for k < j < first
-            total += self._early(eta, future[0], np.array([first - 1.0 - k]))[0]
-        return self.step_covariance(eta, k), total * self._spread()
-
-    def every_conditional_moments(self, eta: float) -> tuple[np.ndarray, np.ndarray]:
-        first, past, future = self._innovations(eta)
-        head = float(future[0])
-        np.square(past, out=past)
-        np.square(future, out=future)
-        suffix = np.cumsum(future[::-1])[::-1]                      # sum_{j >= first + i} B_j^2
-        data = np.zeros(self.size)
-        np.cumsum(past[:-1], out=data[first:])                      # sum_{first <= j < k} P_j^2, k > first
-        data[first - 1:-1] += suffix[1:]                            # sum_{j > k} B_j^2, k >= first
-        if first > 1:
-            data[:first - 1] += suffix[0] + self._early(eta, head, first - 1.0 - np.arange(1, first))
-        data *= self._spread()
-        return self.step_covariances(eta), data
-
-    def _spread(self) -> float:
-        """v (1 - rho^2), the variance of one innovation."""
-        return self.variance * (1.0 - self.rho) * (1.0 + self.rho)
-
-    def _innovations(self, eta: float) -> tuple[int, np.ndarray, np.ndarray]:
-        """(first, P, B): the first record whose step weight is significant (q_t >= e^-690,
-        :func:`pufferfish.iteration.geometric.significant_lags`; the earlier ones are left out, as in the step sums), and
-        P_j = sum_{first <= t <= j} q_t rho^(j-t), B_j = sum_{t >= j} q_t rho^(t-j) for j = first..T."""
-        count = significant_lags(self.size, eta)
-        q = contraction_powers(eta, count)[::-1]                    # q_first..q_T
-        return (self.size - count + 1, discounted_cumsum(q, 1.0 - self.rho),
-                discounted_cumsum(q[::-1], 1.0 - self.rho)[::-1])
-
-    def _early(self, eta: float, head: float, gaps: np.ndarray) -> np.ndarray:
-        """sum_{m=1}^{n} (rho^m head)^2 = head^2 rho^2 G(n) for each n of ``gaps``: the terms B_j^2 of the
-        records j = first - m before the first significant one (their own weights left out)."""
-        return head * head * self.rho * self.rho * geometric_sums(gaps, 1.0 - self.rho, power=2)
-
-
-def decaying_correlation(size: int, rho: float, variance: float = 1.0) -> DecayingCorrelation:
-    """Sigma_tu = v rho^|t - u|, 0 <= rho < 1 (an AR(1) prior; paper 002, Fig. 6, decreasing dependencies).
-
-    Positive definite: it is the covariance of the stationary AR(1) process
-    x_t = rho x_{t-1} + sqrt(v (1 - rho^2)) e_t.
-
-    Parameters
-    ----------
-    size : int
-        T >= 1.
-    rho : float
-        The lag-1 correlation, in [0, 1).
-    variance : float, optional
-        v > 0 (default 1).
-
-    Returns
-    -------
-    DecayingCorrelation
-        A :class:`StationaryCovariance` of autocovariance v rho^h.
-
-    Raises
-    ------
-    InvalidArgumentError
-        ``size`` < 1, ``rho`` outside [0, 1), ``variance`` <= 0 or not finite.
-    """
-    return DecayingCorrelation(size, rho, variance)
-
-
-def biased_autocovariance(values) -> np.ndarray:
-    r"""The biased sample autocovariance, by FFT.
-
-    .. math::
-
-       \gamma(h) = \frac1n \sum_{t=1}^{n-h} (x_t - \bar x)(x_{t+h} - \bar x), \qquad h = 0, \dots, n - 1.
-
-    Dividing by :math:`n` (not :math:`n - h`) makes the Toeplitz matrix positive semi-definite: it is
-    the autocorrelation of a finite sequence, whose Fourier transform :math:`|Y(f)|^2 / n` is
-    non-negative (Bochner). :math:`\gamma(0)` is the population variance (ddof = 0).
-
-    Parameters
-    ----------
-    values : array_like
-        :math:`x_1, \dots, x_n`, finite, at least one.
-
-    Returns
-    -------
-    numpy.ndarray
-        :math:`\gamma(0), \dots, \gamma(n - 1)`.
-
-    Raises
-    ------
-    InvalidArgumentError, ArgumentTypeError
-        Not finite numbers, none, or a constant series (:math:`\gamma(0) = 0`: no record is
-        informative about another).
-    """
-    x = as_vector(values, name="values", min_size=1)
-    y = x - x.mean()
-    n = y.size
-    size = 1 << int(math.ceil(math.log2(2 * n))) if n > 1 else 2
-    spectrum = np.fft.rfft(y, size)
-    gamma = np.fft.irfft(spectrum * np.conj(spectrum), size)[:n] / n
-    if not gamma[0] > 0:
-        raise InvalidArgumentError("values: the series is constant (variance 0): no prior to estimate")
-    return gamma

@@ -115,7 +115,7 @@ class AllSecretsAudit:
     data_variance: np.ndarray = field(repr=False)
 
     def __post_init__(self):
-        from pufferfish.iteration.covariance import as_vector
+        from pufferfish.checks import as_vector
 
         object.__setattr__(self, "eta", real(self.eta, name="eta", lo=0.0, hi=1.0, lo_open=True))
         object.__setattr__(self, "sigma", real(self.sigma, name="sigma", lo=0.0))

@@ -39,10 +39,10 @@ from pufferfish.audit.target import target_for
 from pufferfish.audit.verdict import audit_frame, audit_row
 from pufferfish.iteration.accountants import ACCOUNTANTS
 from pufferfish.iteration.calibrate import audit_sigma, calibrate_account, exact_sigma
-from pufferfish.iteration.covariance import (EqualCorrelation, StationaryCovariance, biased_autocovariance,
-                                             decaying_correlation)
+from pufferfish.iteration.equal_correlation import EqualCorrelation
 from pufferfish.iteration.model import account_quadratic_model
 from pufferfish.iteration.settings import Fig6Settings, SeriesSettings
+from pufferfish.iteration.stationary_covariance import StationaryCovariance, biased_autocovariance, decaying_correlation
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -209,13 +209,13 @@ def series_prior(values) -> tuple[StationaryCovariance, float]:
 
     Returns
     -------
-    (pufferfish.iteration.covariance.StationaryCovariance, float)
+    (pufferfish.iteration.stationary_covariance.StationaryCovariance, float)
         The prior and :math:`D = \max - \min`.
 
     Raises
     ------
     InvalidArgumentError, ArgumentTypeError
-        As :func:`pufferfish.iteration.covariance.biased_autocovariance`.
+        As :func:`pufferfish.iteration.stationary_covariance.biased_autocovariance`.
     """
     gamma = biased_autocovariance(values)
     values = np.asarray(values, dtype=float)

@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from pufferfish.iteration.accountants import ACCOUNTANTS
-from pufferfish.iteration.covariance import StationaryCovariance
 from pufferfish.iteration.every_secret import AllSecretsAudit, all_secrets_audit
 from pufferfish.iteration.settings import SeriesSettings
+from pufferfish.iteration.stationary_covariance import StationaryCovariance
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -26,8 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pufferfish.checks import real
-from pufferfish.iteration.covariance import as_vector
+from pufferfish.checks import as_vector, real
 
 __all__ = ["Allocation", "optimal_allocation", "minimal_cost", "minimal_costs", "carried_shift", "Q_FLOOR"]
 

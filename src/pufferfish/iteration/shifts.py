@@ -31,10 +31,12 @@ import math
 
 import numpy as np
 
-from pufferfish.checks import integer, real
+from pufferfish.checks import as_vector, integer, real
 from pufferfish.errors import InvalidArgumentError
-from pufferfish.iteration.covariance import (Covariance, DenseCovariance, EqualCorrelation, StationaryCovariance,
-                                             as_vector, check_covariance)
+from pufferfish.iteration.covariance import Covariance, check_covariance
+from pufferfish.iteration.dense_covariance import DenseCovariance
+from pufferfish.iteration.equal_correlation import EqualCorrelation
+from pufferfish.iteration.stationary_covariance import StationaryCovariance
 
 __all__ = ["shifts_from_column", "step_shifts"]
 

@@ -1,7 +1,8 @@
 """Paper 000, "Multi-user Pufferfish Privacy" (Ding, Lu, Yang, Zhang): its calibration methods
-(:mod:`.methods`), the typed settings of its experiments (:mod:`.settings`), the experiments
-declared in config (:mod:`.experiments`), figures (:mod:`.plots`) and the reader of the data users'
-records for figure titles (:mod:`.captions`).
+(:mod:`.methods`), the typed settings of its experiments (:mod:`.settings`), the users' priors
+(:mod:`.user_priors`), the users and secret pairs of an experiment (:mod:`.secret_pairs`), the
+experiments declared in config (:mod:`.experiments`), figures (:mod:`.plots`) and the reader of the
+data users' records for figure titles (:mod:`.captions`).
 Names are imported on first use."""
 
 from pufferfish._lazy import attach
@@ -17,4 +18,5 @@ _EXPORTS = {
 
 __all__ = list(_EXPORTS)
 
-__getattr__, __dir__ = attach(__name__, _EXPORTS, ("methods", "settings", "experiments", "plots", "captions"))
+__getattr__, __dir__ = attach(__name__, _EXPORTS, ("methods", "settings", "user_priors", "secret_pairs", "experiments",
+                                                   "plots", "captions"))

@@ -1,10 +1,12 @@
 r"""Experiments of the multi-user paper (000) as declared in config.yaml (``multiuser`` section).
 
-The workflow scripts call :func:`write_data_user` / :func:`write_config_user` (the users'
-priors) and :func:`write_experiment` (one figure or table: :func:`run_experiment` calibrates
-every method and audits every scale through :mod:`pufferfish.audit.verdict`, :func:`run_plan`
-draws the transport plan and :math:`\Delta^*` of a ``kind: plan`` experiment). Nothing here is
-specific to a figure: a new experiment in config.yaml needs no code. The methods and their
+The workflow scripts call :func:`~pufferfish.multiuser.user_priors.write_data_user` /
+:func:`~pufferfish.multiuser.user_priors.write_config_user` (the users' priors,
+:mod:`pufferfish.multiuser.user_priors`) and :func:`write_experiment` (one figure or table:
+:func:`run_experiment` calibrates every method and audits every scale through
+:mod:`pufferfish.audit.verdict`, :func:`run_plan` draws the transport plan and :math:`\Delta^*` of a
+``kind: plan`` experiment, on the secret pairs of :mod:`pufferfish.multiuser.secret_pairs`). Nothing
+here is specific to a figure: a new experiment in config.yaml needs no code. The methods and their
 derivations: docs/math/paper000-multiuser.md.
 """
 
@@ -21,23 +23,19 @@ import pandas as pd
 from pufferfish import registry
 from pufferfish.audit import Smallest, Target, audit_frame, audit_row, audit_scale, lattice_auditor, noise_std, target_for
 from pufferfish.checks import instance
-from pufferfish.data_priors import condition, describe_encoding, empirical_pmf, encode
 from pufferfish.errors import ConfigError, NotApplicableError
-from pufferfish.lattice.pmf import LatticePMF
-from pufferfish.lattice.system import Absent, Draws, Reports, SecretPair, User
+from pufferfish.lattice.system import SecretPair, User
 from pufferfish.lattice.transport import delta_star, kantorovich_plan
-from pufferfish.multiuser.settings import ExperimentSettings, users_from_config
+from pufferfish.multiuser.secret_pairs import build_users, describe_secret, experiment_pairs, secret_label
+from pufferfish.multiuser.settings import ExperimentSettings
+from pufferfish.multiuser.user_priors import load_data_users, prior_frame
 from pufferfish.registry import calibrate
 from pufferfish.settings import AuditSettings
 
-__all__ = [
-    "data_user_prior", "build_users", "secret_from_spec", "secret_label", "experiment_pairs", "run_experiment",
-    "ExperimentResult", "run_plan", "prior_frame", "THETA_COLUMNS", "read_user_prior", "load_data_users",
-    "config_user_prior", "write_config_user", "write_data_user", "write_experiment", "write_figure",
-    "describe_secret",
-]
+__all__ = ["run_experiment", "ExperimentResult", "run_plan", "THETA_COLUMNS", "write_experiment", "write_figure"]
 
 log = logging.getLogger("pufferfish")
+
 
 #: columns of results/theta/multiuser_<experiment>.csv: ``theta`` is the method's noise scale
 #: (Laplace b, Gaussian sigma or Cauchy gamma, by ``noise``), ``theta_min`` the smallest scale of the
@@ -47,209 +45,6 @@ log = logging.getLogger("pufferfish")
 #: D_alpha <= epsilon), the other two empty
 THETA_COLUMNS = ["panel", "method", "epsilon", "theta", "epsilon_achieved", "theta_min", "noise", "delta", "alpha",
                  "std", "delta_achieved", "renyi_achieved"]
-
-
-# ------------------------------------------------------------------------------ data users
-def data_user_prior(frame: pd.DataFrame, spec: Mapping, *, name: str) -> tuple[LatticePMF, dict]:
-    """Pr(attribute | given) of a dataset, encoded to integers (config ``multiuser.data_users``).
-
-    Parameters
-    ----------
-    frame : pandas.DataFrame
-        The dataset's records.
-    spec : Mapping
-        The user's validated config entry: ``dataset``, ``attribute``, ``given``, ``encoding``.
-    name : str
-        The user's key (messages, the record).
-
-    Returns
-    -------
-    (LatticePMF, dict)
-        The exact empirical pmf and its provenance record (dataset, condition, encoding, row
-        counts, values and their counts).
-
-    Raises
-    ------
-    DataError
-        No rows meet the condition, or a value the encoding cannot code (naming the user).
-    """
-    cond = condition(frame, attribute=spec["attribute"], given=spec["given"], dataset=spec["dataset"])
-    codes = encode(cond.values, spec["encoding"], name=f"multiuser.data_users.{name}", column=frame[spec["attribute"]])
-    pmf = empirical_pmf(codes, name=f"multiuser.data_users.{name}")
-    record = {
-        "user": name,
-        "dataset": spec["dataset"],
-        "attribute": spec["attribute"],
-        "given": dict(spec["given"]),
-        "encoding": describe_encoding(spec["encoding"]),
-        **cond.record(),
-        "values": pmf.support.tolist(),
-        "counts": [int(c) for c in np.unique(codes, return_counts=True)[1]],
-    }
-    return pmf, record
-
-
-def prior_frame(pmf: LatticePMF) -> pd.DataFrame:
-    """``value,probability`` rows of a pmf (atoms with positive mass).
-
-    Parameters
-    ----------
-    pmf : LatticePMF
-
-    Returns
-    -------
-    pandas.DataFrame
-
-    Raises
-    ------
-    ArgumentTypeError
-        ``pmf`` is not a :class:`~pufferfish.lattice.pmf.LatticePMF`.
-    """
-    instance(pmf, LatticePMF, name="pmf")
-    mask = pmf.probs > 0
-    return pd.DataFrame({"value": pmf.values[mask], "probability": pmf.probs[mask]})
-
-
-def read_user_prior(path, *, name: str, record: Mapping | None = None) -> LatticePMF:
-    """Read a ``value,probability`` prior written by the data-user rule.
-
-    Parameters
-    ----------
-    path : path-like or None
-        The prior's CSV (not read when ``record`` carries the counts).
-    name : str
-        The user's key.
-    record : Mapping, optional
-        Its provenance JSON: with ``values`` and ``counts``, the exact fractions are rebuilt.
-
-    Returns
-    -------
-    LatticePMF
-
-    Raises
-    ------
-    OSError, InvalidArgumentError
-        A file that cannot be read, values that are not a pmf.
-    """
-    if record is not None and "counts" in record:
-        return LatticePMF.from_counts(record["values"], record["counts"], name=name)
-    frame = pd.read_csv(path, float_precision="round_trip")
-    return LatticePMF.from_values(frame["value"].tolist(), frame["probability"].tolist(), name=name)
-
-
-# ------------------------------------------------------------------------------ config -> model
-def build_users(mu_config: Mapping, data_pmfs: Mapping[str, LatticePMF]) -> dict[str, User]:
-    r"""Every user of the validated ``multiuser`` config: lattice users and data-derived users.
-
-    Parameters
-    ----------
-    mu_config : Mapping
-        The ``multiuser`` section's ``users`` and ``data_users`` (read as
-        :func:`pufferfish.multiuser.settings.users_from_config`: the presence :math:`\zeta` is the
-        schema's default where config leaves it out).
-    data_pmfs : Mapping[str, LatticePMF]
-        The priors of the data-derived users read so far (:func:`load_data_users`); a data user
-        without one is left out.
-
-    Returns
-    -------
-    dict of str to User
-
-    Raises
-    ------
-    ConfigError
-        A section the typed settings refuse.
-    """
-    lattice, data = users_from_config({"users": mu_config.get("users", {}), "data_users": mu_config.get("data_users", {})})
-    users = {}
-    for name, spec in lattice.items():
-        pmf = LatticePMF.from_values(spec.values, spec.probabilities, name=f"multiuser.users.{name}")
-        users[name] = User(pmf, spec.presence, name)
-    for name, spec in data.items():
-        if name in data_pmfs:
-            users[name] = User(data_pmfs[name], spec.presence, name)
-    return users
-
-
-def secret_from_spec(spec, users: Mapping[str, User]):
-    """A secret of config: ``absent`` / ``{value: a}`` / ``{user: NAME}``.
-
-    Parameters
-    ----------
-    spec : str or Mapping
-        The validated secret.
-    users : Mapping[str, User]
-        The users it may name.
-
-    Returns
-    -------
-    Absent, Reports or Draws
-
-    Raises
-    ------
-    ConfigError
-        An unknown user.
-    """
-    if spec == "absent":
-        return Absent()
-    if "value" in spec:
-        return Reports(int(spec["value"]))
-    name = spec["user"]
-    if name not in users:
-        raise ConfigError(f"config: unknown user {name!r}")
-    return Draws(users[name].pmf, name)
-
-
-def experiment_pairs(spec: Mapping, users: Mapping[str, User]) -> dict[str, SecretPair]:
-    """The secret pair of every panel of an experiment (panel ``""`` when there is one pair).
-
-    Parameters
-    ----------
-    spec : Mapping
-        The experiment's validated config entry.
-    users : Mapping[str, User]
-        Every user it names.
-
-    Returns
-    -------
-    dict of str to SecretPair
-
-    Raises
-    ------
-    ConfigError
-        A user it names that ``users`` lacks.
-    """
-    panels = spec["panels"] if "panels" in spec else {"": {"secrets": spec["secrets"]}}
-    pairs = {}
-    for panel, pspec in panels.items():
-        rest = [users[name] for name in pspec.get("rest", spec.get("rest", []))]
-        first, second = (secret_from_spec(s, users) for s in pspec["secrets"])
-        pairs[panel] = SecretPair.of(first, second, rest)
-    return pairs
-
-
-def secret_label(spec) -> str:
-    """A secret's label: ``absent``, ``reports <a>`` or ``draws from <user>``.
-
-    Parameters
-    ----------
-    spec : str or Mapping
-        The validated secret.
-
-    Returns
-    -------
-    str
-
-    Raises
-    ------
-    KeyError
-        A mapping with neither ``value`` nor ``user``.
-    """
-    if spec == "absent":
-        return "absent"
-    if "value" in spec:
-        return f"reports {spec['value']}"
-    return f"draws from {spec['user']}"
 
 
 # ------------------------------------------------------------------------------ running
@@ -310,7 +105,7 @@ def run_experiment(name: str, spec: Mapping, users: Mapping[str, User], *, audit
     spec : Mapping
         Its validated config entry (:class:`~pufferfish.multiuser.settings.ExperimentSettings`).
     users : Mapping[str, User]
-        Every user it names (:func:`build_users`).
+        Every user it names (:func:`~pufferfish.multiuser.secret_pairs.build_users`).
     audit : Mapping or AuditSettings
         Config ``audit``.
 
@@ -478,130 +273,6 @@ def _spec_of(spec: Mapping, panel: str, k: int):
 
 
 # ------------------------------------------------------------------------------ file-level steps
-def load_data_users(records: Mapping[str, str]) -> dict[str, LatticePMF]:
-    """The priors of data-derived users from their provenance JSONs, exact (:func:`read_user_prior`).
-
-    Parameters
-    ----------
-    records : Mapping[str, str]
-        User -> the path of its provenance JSON.
-
-    Returns
-    -------
-    dict of str to LatticePMF
-
-    Raises
-    ------
-    OSError, ValueError
-        A file that cannot be read or is not JSON.
-    """
-    import json
-
-    out = {}
-    for name, path in records.items():
-        with open(path, encoding="utf-8") as handle:
-            record = json.load(handle)
-        out[name] = read_user_prior(None, name=name, record=record)
-    return out
-
-
-def write_data_user(*, name: str, spec: Mapping, data_csv, data_json, out_csv, out_json) -> dict:
-    """Step ``multiuser_data_user``: the prior of one data-derived user, with its provenance.
-
-    Parameters
-    ----------
-    name : str
-        The user's key.
-    spec : Mapping
-        Its validated config entry.
-    data_csv, data_json : path-like
-        The dataset and its download record (its sha256 goes to the provenance).
-    out_csv, out_json : path-like
-        The prior (``value,probability``) and its provenance record.
-
-    Returns
-    -------
-    dict
-        The provenance record.
-
-    Raises
-    ------
-    DataError, OutputError
-        As :func:`data_user_prior`; a file that cannot be written.
-    """
-    import json
-
-    from pufferfish.files import write_csv, write_json
-    frame = pd.read_csv(data_csv)
-    pmf, record = data_user_prior(frame, spec, name=name)
-    with open(data_json, encoding="utf-8") as handle:
-        source = json.load(handle)
-    record["dataset_sha256"] = source.get("sha256")
-    log.info("%s: %s rows in %s, %s dropped (missing), %s used; values %s", name, record["rows_in_dataset"],
-             spec["dataset"], record["rows_dropped_missing"], record["rows_used"], record["values"])
-    write_csv(prior_frame(pmf), out_csv)
-    write_json(record, out_json)
-    return record
-
-
-def config_user_prior(spec: Mapping, *, name: str) -> tuple[LatticePMF, dict]:
-    """A lattice user given in config (``multiuser.users``: Tables 2-4 of paper 000, Bernoulli users).
-
-    Parameters
-    ----------
-    spec : Mapping
-        The user's validated config entry (``values``, ``probabilities``, ``presence``).
-    name : str
-        Its key.
-
-    Returns
-    -------
-    (LatticePMF, dict)
-        The pmf and its provenance record (source, values and probabilities as written, presence).
-
-    Raises
-    ------
-    InvalidArgumentError
-        Values and probabilities that are not a pmf.
-    """
-    pmf = LatticePMF.from_values(spec["values"], spec["probabilities"], name=f"multiuser.users.{name}")
-    record = {
-        "user": name,
-        "source": f"config.yaml multiuser.users.{name}",
-        "values": [int(v) for v in spec["values"]],
-        "probabilities": [float(p) for p in spec["probabilities"]],
-        "presence": float(spec["presence"]),  # the schema's default is filled in when config leaves it out
-    }
-    return pmf, record
-
-
-def write_config_user(*, name: str, spec: Mapping, out_csv, out_json) -> dict:
-    """Step ``multiuser_config_users``: the prior of one config lattice user (``value,probability``).
-
-    Parameters
-    ----------
-    name, spec
-        As :func:`config_user_prior`.
-    out_csv, out_json : path-like
-        The prior and its provenance record.
-
-    Returns
-    -------
-    dict
-        The provenance record.
-
-    Raises
-    ------
-    InvalidArgumentError, OutputError
-        As :func:`config_user_prior`; a file that cannot be written.
-    """
-    from pufferfish.files import write_csv, write_json
-    pmf, record = config_user_prior(spec, name=name)
-    write_csv(pd.DataFrame({"value": record["values"], "probability": record["probabilities"]}), out_csv)
-    write_json(record, out_json)
-    return record
-
-
 def write_experiment(*, name: str, spec: Mapping, multiuser: Mapping, audit: Mapping,
                      data_users: Mapping[str, str], out_theta, out_audit, out_priors, out_png=None, out_pdf=None,
                      out_csv=None, out_plan=None, out_cdf=None) -> ExperimentResult:
@@ -618,9 +289,10 @@ def write_experiment(*, name: str, spec: Mapping, multiuser: Mapping, audit: Map
     name, spec, audit
         As :func:`run_experiment`.
     multiuser : Mapping
-        The ``multiuser`` section's ``users`` and ``data_users`` (:func:`build_users`).
+        The ``multiuser`` section's ``users`` and ``data_users``
+        (:func:`~pufferfish.multiuser.secret_pairs.build_users`).
     data_users : Mapping[str, str]
-        Data user -> its provenance JSON (:func:`load_data_users`).
+        Data user -> its provenance JSON (:func:`~pufferfish.multiuser.user_priors.load_data_users`).
     out_theta, out_audit, out_priors : path-like
         The experiment's tables.
     out_png, out_pdf, out_csv : path-like, optional
@@ -652,32 +324,6 @@ def write_experiment(*, name: str, spec: Mapping, multiuser: Mapping, audit: Map
         write_figure(name=name, spec=spec, theta_csv=out_theta, priors_csv=out_priors, plan_csv=out_plan,
                      user_records=list(data_users.values()), png=out_png, pdf=out_pdf, csv=out_csv)
     return result
-
-
-def describe_secret(spec, records: Mapping[str, Mapping]) -> str:
-    """A short label of a secret for figures: data users as ``attribute | condition (n=rows)``.
-
-    Parameters
-    ----------
-    spec : str or Mapping
-        The validated secret.
-    records : Mapping[str, Mapping]
-        User -> its provenance record (the data users).
-
-    Returns
-    -------
-    str
-
-    Raises
-    ------
-    KeyError
-        A data user's record without its condition or row count.
-    """
-    if isinstance(spec, Mapping) and spec.get("user") in records:
-        rec = records[spec["user"]]
-        given = ", ".join(f"{k}={v}" for k, v in rec["given"].items())
-        return f"{rec['attribute']} | {given} (n={rec['rows_used']})"
-    return secret_label(spec)
 
 
 def write_figure(*, name: str, spec: Mapping, theta_csv, priors_csv, plan_csv=None, user_records=(),

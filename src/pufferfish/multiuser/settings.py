@@ -361,7 +361,7 @@ def _check_lattice_sizes(mu: Mapping) -> None:
 def data_requests(config: Mapping) -> list[DataRequest]:
     """What each data user of config ``multiuser.data_users`` reads: its ``attribute`` given its
     ``given`` columns, read as its job builds the prior
-    (:func:`pufferfish.multiuser.experiments.data_user_prior`, pandas' default ``low_memory``).
+    (:func:`pufferfish.multiuser.user_priors.data_user_prior`, pandas' default ``low_memory``).
 
     Parameters
     ----------
@@ -383,6 +383,6 @@ def data_requests(config: Mapping) -> list[DataRequest]:
         columns = ((f"{where}.attribute", spec["attribute"]),) + tuple(
             (f"{where}.given.{column}", column) for column in spec["given"])
         requests.append(DataRequest(where=where, dataset=spec["dataset"], columns=columns,
-                                    reader="pufferfish.multiuser.experiments:data_user_prior",
+                                    reader="pufferfish.multiuser.user_priors:data_user_prior",
                                     arguments={"spec": spec, "name": name}, label=where, low_memory=True))
     return requests
