@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pufferfish.errors import ConfigError, DownloadError
+from pufferfish.errors import ConfigError, DownloadError, OutputError
 from pufferfish.pipeline.config import load_schema, load_settings, validate_config
 from pufferfish.pipeline.fetch import DEFAULT_MAX_BYTES, MAX_RATIO, SizeCap, Timeouts, download
 from pufferfish.pipeline.fetch.stream import stage
@@ -138,6 +138,15 @@ def test_stage_hashes_counts_and_stops_past_the_cap(tmp_path):
     assert sum(pulled) == 10240 and not (tmp_path / "over").exists()   # stopped at the chunk that passed it
     message = refused(lambda: stage(iter([b"x" * 2048]), tmp_path / "kib", cap=SizeCap("heart", 1024), what="w"))
     assert "over the cap of 1024 bytes (1 KiB) (datasets.heart.max_bytes;" in message
+
+
+def test_stage_names_its_own_file_when_it_cannot_be_written(tmp_path):
+    """The copy's own failure (here its directory is a file) is an OutputError naming it, not a fault of the source."""
+    (tmp_path / "blocked").write_text("a file")
+    with pytest.raises(OutputError) as err:
+        stage(iter([b"x"]), tmp_path / "blocked" / "copy.part", cap=SizeCap("heart", 10), what="w")
+    assert str(err.value) == f"cannot write {tmp_path / 'blocked' / 'copy.part'}: {tmp_path / 'blocked'} is a file, " \
+                             "not a directory"
 
 
 # --------------------------------------------------------------------------------------
@@ -291,6 +300,17 @@ def test_a_dripping_body_is_refused_by_the_total_deadline(site, cache):
                         r"UCI_MIRROR .*", message)
     received = int(re.search(r"deadline, (\d+) bytes", message).group(1))
     assert received >= 5 * len(HEART_LINE)
+    assert 1.5 <= seconds < 4.5 and list(cache.iterdir()) == []
+
+
+def test_a_stall_near_the_deadline_ends_at_the_deadline(site, cache):
+    """A wait never outlasts the total: with 60 s of read timeout and 1.5 s in all, a stall ends at 1.5 s."""
+    site.pages["/stalls.zip"] = stalls(b"PK\x03\x04", length=1000)
+    url = site.url("/stalls.zip")
+    limits = Timeouts(connect=1.0, read=60.0, total=1.5)
+    message, seconds = _timed(lambda: download("heart", heart_spec(url=url), **outputs(cache), timeouts=limits))
+    assert message.startswith(f"dataset heart: url {url} did not answer within 1.5 s (total deadline, 4 bytes "
+                              "received; ")
     assert 1.5 <= seconds < 4.5 and list(cache.iterdir()) == []
 
 

@@ -17,7 +17,7 @@ import zipfile
 import zlib
 from pathlib import Path
 
-from pufferfish.errors import ConfigError, DownloadError
+from pufferfish.errors import ConfigError, DownloadError, PufferfishError
 from pufferfish.pipeline.fetch.messages import abbreviate, one_line
 from pufferfish.pipeline.fetch.stream import SizeCap, Staged, file_chunks, stage
 
@@ -176,10 +176,10 @@ def _extract_one(dataset: str, zip_path: Path, name: str, dest: Path, *, cap: Si
                 with zf.open(info) as source:
                     return stage(file_chunks(source), dest, cap=cap, what=what)
             except _UNREADABLE as err:
-                if isinstance(err, DownloadError):
+                if isinstance(err, PufferfishError):     # over the cap, or the copy cannot be written
                     raise
                 raise DownloadError(f"dataset {dataset}: {what} cannot be extracted ({one_line(err)})") from err
     except _UNREADABLE as err:
-        if isinstance(err, DownloadError):
+        if isinstance(err, PufferfishError):
             raise
         raise DownloadError(f"dataset {dataset}: {holder} is not a readable zip archive ({one_line(err)})") from err

@@ -12,7 +12,7 @@ import urllib.parse
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
-from pufferfish.errors import DownloadError
+from pufferfish.errors import DownloadError, PufferfishError
 from pufferfish.pipeline.fetch.messages import one_line
 from pufferfish.pipeline.fetch.stream import SizeCap, Staged, stage_file
 
@@ -138,7 +138,7 @@ def stage_mirror_file(dataset: str, path: str | os.PathLike, url: str, dest: str
     """
     try:
         return stage_file(path, dest, cap=cap, what=f"{path} (the mirror's {url})")
-    except DownloadError:
+    except PufferfishError:         # over the cap, or the copy cannot be written
         raise
     except FileNotFoundError:
         raise DownloadError(f"dataset {dataset}: {MIRROR_ENV} is set but {path} is not in the mirror "

@@ -30,7 +30,7 @@ import urllib.request
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-from pufferfish.errors import ConfigError, DownloadError
+from pufferfish.errors import ConfigError, DownloadError, PufferfishError
 from pufferfish.pipeline.fetch.messages import byte_size, one_line
 from pufferfish.pipeline.fetch.mirror import WAY_OUT
 from pufferfish.pipeline.fetch.stream import CHUNK_BYTES, SizeCap, Staged, stage
@@ -289,7 +289,7 @@ class _Request(contextlib.AbstractContextManager):
         if self.response is not None:
             self.response.close()
             self.response = None
-        if err is None or isinstance(err, DownloadError) or not isinstance(err, Exception):
+        if err is None or isinstance(err, PufferfishError) or not isinstance(err, Exception):
             return None
         refusal = self._refusal(err)
         if refusal is None:

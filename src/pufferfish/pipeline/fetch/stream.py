@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from pufferfish.errors import ConfigError, DownloadError
+from pufferfish.errors import ConfigError, DownloadError, OutputError
+from pufferfish.files import os_cause, remove_quietly
 from pufferfish.pipeline.fetch.messages import byte_size
 
 __all__ = ["CHUNK_BYTES", "DEFAULT_MAX_BYTES", "SizeCap", "Staged", "stage", "stage_file", "file_chunks",
@@ -163,21 +164,42 @@ def stage(chunks: Iterable[bytes], path: str | os.PathLike, *, cap: SizeCap, wha
     ------
     DownloadError
         The data go past ``cap.max_bytes`` (counted, not declared); the file is removed.
+    OutputError
+        ``path`` cannot be written (a full disk); the file is removed.
     """
     path = Path(path)
     digest, size = hashlib.sha256(), 0
     try:
-        with open(path, "xb") as out:
-            for chunk in chunks:
+        with _written(path) as write:
+            for chunk in chunks:            # an error of the source passes as it is
                 size += len(chunk)
                 if size > cap.max_bytes:
                     raise cap.refusal(what)
                 digest.update(chunk)
-                out.write(chunk)
+                write(chunk)
     except BaseException:
-        path.unlink(missing_ok=True)
+        remove_quietly(path)
         raise
     return Staged(path, size, digest.hexdigest())
+
+
+@contextlib.contextmanager
+def _written(path: Path) -> Iterator:
+    """``write(chunk)`` into the new file ``path``; an OSError of the file itself (a full disk) is an
+    :class:`~pufferfish.errors.OutputError` naming it, never mistaken for one of the source."""
+    try:
+        out = open(path, "xb")
+    except OSError as err:
+        raise OutputError(f"cannot write {path}: {os_cause(err, path)}") from None
+
+    def write(chunk: bytes) -> None:
+        try:
+            out.write(chunk)
+        except OSError as err:
+            raise OutputError(f"cannot write {path}: {os_cause(err, path)}") from None
+
+    with out:
+        yield write
 
 
 def file_chunks(handle: BinaryIO) -> Iterator[bytes]:
