@@ -15,7 +15,6 @@ import http.server
 import json
 import os
 import random
-import resource
 import socket
 import struct
 import subprocess
@@ -231,9 +230,9 @@ def no_network(monkeypatch) -> None:
 
 def measured_download(dataset: str, spec: dict, cache: str, *, mirror: str | None = None,
                       serve_endless: bool = False) -> dict:
-    """Download ``dataset`` into ``cache`` in this process; return the one error line (or ``None``),
-    the seconds taken and this process's peak resident memory (MB). With ``serve_endless`` the
-    spec's ``url`` is ``{site}/...`` and a :class:`LocalSite` here serves an endless body there."""
+    """Download ``dataset`` into ``cache`` in this process; return the one error line (or ``None``)
+    and the seconds taken. With ``serve_endless`` the spec's ``url`` is replaced by that of an
+    endless body served by a :class:`LocalSite` of this process."""
     from pufferfish.pipeline.fetch import Timeouts, download
     from pufferfish.pipeline.jobs import error_line
 
@@ -251,15 +250,38 @@ def measured_download(dataset: str, spec: dict, cache: str, *, mirror: str | Non
     seconds = time.monotonic() - start
     if site is not None:
         site.close()
-    return {"error": error, "seconds": seconds, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    return {"error": error, "seconds": seconds}
+
+
+#: runs ``argv[1:]`` and prints, last, the peak resident memory (kB) of the largest process it waited for
+_PEAK_WRAPPER = """import resource, subprocess, sys
+done = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+sys.stdout.write(done.stdout)
+sys.stderr.write(done.stderr)
+print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+
+
+def peak_of(command: list[str], **popen) -> tuple[int, str, str, float]:
+    """Run ``command``; return its exit status, stdout, stderr and its peak resident memory in MB.
+
+    The peak is the largest ``ru_maxrss`` among the processes of the run (``RUSAGE_CHILDREN``
+    of a small wrapper interpreter, which starts the command). Not the test process's own
+    children: Linux counts the memory of the process that forks into the child's peak, and
+    the test process is large; the wrapper is a few MB."""
+    done = subprocess.run([sys.executable, "-c", _PEAK_WRAPPER, *command], capture_output=True, text=True,
+                          timeout=600, **popen)
+    lines = done.stdout.splitlines()
+    returncode, peak_kb = lines[-1].split()
+    return int(returncode), "\n".join(lines[:-1]), done.stderr, int(peak_kb) / 1024
 
 
 def run_measured(repo: Path, **arguments) -> dict:
-    """:func:`measured_download` in a new interpreter (its own peak memory), from the checkout ``repo``."""
+    """:func:`measured_download` in a new interpreter run from the checkout ``repo``: its error line,
+    seconds, and peak resident memory in MB (``peak_mb``, :func:`peak_of`)."""
     code = ("import json, sys\nfrom tests.download_fixtures import measured_download\n"
             "print(json.dumps(measured_download(**json.loads(sys.argv[1]))))")
     env = {k: v for k, v in os.environ.items() if k != "UCI_MIRROR" and k not in PROXY_VARIABLES}
-    done = subprocess.run([sys.executable, "-c", code, json.dumps(arguments)], cwd=repo, capture_output=True,
-                          text=True, timeout=300, env=env)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.splitlines()[-1])
+    returncode, out, err, peak_mb = peak_of([sys.executable, "-c", code, json.dumps(arguments)], cwd=repo, env=env)
+    assert returncode == 0, err
+    return {**json.loads(out.splitlines()[-1]), "peak_mb": peak_mb}
