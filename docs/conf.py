@@ -214,7 +214,7 @@ def write_api_pages() -> dict[str, dict[str, str]]:
         body.append(_module_section(pkg, table.get(pkg, {}), "-", heading="Overview") if pkg in table
                     else f".. automodule:: {pkg}\n\n")
         for mod in inner:
-            if mod in table:
+            if mod in table and mod not in packages:    # a subpackage inside has a page of its own
                 body.append(_module_section(mod, table[mod], "-"))
         pages[pkg] = "\n".join(body)
 

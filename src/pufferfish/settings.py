@@ -113,7 +113,8 @@ class DatasetSettings:
     """One key of config ``datasets`` (read by :func:`pufferfish.pipeline.fetch.download`).
 
     ``source`` is ``ucimlrepo`` (with ``uci_id``) or ``archive`` (with ``url``, ``member``,
-    ``sha256`` and the ``read_csv`` options); ``rows`` and ``columns`` are checked after reading.
+    ``sha256`` and the ``read_csv`` options); ``rows`` and ``columns`` are checked after reading;
+    ``max_bytes`` caps every body and member the download reads (``None``: not given).
     """
 
     schema_path: ClassVar[str] = "/properties/datasets/additionalProperties"
@@ -127,17 +128,19 @@ class DatasetSettings:
     sha256: str | None
     read_csv: dict | None
     citation: str | None
+    max_bytes: int | None
 
     @classmethod
     def from_config(cls, name: str, section: Mapping) -> DatasetSettings:
         where = f"datasets.{name}"
         s = read_section(section, where, required=("source", "rows", "columns"),
-                         optional=("uci_id", "url", "member", "sha256", "read_csv", "citation"))
+                         optional=("uci_id", "url", "member", "sha256", "read_csv", "citation", "max_bytes"))
         member = s.get("member")
         return cls(name=name, source=str(s["source"]), rows=int(s["rows"]), columns=tuple(map(str, s["columns"])),
                    uci_id=None if s.get("uci_id") is None else int(s["uci_id"]), url=s.get("url"),
                    member=tuple(member) if isinstance(member, list) else member, sha256=s.get("sha256"),
-                   read_csv=None if s.get("read_csv") is None else dict(s["read_csv"]), citation=s.get("citation"))
+                   read_csv=None if s.get("read_csv") is None else dict(s["read_csv"]), citation=s.get("citation"),
+                   max_bytes=None if s.get("max_bytes") is None else int(s["max_bytes"]))
 
 
 @dataclass(frozen=True)

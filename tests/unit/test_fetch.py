@@ -1,8 +1,9 @@
 """pufferfish.pipeline.fetch: mirror and network paths, checksums, row/column checks, atomic writes.
 
-Every fixture is built here in ``tmp_path`` (a tiny fake mirror); the network is always a
-monkeypatched ``urllib.request.urlopen``. Only ``test_real_mirror`` reads real data, and
-only when ``UCI_MIRROR`` is set.
+Every fixture is built here in ``tmp_path`` (a tiny fake mirror); the network is a local HTTP
+site on 127.0.0.1 (``tests/download_fixtures.py``) standing for UCI. Only ``test_real_mirror``
+reads real data, and only when ``UCI_MIRROR`` is set. The limits (caps, the zip-bomb check,
+timeouts, bodies cut short) are tested in ``test_fetch_limits.py``.
 """
 
 from __future__ import annotations
@@ -12,8 +13,6 @@ import io
 import json
 import os
 import re
-import urllib.error
-import urllib.request
 import zipfile
 from pathlib import Path
 
@@ -24,7 +23,8 @@ import yaml
 
 from pufferfish.pipeline import fetch
 from pufferfish.errors import ConfigError, DataError, DownloadError
-from pufferfish.pipeline.fetch import Provenance, download, fetch_dataset, mirror_path
+from pufferfish.pipeline.fetch import Provenance, Timeouts, download, fetch_dataset, mirror_path
+from tests.download_fixtures import no_network, site  # noqa: F401 - site is a fixture
 
 REPO = Path(__file__).resolve().parents[2]
 SITE = "https://archive.ics.uci.edu"
@@ -65,18 +65,14 @@ def archive_spec(**changes) -> dict:
 
 @pytest.fixture
 def mirror(tmp_path, monkeypatch):
-    """A fake mirror with ucimlrepo id 7 and the archive; UCI_MIRROR points to it, urlopen is off."""
+    """A fake mirror with ucimlrepo id 7 and the archive; UCI_MIRROR points to it, the network is off."""
     root = tmp_path / "mirror"
     (root / "static/public/7").mkdir(parents=True)
     (root / "static/public/7/data.csv").write_bytes(UCI_CSV)
     (root / "static/public/45").mkdir(parents=True)
     (root / "static/public/45/tiny+archive.zip").write_bytes(ARCHIVE)
     monkeypatch.setenv("UCI_MIRROR", str(root))
-
-    def no_network(*args, **kwargs):
-        raise AssertionError("the network was touched although UCI_MIRROR is set")
-
-    monkeypatch.setattr(urllib.request, "urlopen", no_network)
+    no_network(monkeypatch)
     return root
 
 
@@ -89,28 +85,6 @@ def cache(tmp_path):
 
 def outputs(cache: Path, name: str) -> dict:
     return {"csv_path": cache / f"{name}.csv", "json_path": cache / f"{name}.json"}
-
-
-class FakeResponse(io.BytesIO):
-    """What ``urlopen`` returns: readable, a context manager."""
-
-
-@pytest.fixture
-def server(monkeypatch):
-    """No mirror; urlopen answers from a dict URL -> bytes and records each call."""
-    monkeypatch.delenv("UCI_MIRROR", raising=False)
-    pages: dict[str, bytes] = {}
-    calls: list[tuple[str, dict]] = []
-
-    def urlopen(url, *args, **kwargs):
-        url = getattr(url, "full_url", url)
-        calls.append((url, kwargs))
-        if url not in pages:
-            raise urllib.error.HTTPError(url, 404, "Not Found", {}, None)
-        return FakeResponse(pages[url])
-
-    monkeypatch.setattr(urllib.request, "urlopen", urlopen)
-    return pages, calls
 
 
 # --------------------------------------------------------------------------------------
@@ -321,14 +295,17 @@ def test_nested_member_that_is_not_a_zip(nested_mirror):
                               "(File is not a zip file)")
 
 
-def test_nested_member_over_the_network(server, cache):
-    pages, calls = server
-    pages[NESTED_URL] = NESTED
-    record = download("student", nested_spec(), **outputs(cache, "student"))
-    assert [url for url, _ in calls] == [NESTED_URL] and record.read_from == "network"
-    with pytest.raises(DownloadError, match=rf"^dataset student: member student\.zip of {re.escape(NESTED_URL)} "
+def test_nested_member_over_the_network(site, cache):
+    url = site.url("/static/public/320/student+performance.zip")
+    site.pages["/static/public/320/student+performance.zip"] = NESTED
+    record = download("student", nested_spec(url=url), **outputs(cache, "student"))
+    assert site.requests == ["/static/public/320/student+performance.zip"] and record.read_from == "network"
+    assert record.sha256 == hashlib.sha256(INNER).hexdigest()
+    assert record.archive_sha256 == hashlib.sha256(NESTED).hexdigest()
+    assert sorted(p.name for p in cache.iterdir()) == ["student.csv", "student.json"]   # no scratch file left
+    with pytest.raises(DownloadError, match=rf"^dataset student: member student\.zip of {re.escape(url)} "
                                             r"has no member nothing\.csv \(members: "):
-        fetch_dataset("student", nested_spec(member=["student.zip", "nothing.csv"]))
+        fetch_dataset("student", nested_spec(url=url, member=["student.zip", "nothing.csv"]))
 
 
 @pytest.mark.parametrize("member", [[], "", ["student.zip", ""], 3])
@@ -437,92 +414,108 @@ def test_schema_accepts_nested_and_unpinned_members():
 
 
 # --------------------------------------------------------------------------------------
-# network (monkeypatched urlopen)
+# network (a local HTTP site standing for UCI)
 # --------------------------------------------------------------------------------------
 
 def test_no_mirror_no_network_one_line_error(cache, monkeypatch):
+    """As .ci/run checks it: an unroutable proxy stands for no network."""
     monkeypatch.delenv("UCI_MIRROR", raising=False)
-
-    def offline(url, *args, **kwargs):
-        raise urllib.error.URLError(OSError(-3, "Temporary failure in name resolution"))
-
-    monkeypatch.setattr(urllib.request, "urlopen", offline)
+    monkeypatch.setenv("https_proxy", "http://127.0.0.1:9")
+    monkeypatch.delenv("no_proxy", raising=False)
     for name, spec, url in [("adult", ucimlrepo_spec(uci_id=2), f"{SITE}/api/dataset?id=2"),
                             ("heart", archive_spec(), ARCHIVE_URL)]:
         with pytest.raises(DownloadError) as err:
             download(name, spec, **outputs(cache, name))
         message = str(err.value)
         assert "\n" not in message
-        assert message == (f"dataset {name}: cannot reach {url} ([Errno -3] Temporary failure in name "
-                           "resolution); set UCI_MIRROR to a local mirror of archive.ics.uci.edu (see README)")
+        assert message == (f"dataset {name}: cannot reach {url} ([Errno 111] Connection refused); "
+                           "set UCI_MIRROR to a local mirror of archive.ics.uci.edu (see README)")
     assert list(cache.iterdir()) == []
 
 
-def test_network_timeout_while_reading(cache, monkeypatch):
-    monkeypatch.delenv("UCI_MIRROR", raising=False)
-
-    class Stalled(FakeResponse):
-        def read(self, *args):
-            raise TimeoutError("timed out")
-
-    monkeypatch.setattr(urllib.request, "urlopen", lambda url, *a, **k: Stalled(b""))
-    expected = rf"^dataset heart: cannot reach {re.escape(ARCHIVE_URL)} \(timed out\); set UCI_MIRROR"
-    with pytest.raises(DownloadError, match=expected):
-        fetch_dataset("heart", archive_spec())
-
-
-def test_network_ucimlrepo(server, cache):
-    pages, calls = server
-    api_url = f"{fetch.API_BASE_URL}?id=7"
-    data_url = f"{SITE}/static/public/7/data.csv"
-    pages[api_url] = json.dumps({"status": 200, "data": {"uci_id": 7, "name": "Tiny", "data_url": data_url}}).encode()
-    pages[data_url] = UCI_CSV
-    record = download("tiny", ucimlrepo_spec(), **outputs(cache, "tiny"), timeout=7.5)
-    assert [url for url, _ in calls] == [api_url, data_url]
-    assert all(kwargs.get("timeout") == 7.5 for _, kwargs in calls)
+def test_network_ucimlrepo(site, cache):
+    data_url = site.url("/static/public/7/data.csv")
+    site.pages["/api/dataset?id=7"] = json.dumps({"status": 200, "data": {"uci_id": 7, "name": "Tiny",
+                                                                          "data_url": data_url}}).encode()
+    site.pages["/static/public/7/data.csv"] = UCI_CSV
+    record = download("tiny", ucimlrepo_spec(), **outputs(cache, "tiny"), timeouts=Timeouts(5, 5, 30))
+    assert site.requests == ["/api/dataset?id=7", "/static/public/7/data.csv"]
     assert record.read_from == "network" and record.url == data_url and record.uci_id == 7
     assert record.sha256 == hashlib.sha256(UCI_CSV).hexdigest() and not record.sha256_verified
     pd.testing.assert_frame_equal(pd.read_csv(cache / "tiny.csv"), pd.read_csv(io.BytesIO(UCI_CSV)))
+    assert sorted(p.name for p in cache.iterdir()) == ["tiny.csv", "tiny.json"]
 
 
-def test_network_archive(server, cache):
-    pages, calls = server
-    pages[ARCHIVE_URL] = ARCHIVE
-    record = download("heart", archive_spec(), **outputs(cache, "heart"))
-    assert [url for url, _ in calls] == [ARCHIVE_URL]
+def test_network_archive(site, cache):
+    site.pages["/tiny+archive.zip"] = ARCHIVE
+    record = download("heart", archive_spec(url=site.url("/tiny+archive.zip")), **outputs(cache, "heart"))
+    assert site.requests == ["/tiny+archive.zip"]
     assert record.read_from == "network" and record.sha256_verified
     assert record.sha256 == hashlib.sha256(MEMBER).hexdigest()
     assert record.archive_sha256 == hashlib.sha256(ARCHIVE).hexdigest()
     assert pd.read_csv(cache / "heart.csv")["age"].tolist() == [63, 67, 41]
 
 
-def test_network_http_error(server, cache):
-    expected = rf"^dataset heart: cannot download {re.escape(ARCHIVE_URL)} \(HTTP 404 Not Found\); set UCI_MIRROR"
+def test_network_and_mirror_write_the_same_files(site, tmp_path):
+    """The streamed network path and the mirror write byte-identical tables; the provenance
+    differs only where the bytes were read from."""
+    site.pages["/static/public/320/student+performance.zip"] = NESTED
+    mirror = tmp_path / "mirror" / "static/public/320"
+    mirror.mkdir(parents=True)
+    (mirror / "student+performance.zip").write_bytes(NESTED)
+    spec = nested_spec(url=site.url("/static/public/320/student+performance.zip"))
+    (tmp_path / "net").mkdir()
+    (tmp_path / "off").mkdir()
+    download("student", spec, **outputs(tmp_path / "net", "student"))
+    mirrored = {**spec, "url": NESTED_URL}
+    download("student", mirrored, **outputs(tmp_path / "off", "student"), mirror=tmp_path / "mirror")
+    assert (tmp_path / "net/student.csv").read_bytes() == (tmp_path / "off/student.csv").read_bytes()
+    net, off = (json.loads((tmp_path / where / "student.json").read_text()) for where in ("net", "off"))
+    assert net.pop("read_from") == "network" and off.pop("read_from") == str(mirror / "student+performance.zip")
+    assert net.pop("url") == spec["url"] and off.pop("url") == NESTED_URL
+    assert net == off
+
+
+def test_network_follows_a_redirect(site, cache):
+    def moved(handler, stop):
+        handler.send_response(301)
+        handler.send_header("Location", "/new/tiny+archive.zip")
+        handler.send_header("Content-Length", "0")
+        handler.end_headers()
+
+    site.pages["/tiny+archive.zip"], site.pages["/new/tiny+archive.zip"] = moved, ARCHIVE
+    record = download("heart", archive_spec(url=site.url("/tiny+archive.zip")), **outputs(cache, "heart"))
+    assert site.requests == ["/tiny+archive.zip", "/new/tiny+archive.zip"] and record.sha256_verified
+
+
+def test_network_http_error(site, cache):
+    url = site.url("/tiny+archive.zip")
+    expected = rf"^dataset heart: cannot download {re.escape(url)} \(HTTP 404 Not Found\); set UCI_MIRROR"
     with pytest.raises(DownloadError, match=expected):
-        download("heart", archive_spec(), **outputs(cache, "heart"))
+        download("heart", archive_spec(url=url), **outputs(cache, "heart"))
+    assert list(cache.iterdir()) == []
 
 
-def test_network_unknown_uci_id(server, cache):
-    pages, _ = server
-    pages[f"{fetch.API_BASE_URL}?id=7"] = json.dumps({"status": 404, "message": "Dataset not found"}).encode()
+def test_network_unknown_uci_id(site, cache):
+    site.pages["/api/dataset?id=7"] = json.dumps({"status": 404, "message": "Dataset not found"}).encode()
     with pytest.raises(DownloadError, match=r"^dataset tiny: UCI has no dataset with id 7 \(Dataset not found; "):
         fetch_dataset("tiny", ucimlrepo_spec())
 
 
-def test_network_checksum_mismatch(server, cache):
-    pages, _ = server
-    pages[ARCHIVE_URL] = _zip({MEMBER_NAME: MEMBER + b"1,1,1\n"})
+def test_network_checksum_mismatch(site, cache):
+    site.pages["/tiny+archive.zip"] = _zip({MEMBER_NAME: MEMBER + b"1,1,1\n"})
     with pytest.raises(DownloadError, match="sha256 mismatch"):
-        download("heart", archive_spec(), **outputs(cache, "heart"))
+        download("heart", archive_spec(url=site.url("/tiny+archive.zip")), **outputs(cache, "heart"))
     assert list(cache.iterdir()) == []
 
 
-def test_network_not_a_zip(server, cache):
-    pages, _ = server
-    pages[ARCHIVE_URL] = b"<html>maintenance</html>"
-    expected = rf"^dataset heart: {re.escape(ARCHIVE_URL)} is not a readable zip archive \(File is not a zip file\)$"
+def test_network_not_a_zip(site, cache):
+    site.pages["/tiny+archive.zip"] = b"<html>maintenance</html>"
+    url = site.url("/tiny+archive.zip")
+    expected = rf"^dataset heart: {re.escape(url)} is not a readable zip archive \(File is not a zip file\)$"
     with pytest.raises(DownloadError, match=expected):
-        fetch_dataset("heart", archive_spec())
+        download("heart", archive_spec(url=url), **outputs(cache, "heart"))
+    assert list(cache.iterdir()) == []
 
 
 # --------------------------------------------------------------------------------------
@@ -544,7 +537,7 @@ def test_interrupted_json_write_leaves_nothing(mirror, cache, monkeypatch):
     def fail(obj, path):
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr(fetch, "write_json", fail)
+    monkeypatch.setattr(fetch.dataset, "write_json", fail)
     with pytest.raises(RuntimeError, match="disk full"):
         download("tiny", ucimlrepo_spec(), **outputs(cache, "tiny"))
     assert list(cache.iterdir()) == []
@@ -573,10 +566,7 @@ def test_csv_that_does_not_read_back_is_refused(mirror, cache):
 
 @pytest.mark.skipif(not os.environ.get("UCI_MIRROR"), reason="UCI_MIRROR is not set")
 def test_real_mirror(tmp_path, monkeypatch):
-    def no_network(*args, **kwargs):
-        raise AssertionError("the network was touched although UCI_MIRROR is set")
-
-    monkeypatch.setattr(urllib.request, "urlopen", no_network)
+    no_network(monkeypatch)
     config = yaml.safe_load((REPO / "config.yaml").read_text(encoding="utf-8"))
     expected_rows = {"adult": 48842, "bank_marketing": 45211, "student_performance": 649, "hungarian_heart": 294,
                      "student_mat": 395, "heart_cleveland": 303, "adult_train": 32561}

@@ -1,6 +1,7 @@
 """Snakemake script of rule ``download``: one dataset into data/raw/ (see :mod:`pufferfish.pipeline.fetch`).
 
-Reads ``$UCI_MIRROR`` if set (no network then), else downloads from archive.ics.uci.edu.
+Reads ``$UCI_MIRROR`` if set (no network then), else downloads from archive.ics.uci.edu under
+the timeouts of ``$PUFFERFISH_DOWNLOAD_TIMEOUTS`` (or the defaults); the spec's ``max_bytes`` caps it.
 """
 
 from pufferfish.pipeline.jobs import run

@@ -19,12 +19,14 @@ PACKAGE_DIR = Path(__file__).resolve().parents[1]
 def source_digest(modules: Iterable[str] | None = None) -> str:
     r"""sha256 (first 16 hex digits) of the named modules' source (all ``*.py`` of the package if None).
 
-    Modules are named by their dotted path below the package, e.g. ``pipeline.fetch``.
+    Modules are named by their dotted path below the package, e.g. ``pipeline.jobs``; a
+    subpackage (``pipeline.fetch``) stands for every module in it.
 
     Parameters
     ----------
     modules : iterable of str, optional
-        Dotted paths below the package (``pipeline.fetch``); ``None``: every module.
+        Dotted paths below the package (``pipeline.jobs``, or a subpackage: ``pipeline.fetch``);
+        ``None``: every module.
 
     Returns
     -------
@@ -39,7 +41,9 @@ def source_digest(modules: Iterable[str] | None = None) -> str:
     if modules is None:
         paths = sorted(PACKAGE_DIR.rglob("*.py"))
     else:
-        paths = [PACKAGE_DIR.joinpath(*m.split(".")).with_suffix(".py") for m in sorted(modules)]
+        bases = [PACKAGE_DIR.joinpath(*m.split(".")) for m in sorted(modules)]
+        paths = [p for base in bases
+                 for p in (sorted(base.rglob("*.py")) if base.is_dir() else [base.with_suffix(".py")])]
     digest = hashlib.sha256()
     for path in paths:
         digest.update(path.relative_to(PACKAGE_DIR).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
