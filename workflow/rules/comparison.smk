@@ -2,10 +2,36 @@
 # scales of every noise family) on each pair of config `comparison.pairs`, every scale audited
 # exactly; one job per pair (its rows, its audit table, its figure), then the table. The work
 # is in pufferfish.comparison.
-from pufferfish.comparison.experiments import pair_caption, slug
+from pufferfish.comparison.experiments import pair_caption, parse_pair, slug
 
-COMPARISON = config.get("comparison") or {}
-COMPARISON_PAIRS = {slug(p): p for p in COMPARISON.get("pairs", [])}
+COMPARISON = config["comparison"]  # the validated mapping
+COMPARISON_PAIRS = {slug(p): p for p in COMPARISON["pairs"]}
+
+
+def comparison_inputs(wildcards):
+    """The priors a pair of config `comparison` needs: the data users' JSON (a multiuser pair)
+    or its setting's conditionals (a Table 1 pair)."""
+    kind, name, panel = parse_pair(COMPARISON_PAIRS[wildcards.pair], config)
+    if kind == "table1":
+        return {"table1": f"results/priors/wasserstein_{name}.json"}
+    return {"users": [f"results/priors/{u}.json" for u in SETTINGS.multiuser.data_users_of(name)]}
+
+
+def comparison_config(wildcards):
+    """The part of the config one pair of `comparison` reads (its experiment or setting, the
+    users, the grid): editing another experiment or the list of pairs does not rerun it."""
+    kind, name, panel = parse_pair(COMPARISON_PAIRS[wildcards.pair], config)
+    out = {"comparison": {k: COMPARISON[k] for k in ("epsilons", "delta", "alpha")}}
+    if kind == "table1":
+        out["wasserstein"] = {"settings": {name: config["wasserstein"]["settings"][name]}}
+    else:
+        mu = config["multiuser"]
+        out["multiuser"] = {
+            "users": mu["users"],
+            "data_users": mu["data_users"],
+            "experiments": {name: mu["experiments"][name]},
+        }
+    return out
 
 
 rule comparison_pair:

@@ -15,6 +15,37 @@ AUDITED_FIGURES = [f for f in FIGURES if f == "fig2"]  # the figure that calibra
 GMM_FIGS = sorted(GAUSSIAN.experiments)  # fig3, fig4 and any other GMM experiment key
 
 
+def gmm_rows(gmm_json):
+    """The rows-used record of a GMM fit, for captions (``read_gmm_rows``)."""
+    from pufferfish.gaussian.captions import read_gmm_rows
+
+    return read_gmm_rows(gmm_json)
+
+
+def gaussian_figure_output(*, audited):
+    """The outputs of a figure of paper 004: its b table and the figure (PNG, PDF, plotted
+    numbers), and for the audited figure its audit table."""
+    out = {
+        "theta": report(
+            "results/theta/gaussian_{fig}.csv",
+            caption="../report/theta_table.rst",
+            category="Tables: theta and b",
+            labels={"table": "gaussian_{fig}"},
+        ),
+        "png": report(
+            "results/figures/gaussian/{fig}.png",
+            caption="../report/gaussian_figure.rst",
+            category="Gaussian priors (paper 004)",
+            labels={"figure": "{fig}"},
+        ),
+        "pdf": "results/figures/gaussian/{fig}.pdf",
+        "csv": "results/figures/gaussian/{fig}.csv",
+    }
+    if audited:
+        out["audit"] = "results/audit/gaussian_{fig}.csv"
+    return out
+
+
 rule gaussian_figure:
     output:
         **gaussian_figure_output(audited=False),

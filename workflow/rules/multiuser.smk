@@ -1,10 +1,44 @@
 # Multi-user pufferfish privacy (paper 000): data-derived users, calibration + audit of
 # every experiment in config `multiuser.experiments`, transport plans, figures.
+from pufferfish.multiuser.captions import read_user_records  # the data users' records, for captions
+
 MU = config["multiuser"]  # the validated mappings: params (Snakemake reruns a job when they change)
 MULTIUSER = SETTINGS.multiuser  # the same, typed: names, kinds, the users each experiment needs
 DATA_USERS = MU["data_users"]
 EXPERIMENTS = MU["experiments"]
 PLAN_EXPERIMENTS = MULTIUSER.plan_experiments()
+
+
+def data_user_priors(w):
+    """The provenance records of the data users experiment ``w.experiment`` needs (rule multiuser_data_user)."""
+    return [f"results/priors/{u}.json" for u in SETTINGS.multiuser.data_users_of(w.experiment)]
+
+
+def multiuser_experiment_output(*, plan):
+    """The outputs of an experiment of paper 000: its theta, audit and query-prior tables, the
+    figure (PNG, PDF, plotted numbers), and for a ``kind: plan`` experiment pi* and Delta*."""
+    out = {
+        "theta": report(
+            "results/theta/multiuser_{experiment}.csv",
+            caption="../report/theta_table.rst",
+            category="Tables: theta and b",
+            labels={"table": "multiuser_{experiment}"},
+        ),
+        "audit": "results/audit/multiuser_{experiment}.csv",
+        "priors": "results/priors/multiuser_{experiment}.csv",
+        "png": report(
+            "results/figures/multiuser/{experiment}.png",
+            caption="../report/multiuser_figure.rst",
+            category="Multi-user pufferfish privacy (paper 000)",
+            labels={"figure": "{experiment}"},
+        ),
+        "pdf": "results/figures/multiuser/{experiment}.pdf",
+        "csv": "results/figures/multiuser/{experiment}.csv",
+    }
+    if plan:
+        out["plan"] = "results/plans/multiuser_{experiment}.csv"
+        out["cdf"] = "results/plans/multiuser_{experiment}_cdf.csv"
+    return out
 
 
 rule multiuser_config_users:

@@ -6,11 +6,32 @@
 #   sensitivity_diffusion          Prop. 6.3's bound against the exact OU W_inf and seeded,
 #                                  synchronously coupled Euler-Maruyama paths; the OU scales audited
 # The work is in pufferfish.sensitivity.experiments; the scripts only unpack snakemake.
-SENSITIVITY = config.get("sensitivity") or {}  # the validated mappings: params
-SENS = SETTINGS.sensitivity  # the same, typed (None without the section)
+SENSITIVITY = config["sensitivity"]  # the validated mappings: params
+SENS = SETTINGS.sensitivity  # the same, typed (each experiment None when the section leaves it out)
 SENS_CATEGORY = "Closed-form sensitivities (paper 002, Sections 6.2-6.3)"
-ATTRIBUTE_PRIVACY = SENS.attribute_privacy if SENS is not None else None
-DIFFUSION = SENS.diffusion if SENS is not None else None
+ATTRIBUTE_PRIVACY = SENS.attribute_privacy
+DIFFUSION = SENS.diffusion
+
+
+def attribute_privacy_caption(figure_csv):
+    """The caption lines of the attribute-privacy figure (``attribute_caption``)."""
+    from pufferfish.sensitivity.captions import attribute_caption
+
+    return attribute_caption(figure_csv)
+
+
+def diffusion_check_caption(check_csv):
+    """The verdict of the diffusion check, for the figure's caption (``diffusion_caption``)."""
+    from pufferfish.sensitivity.captions import diffusion_caption
+
+    return diffusion_caption(check_csv)
+
+
+def coupling_warnings():
+    """The diffusion check's rows above the bound (Prop. 6.3), as WARNING lines at the end of the run."""
+    from pufferfish.sensitivity.captions import read_coupling_violations
+
+    return read_coupling_violations("results/theta/diffusion_check.csv")
 
 
 if ATTRIBUTE_PRIVACY is not None:

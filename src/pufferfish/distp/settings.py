@@ -124,6 +124,14 @@ def data_requests(config: Mapping) -> list[DataRequest]:
         requests.append(DataRequest(where=where, dataset=spec["dataset"], label=where, low_memory=False,
                                     columns=((f"{where}.released", spec["released"]),
                                              (f"{where}.protected", spec["protected"])),
-                                    reader="pufferfish.distp.experiments:case_laws",
+                                    reader=_case_laws,
                                     arguments={"spec": dict(spec), "name": name}))
     return requests
+
+
+def _case_laws(frame, **arguments):
+    """The reader of a case's rows, :func:`pufferfish.distp.experiments.case_laws`:
+    the job's code sits above this module, so it is imported when the reader is called."""
+    from pufferfish.distp.experiments import case_laws
+
+    return case_laws(frame, **arguments)

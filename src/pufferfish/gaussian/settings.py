@@ -377,7 +377,15 @@ def data_requests(config: Mapping) -> list[DataRequest]:
             columns = ((f"gaussian.{fig}.attribute", spec["attribute"]),) + tuple(
                 (f"{where}.given.{column}", column) for column in secret["given"])
             requests.append(DataRequest(where=where, dataset=spec["dataset"], columns=columns, low_memory=False,
-                                        reader="pufferfish.gaussian.gmm:check_secret_rows",
+                                        reader=_check_secret_rows,
                                         arguments={"spec": spec, "secret": secret, "components": components},
                                         label=f"gaussian.{fig}"))
     return requests
+
+
+def _check_secret_rows(frame, **arguments):
+    """The reader of a GMM experiment's secret's rows, :func:`pufferfish.gaussian.gmm.check_secret_rows`:
+    the job's code sits above this module, so it is imported when the reader is called."""
+    from pufferfish.gaussian.gmm import check_secret_rows
+
+    return check_secret_rows(frame, **arguments)

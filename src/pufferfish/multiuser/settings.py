@@ -383,6 +383,14 @@ def data_requests(config: Mapping) -> list[DataRequest]:
         columns = ((f"{where}.attribute", spec["attribute"]),) + tuple(
             (f"{where}.given.{column}", column) for column in spec["given"])
         requests.append(DataRequest(where=where, dataset=spec["dataset"], columns=columns,
-                                    reader="pufferfish.multiuser.experiments:data_user_prior",
+                                    reader=_data_user_prior,
                                     arguments={"spec": spec, "name": name}, label=where, low_memory=True))
     return requests
+
+
+def _data_user_prior(frame, **arguments):
+    """The reader of a data user's rows, :func:`pufferfish.multiuser.experiments.data_user_prior`:
+    the job's code sits above this module, so it is imported when the reader is called."""
+    from pufferfish.multiuser.experiments import data_user_prior
+
+    return data_user_prior(frame, **arguments)

@@ -3,8 +3,8 @@
 * :func:`audit_summary` folds every ``results/audit/*.csv`` (both papers share its columns)
   into one row per (experiment, panel, method).
 * :func:`reproduction_table` compares every number the papers state (declared, with the
-  reason for any expected difference, in ``workflow/report/paper_values.yaml``) with the
-  value read off our outputs.
+  reason for any expected difference, in each paper's ``paper_values`` file, e.g.
+  ``workflow/report/paper_values/<paper>.yaml``) with the value read off our outputs.
 * :func:`provenance` records package versions, the git commit, a hash of the resolved
   config, each dataset's source, sha256 and row count, and the sha256 of every output of
   the run; the workflow writes it after all of them. It holds no timestamps, so reruns
@@ -443,29 +443,42 @@ def provenance(*, config: Mapping, dataset_records: Sequence[str | Path], repo: 
 
 
 # ------------------------------------------------------------------------------ helpers for the rules
-def load_paper_values(path: str | Path) -> list[dict]:
-    """The items of ``workflow/report/paper_values.yaml``, each checked (:func:`check_paper_value`).
+def load_paper_values(paths: str | Path | Sequence[str | Path]) -> list[dict]:
+    """The items of one or more paper-values files (each paper's ``paper_values``, in the
+    papers' order), each item checked (:func:`check_paper_value`).
+
+    A file is YAML with a list ``items``; an item holds ``source``, ``item`` (what it is),
+    ``paper_value`` (the number printed in the paper), ``strength`` (what a match shows, one of
+    :data:`STRENGTHS`: ``printed``, the paper prints it and ours is computed from its priors or
+    the data; ``derived``, the paper's closed form evaluated by hand or a claim it states made a
+    count of exceptions; ``by construction``, a match that follows from the inputs), ``ours``
+    (``file`` under the working directory, optional ``where``, then ``column`` or ``expr`` and
+    ``reduce``), optional ``tolerance`` (``relative: true``: times the paper's value) and
+    ``note`` (the one-line reason when they differ).
 
     Raises
     ------
     ConfigError
-        The file has no ``items`` list, or an item lacks a key or has a bad ``strength``.
+        A file has no ``items`` list, or an item lacks a key or has a bad ``strength``.
     """
     import yaml
 
     from pufferfish.pipeline.config import SAFE_LOADER
-    with open(path, encoding="utf-8") as handle:
-        items = (yaml.load(handle, Loader=SAFE_LOADER) or {}).get("items")  # noqa: S506 (a safe loader)
-    if not isinstance(items, list):
-        raise ConfigError(f"paper_values: {path} has no list 'items'")
-    for item in items:
-        check_paper_value(item)
+    items = []
+    for path in [paths] if isinstance(paths, (str, Path)) else paths:
+        with open(path, encoding="utf-8") as handle:
+            found = (yaml.load(handle, Loader=SAFE_LOADER) or {}).get("items")  # noqa: S506 (a safe loader)
+        if not isinstance(found, list):
+            raise ConfigError(f"paper_values: {path} has no list 'items'")
+        for item in found:
+            check_paper_value(item)
+        items.extend(found)
     return items
 
 
-def paper_value_files(path: str | Path) -> list[str]:
-    """Every output file the reproduction table reads (sorted, unique)."""
-    return sorted({item["ours"]["file"] for item in load_paper_values(path)})
+def paper_value_files(paths: str | Path | Sequence[str | Path]) -> list[str]:
+    """Every output file the reproduction table reads (sorted, unique) of :func:`load_paper_values`."""
+    return sorted({item["ours"]["file"] for item in load_paper_values(paths)})
 
 
 def producible(paths: Sequence[str], rules) -> list[str]:
@@ -526,9 +539,10 @@ def write_audit_summary(tables: Sequence[str | Path], out: str | Path) -> pd.Dat
     return summary
 
 
-def write_reproduction(values_yaml: str | Path, out: str | Path, root: str | Path = ".",
+def write_reproduction(values_yaml: str | Path | Sequence[str | Path], out: str | Path, root: str | Path = ".",
                        produced: Sequence[str] | None = None) -> pd.DataFrame:
-    """Step ``reproduction`` (``produced``: the files this config makes, see :func:`reproduction_table`)."""
+    """Step ``reproduction``: the items of the papers' value files ``values_yaml`` (those of the
+    papers the run runs; ``produced``: the files this config makes, see :func:`reproduction_table`)."""
     from pufferfish.files import write_csv
     table = reproduction_table(load_paper_values(values_yaml), root, produced)
     log.info("reproduction: %d items, %d match, %d differ, %d not computed", len(table),

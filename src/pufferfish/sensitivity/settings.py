@@ -267,7 +267,15 @@ def data_requests(config: Mapping) -> list[DataRequest]:
         requests.append(DataRequest(where=where, dataset=spec["dataset"], low_memory=False,
                                     columns=((f"{where}.released", spec["released"]),
                                              (f"{where}.protected", spec["protected"])),
-                                    reader="pufferfish.sensitivity.experiments:triple_columns",
+                                    reader=_triple_columns,
                                     arguments={"triple": triple},
                                     label=f"sensitivity.attribute_privacy [{triple.label}]"))
     return requests
+
+
+def _triple_columns(frame, **arguments):
+    """The reader of an attribute-privacy triple's rows, :func:`pufferfish.sensitivity.experiments.triple_columns`:
+    the job's code sits above this module, so it is imported when the reader is called."""
+    from pufferfish.sensitivity.experiments import triple_columns
+
+    return triple_columns(frame, **arguments)

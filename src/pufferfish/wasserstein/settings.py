@@ -14,7 +14,7 @@ from typing import ClassVar
 from pufferfish.errors import ConfigError
 from pufferfish.settings import DataRequest, Encoding, read_section
 
-__all__ = ["WassersteinSetting", "check_references", "data_requests"]
+__all__ = ["WassersteinSetting", "from_config", "check_references", "data_requests"]
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,12 @@ class WassersteinSetting:
                    column=str(s["column"]), values=None if s.get("values") is None else tuple(s["values"]),
                    domain=None if s.get("domain") is None else (int(s["domain"][0]), int(s["domain"][1])),
                    range=None if s.get("range") is None else float(s["range"]))
+
+
+def from_config(section: Mapping) -> dict[str, WassersteinSetting]:
+    """Config ``wasserstein``, validated: its Table 1 settings by name (in config order)."""
+    s = read_section(section, "wasserstein", required=(), optional=("settings",))
+    return {k: WassersteinSetting.from_config(k, v) for k, v in (s.get("settings") or {}).items()}
 
 
 def check_references(config: Mapping) -> None:
@@ -117,6 +123,14 @@ def data_requests(config: Mapping) -> list[DataRequest]:
         requests.append(DataRequest(where=where, dataset=spec["dataset"], label=where, low_memory=False,
                                     columns=((f"{where}.attribute", spec["attribute"]),
                                              (f"{where}.column", spec["column"])),
-                                    reader="pufferfish.wasserstein.conditionals:conditional_priors",
+                                    reader=_conditional_priors,
                                     arguments={"spec": spec, "setting": name}))
     return requests
+
+
+def _conditional_priors(frame, **arguments):
+    """The reader of a Table 1 setting's rows, :func:`pufferfish.wasserstein.conditionals.conditional_priors`:
+    the job's code sits above this module, so it is imported when the reader is called."""
+    from pufferfish.wasserstein.conditionals import conditional_priors
+
+    return conditional_priors(frame, **arguments)
