@@ -197,11 +197,16 @@ def declared() -> tuple[Paper, ...]:
     Raises
     ------
     DeclarationError
-        An entry point does not load or is not a :class:`Paper`; two distributions declare
-        the same key; a paper needs one that is not installed, or papers need each other.
+        No paper is installed (the package's metadata is missing or stale); an entry point
+        does not load or is not a :class:`Paper`; two distributions declare the same key; a
+        paper needs one that is not installed, or papers need each other.
     """
     papers: dict[str, Paper] = {}
-    for entry in entry_points(group=GROUP):
+    entries = entry_points(group=GROUP)
+    if not entries:  # this package declares its own papers: its metadata is missing or stale
+        raise DeclarationError(f"no paper is installed (entry-point group {GROUP}): reinstall the package "
+                               "(make setup, or pip install -e .)")
+    for entry in entries:
         paper = _load(entry)
         if paper.key in papers and papers[paper.key] is not paper:
             raise DeclarationError(f"paper {paper.key}: declared twice (two installed distributions)")

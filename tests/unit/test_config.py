@@ -263,18 +263,17 @@ def test_the_old_key_of_paper_002_names_its_new_key(shipped, section):
 
 
 def test_each_paper_checks_its_own_references(shipped):
-    """The cross-references live in each paper's settings module; pipeline.config only dispatches
-    (every paper of PAPERS has check_references; those that read data declare data_requests)."""
-    from pufferfish.pipeline.config import PAPERS
+    """The cross-references live in each paper's declaration; pipeline.config only dispatches
+    (every declared paper has check_references; those that read data declare data_requests)."""
+    from pufferfish.papers import declared
 
-    names = [paper.__name__ for paper in PAPERS]
-    assert names == [f"pufferfish.{p}.settings" for p in
-                     ("multiuser", "gaussian", "wasserstein", "comparison", "iteration", "sensitivity", "distp")]
-    assert all(callable(paper.check_references) for paper in PAPERS)
+    assert [paper.key for paper in declared()] == ["multiuser", "gaussian", "wasserstein", "comparison", "iteration",
+                                                    "sensitivity", "distp"]
+    assert all(callable(paper.check_references) for paper in declared())
     cfg = validate_config(copy.deepcopy(shipped))
-    readers = {paper.__name__.split(".")[1]: {r.where.split(".")[0] for r in paper.data_requests(cfg)}
-               for paper in PAPERS if hasattr(paper, "data_requests")}
-    # each declares only requests of its own section (the shipped config reads data in all four)
+    readers = {paper.key: {r.where.split(".")[0] for r in paper.data_requests(cfg)}
+               for paper in declared() if paper.data_requests is not None}
+    # each declares only requests of its own section (the shipped config reads data in five)
     assert readers == {"multiuser": {"multiuser"}, "gaussian": {"gaussian"}, "wasserstein": {"wasserstein"},
                        "sensitivity": {"sensitivity"}, "distp": {"distp"}}
     from pufferfish.wasserstein.settings import check_references

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import ClassVar
 
 from pufferfish.checks import integer, real
 from pufferfish.errors import ConfigError, InvalidArgumentError
@@ -90,6 +91,7 @@ class AttributeTriple:
     (the data must lie in it); None: the observed range is used, and labelled as such.
     """
 
+    schema_path: ClassVar[str] = "/properties/sensitivity/properties/attribute_privacy/properties/triples/items"
     dataset: str
     released: str
     protected: str
@@ -124,6 +126,7 @@ def _domain(value, where: str) -> tuple[int, int]:
 class AttributePrivacySettings:
     """Config ``sensitivity.attribute_privacy`` (module docstring)."""
 
+    schema_path: ClassVar[str] = "/properties/sensitivity/properties/attribute_privacy"
     triples: tuple[AttributeTriple, ...]
     epsilons: tuple[float, ...]
     delta: float
@@ -151,6 +154,7 @@ class AttributePrivacySettings:
 class DiffusionSettings:
     """Config ``sensitivity.diffusion`` (module docstring) and the config's ``seed``."""
 
+    schema_path: ClassVar[str] = "/properties/sensitivity/properties/diffusion"
     potentials: tuple[str, ...]
     lambdas: tuple[float, ...]
     times: tuple[float, ...]
@@ -195,6 +199,7 @@ class SensitivitySettings:
     """Config ``sensitivity`` (module docstring): each experiment's settings, None when its
     subsection is absent (at least one is present)."""
 
+    schema_path: ClassVar[str] = "/properties/sensitivity"
     attribute_privacy: AttributePrivacySettings | None
     diffusion: DiffusionSettings | None
 
