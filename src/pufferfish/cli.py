@@ -33,13 +33,14 @@ class _Parser(argparse.ArgumentParser):
 
 def _commands() -> dict:
     """Every installed paper's subcommands by name, in the papers' order."""
-    from pufferfish.papers import declared
+    from pufferfish.papers import DeclarationError, declared
 
     commands = {}
     for paper in declared():
         for command in paper.commands:
             if command.name in commands:
-                raise UsageError(f"two installed papers declare the command {command.name!r}")
+                raise DeclarationError(f"paper {paper.key}: declares the command {command.name!r}, which another "
+                                       "installed paper declares")
             commands[command.name] = command
     return commands
 

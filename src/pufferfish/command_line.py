@@ -21,7 +21,7 @@ __all__ = ["FORMATS", "DEFAULT_DELTA", "DEFAULT_ALPHA", "PROGRESS_AFTER", "numbe
 
 #: ``--format`` values
 FORMATS = ("table", "csv", "json")
-#: defaults of delta and alpha: those of config.yaml's noise comparison
+#: defaults of delta and alpha (those of the secret pairs config.yaml compares)
 DEFAULT_DELTA = 1e-5
 DEFAULT_ALPHA = 2.0
 #: progress lines start when the work has taken this long (seconds), or at once on a terminal
@@ -87,7 +87,7 @@ def render(frame, header: str, fmt: str, columns: Sequence[str]) -> str:
         return json.dumps(records, indent=1, default=_plain) + "\n"
     cells = []
     for row in frame.to_dict("records"):
-        # the comparison's notes: "= <method>" (which paper-000 method is the best) goes beside the method
+        # a note "= <method>" (which paper-000 method is the best) goes beside the method
         parts = [n for n in str(row.get("note") or "").split("; ") if n]
         notes = [next((n for n in parts if n.startswith("= ")), "")] + [n for n in parts if not n.startswith("= ")]
         line = []

@@ -4,7 +4,7 @@ A paper is a package holding one :class:`Paper` (by convention ``PAPER`` in its 
 module), registered by one line of its distribution's ``pyproject.toml``::
 
     [project.entry-points."pufferfish.papers"]
-    multiuser = "pufferfish.multiuser.paper:PAPER"
+    <key> = "<package>.paper:PAPER"
 
 The entry point's name is the paper's config key. Everything shared is derived from the
 declared papers (:func:`declared`): the config's schema and typed settings and each paper's

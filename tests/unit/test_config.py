@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 import yaml
 
-from pufferfish.pipeline.config import validate_config
 from pufferfish.errors import ConfigError
+from pufferfish.papers import declared
+from pufferfish.pipeline.config import Settings, validate_config
 from pufferfish.grids import expand_grid
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -281,3 +282,71 @@ def test_each_paper_checks_its_own_references(shipped):
     cfg["wasserstein"]["settings"]["heart"]["column"] = "age"
     with pytest.raises(ConfigError, match=r"^config: wasserstein.settings.heart: attribute and column are both 'age'"):
         check_references(cfg)
+
+
+# ------------------------------------------------------------------------------ each paper, on its own
+def _alone(shipped, paper):
+    """The shipped config with only the shared keys, ``paper``'s section and those of the papers it needs."""
+    keep = ("seed", "datasets", "audit", *paper.needs, paper.key)
+    return {k: copy.deepcopy(shipped[k]) for k in keep if k in shipped}
+
+
+@pytest.mark.parametrize("paper", declared(), ids=lambda p: p.key)
+def test_a_config_with_one_papers_section_runs_that_paper_alone(shipped, paper):
+    """seed, datasets, audit and one paper's section (and the sections of the papers it needs)
+    are a whole configuration: that paper is typed and checked, no other."""
+    settings = Settings.load(_alone(shipped, paper))
+    assert list(settings.papers) == [*paper.needs, paper.key]
+    assert all(getattr(settings, p.key) is None for p in declared() if p.key not in settings.papers)
+
+
+@pytest.mark.parametrize("paper", declared(), ids=lambda p: p.key)
+def test_a_mistake_in_each_papers_section_is_one_line_naming_its_key(shipped, paper):
+    for value, message in (([1], f"config: {paper.key} = [1]: must be a mapping"),
+                           ("x", f"config: {paper.key} = 'x': must be a mapping")):
+        cfg = _alone(shipped, paper)
+        cfg[paper.key] = value
+        with pytest.raises(ConfigError) as info:
+            validate_config(cfg)
+        assert str(info.value) == message
+    cfg = _alone(shipped, paper)
+    cfg[paper.key]["not_a_key"] = {}
+    with pytest.raises(ConfigError) as info:
+        validate_config(cfg)
+    assert str(info.value).startswith(f"config: {paper.key}.not_a_key") and "\n" not in str(info.value)
+
+
+def test_the_shared_keys_alone_run_no_paper(shipped):
+    settings = Settings.load({k: shipped[k] for k in ("seed", "datasets", "audit")})
+    assert settings.papers == {} and settings.seed == shipped["seed"]
+    with pytest.raises(ConfigError, match=r"^config: datasets: missing required key$"):
+        validate_config({"seed": 1})
+
+
+@pytest.mark.parametrize("papers, message", [
+    (["foo"], "config: papers[0] = 'foo': must be one of multiuser, gaussian, wasserstein, comparison, iteration, "
+              "sensitivity, distp"),
+    ([], "config: papers = []: must have at least 1 item(s)"),
+    (["distp", "distp"], "config: papers = [\"distp\", \"distp\"]: must not repeat an item"),
+    ("distp", "config: papers = 'distp': must be a list"),
+    (["comparison"], "config: papers: comparison reads the outputs of multiuser, wasserstein: list them too"),
+])
+def test_the_papers_switch_names_its_mistake_in_one_line(shipped, papers, message):
+    cfg = copy.deepcopy(shipped)
+    cfg["papers"] = papers
+    with pytest.raises(ConfigError) as info:
+        validate_config(cfg)
+    assert str(info.value) == message
+
+
+def test_the_papers_switch_runs_the_listed_papers_in_their_order(shipped):
+    cfg = copy.deepcopy(shipped)
+    cfg["papers"] = ["distp", "iteration"]
+    assert list(Settings.load(cfg).papers) == ["iteration", "distp"]  # the papers' order, not the list's
+    cfg["distp"]["cases"]["nope"] = {**cfg["distp"]["cases"]["adult_education_sex"], "dataset": "nope"}
+    cfg["papers"] = ["iteration"]  # a section that does not run is checked by the schema only
+    assert list(Settings.load(cfg).papers) == ["iteration"]
+    del cfg["iteration"]
+    with pytest.raises(ConfigError, match=r"^config: papers\[0\] = 'iteration': the configuration has no section "
+                                          r"iteration$"):
+        validate_config(cfg)

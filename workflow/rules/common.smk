@@ -51,6 +51,9 @@ TARGETS = []
 #: every audit table (the audit summary's inputs); every rules file appends its own as it
 #: appends its targets, and report.smk, included last, reads the list
 AUDIT_TABLES = []
+#: directories (prefixes) under results/audit/ of tables that are not in the audit schema (a
+#: rules file appends its own; every other table there must be in AUDIT_TABLES)
+NOT_IN_AUDIT_SCHEMA = []
 
 # digests of the package code each stage runs: a `code` param, so editing src/ reruns the jobs
 from pufferfish.pipeline.sources import source_digest

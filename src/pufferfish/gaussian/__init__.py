@@ -24,5 +24,5 @@ _EXPORTS = {
 
 __all__ = list(_EXPORTS)
 
-__getattr__, __dir__ = attach(__name__, _EXPORTS, ("methods", "gmm", "noise_ordering", "settings", "experiments", "plots",
-                                                        "captions"))
+__getattr__, __dir__ = attach(__name__, _EXPORTS, ("methods", "gmm", "noise_ordering", "settings", "experiments",
+                                                  "plots", "captions", "paper"))

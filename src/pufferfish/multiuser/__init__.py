@@ -17,4 +17,4 @@ _EXPORTS = {
 
 __all__ = list(_EXPORTS)
 
-__getattr__, __dir__ = attach(__name__, _EXPORTS, ("methods", "settings", "experiments", "plots", "captions"))
+__getattr__, __dir__ = attach(__name__, _EXPORTS, ("methods", "settings", "experiments", "plots", "captions", "paper"))

@@ -11,7 +11,7 @@ runs on them.
 Where the data are not cached yet, the jobs make the same checks when they run.
 
 A mistake is a :class:`~pufferfish.errors.ConfigError` of one line naming the config key,
-e.g. ``config: multiuser.data_users.loans.given.jobb: no column 'jobb' in dataset bank (columns: ...)``.
+e.g. ``config: <section>.<entry>.given.jobb: no column 'jobb' in dataset bank (columns: ...)``.
 """
 
 from __future__ import annotations

@@ -44,7 +44,7 @@ SUMMARY_COLUMNS = ["experiment", "panel", "method", "claimed", "rows", "max_epsi
 AUDIT_REQUIRED = ["experiment", "panel", "method", "epsilon", "delta", "scale", "epsilon_achieved", "delta_achieved",
                   "scale_min", "violation"]
 REPRODUCTION_COLUMNS = ["source", "item", "paper_value", "our_value", "status", "strength", "note"]
-#: what a match of a paper value shows (``strength`` of every item of paper_values.yaml):
+#: what a match of a paper value shows (``strength`` of every item of a paper's values file):
 #: ``printed``, a number the paper prints, ours computed from the paper's priors or the data;
 #: ``derived``, no number printed: the paper's closed form evaluated by hand, or a claim it states
 #: made a count of exceptions; ``by construction``, a match that follows from the inputs whatever
@@ -83,7 +83,8 @@ def _flags(column: pd.Series) -> pd.Series:
 
 def _claimed(data: pd.DataFrame) -> pd.Series:
     """The ``claimed`` column as booleans: False only where a table says so (a baseline shown on
-    purpose to fail, e.g. the iteration's ``dp_assumption``); rows of tables without it are claimed."""
+    purpose to fail, e.g. an accountant that treats correlated records as independent); rows of tables
+    without it are claimed."""
     if "claimed" not in data.columns:
         import pandas as pd
         return pd.Series(True, index=data.index)
@@ -133,8 +134,8 @@ def audit_summary(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
         scale is 0 (the secret pair's priors meet the target without noise: no ratio there, and
         both scale ratios are empty when every row is such); ``violations`` = rows flagged by
         the audit among the claimed rows; ``baseline_failures`` = flagged rows of a baseline
-        (``claimed`` False: the iteration's ``dp_assumption``, a closed form audited on the
-        data's own conditionals), which are not the project's violations but are counted,
+        (``claimed`` False: e.g. an accountant that treats correlated records as independent, a
+        closed form audited on the data's own conditionals), which are not the project's violations but are counted,
         never hidden.
 
     Raises
@@ -217,7 +218,7 @@ class NotComputed(Exception):
 
 
 def _select(spec: Mapping, root: Path, cache: dict) -> float:
-    """The number an item of paper_values.yaml points at in our outputs.
+    """The number an item of a paper's values file points at in our outputs.
 
     ``file`` (CSV or JSON under ``root``), optional ``where`` (column -> value filters,
     compared as text; a list of values keeps the rows with any of them), ``expr`` (a pandas
@@ -306,7 +307,7 @@ def reproduction_table(items: Sequence[Mapping], root: str | Path = ".",
 
 
 def check_paper_value(item: Mapping) -> None:
-    """An item of paper_values.yaml has what the table needs: ``source``, ``item``, a numeric
+    """An item of a paper's values file has what the table needs: ``source``, ``item``, a numeric
     ``paper_value``, ``ours`` with a ``file`` and a ``strength`` among :data:`STRENGTHS`.
 
     Raises
