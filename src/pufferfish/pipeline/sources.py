@@ -16,15 +16,18 @@ __all__ = ["source_digest", "PACKAGE_DIR"]
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 
 
-def source_digest(modules: Iterable[str] | None = None) -> str:
-    r"""sha256 (first 16 hex digits) of the named modules' source (all ``*.py`` of the package if None).
+def source_digest(modules: Iterable[str] | None = None, root: str | Path = PACKAGE_DIR) -> str:
+    r"""sha256 (first 16 hex digits) of the named modules' source (all ``*.py`` below ``root`` if None).
 
-    Modules are named by their dotted path below the package, e.g. ``pipeline.fetch``.
+    Modules are named by their dotted path below ``root``, e.g. ``pipeline.fetch``.
 
     Parameters
     ----------
     modules : iterable of str, optional
-        Dotted paths below the package (``pipeline.fetch``); ``None``: every module.
+        Dotted paths below ``root`` (``pipeline.fetch``); ``None``: every module.
+    root : str or pathlib.Path
+        The package's directory (default: this package's, :data:`PACKAGE_DIR`; a paper from
+        another distribution passes its own).
 
     Returns
     -------
@@ -36,11 +39,12 @@ def source_digest(modules: Iterable[str] | None = None) -> str:
     FileNotFoundError
         A named module has no source file.
     """
+    root = Path(root)
     if modules is None:
-        paths = sorted(PACKAGE_DIR.rglob("*.py"))
+        paths = sorted(root.rglob("*.py"))
     else:
-        paths = [PACKAGE_DIR.joinpath(*m.split(".")).with_suffix(".py") for m in sorted(modules)]
+        paths = [root.joinpath(*m.split(".")).with_suffix(".py") for m in sorted(modules)]
     digest = hashlib.sha256()
     for path in paths:
-        digest.update(path.relative_to(PACKAGE_DIR).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
