@@ -176,8 +176,8 @@ class DataRequest:
     :class:`~pufferfish.errors.PufferfishError` on what the job will refuse, reported at
     ``where`` (a message starting with ``label``, the entry's name in the reader's own
     messages, has it replaced by ``where``). A settings module sits below the code that reads
-    the data (which imports it): it passes a small function of its own that imports that code
-    when it is called.
+    the data (which imports it), so the paper's declaration hands it the reader: a small
+    function of the declaration's module that imports the job's code when it is called.
     """
 
     where: str

@@ -7,7 +7,16 @@ from pathlib import Path
 from pufferfish.distp import command, settings
 from pufferfish.papers import Command, Paper
 
-__all__ = ["PAPER"]
+__all__ = ["PAPER", "read_rows"]
+
+
+def read_rows(frame, **arguments):
+    """The reader of a case's rows, :func:`pufferfish.distp.experiments.case_laws` (the job's own),
+    imported when the data are checked: the declaration loads only what is light."""
+    from pufferfish.distp.experiments import case_laws
+
+    return case_laws(frame, **arguments)
+
 
 PAPER = Paper(
     key="distp",
@@ -15,7 +24,7 @@ PAPER = Paper(
     settings=lambda section, config: settings.from_config(section),
     schema=Path(__file__).with_name("config.schema.yaml"),
     check_references=settings.check_references,
-    data_requests=settings.data_requests,
+    data_requests=lambda config: settings.data_requests(config, reader=read_rows),
     rules="workflow/rules/distp.smk",
     report="workflow/report/sections/distp.rst",
     commands=(Command("distp", command.add_parser, command.run, command.EXAMPLE),),

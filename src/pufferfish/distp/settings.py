@@ -8,7 +8,7 @@ section it receives. :func:`check_references` checks what the schema cannot stat
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -115,23 +115,16 @@ def check_references(config: Mapping) -> None:
                           "distp.grid.tupling_epsilons")
 
 
-def data_requests(config: Mapping) -> list[DataRequest]:
+def data_requests(config: Mapping, reader: Callable) -> list[DataRequest]:
     """What each case reads: its released column given its protected column, read as its job
-    builds the two laws (:func:`pufferfish.distp.experiments.case_laws`)."""
+    builds the two laws (``reader``, :func:`pufferfish.distp.paper.read_rows`: the job's
+    :func:`pufferfish.distp.experiments.case_laws`)."""
     requests = []
     for name, spec in ((config.get("distp") or {}).get("cases") or {}).items():
         where = f"distp.cases.{name}"
         requests.append(DataRequest(where=where, dataset=spec["dataset"], label=where, low_memory=False,
                                     columns=((f"{where}.released", spec["released"]),
                                              (f"{where}.protected", spec["protected"])),
-                                    reader=_case_laws,
+                                    reader=reader,
                                     arguments={"spec": dict(spec), "name": name}))
     return requests
-
-
-def _case_laws(frame, **arguments):
-    """The reader of a case's rows, :func:`pufferfish.distp.experiments.case_laws`:
-    the job's code sits above this module, so it is imported when the reader is called."""
-    from pufferfish.distp.experiments import case_laws
-
-    return case_laws(frame, **arguments)

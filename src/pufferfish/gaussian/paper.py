@@ -7,7 +7,17 @@ from pathlib import Path
 from pufferfish.gaussian import settings
 from pufferfish.papers import Paper
 
-__all__ = ["PAPER"]
+__all__ = ["PAPER", "read_rows"]
+
+
+def read_rows(frame, **arguments):
+    """The reader of a GMM experiment's secret's rows,
+    :func:`pufferfish.gaussian.gmm.check_secret_rows` (the job's own), imported when the data
+    are checked: the declaration loads only what is light."""
+    from pufferfish.gaussian.gmm import check_secret_rows
+
+    return check_secret_rows(frame, **arguments)
+
 
 PAPER = Paper(
     key="gaussian",
@@ -16,7 +26,7 @@ PAPER = Paper(
     schema=Path(__file__).with_name("config.schema.yaml"),
     check_keys=settings.check_keys,
     check_references=settings.check_references,
-    data_requests=settings.data_requests,
+    data_requests=lambda config: settings.data_requests(config, reader=read_rows),
     rules="workflow/rules/gaussian.smk",
     report="workflow/report/sections/gaussian.rst",
     paper_values="workflow/report/paper_values/gaussian.yaml",

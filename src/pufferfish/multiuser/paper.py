@@ -8,7 +8,17 @@ from pufferfish.multiuser import settings
 from pufferfish.multiuser.methods import METHODS
 from pufferfish.papers import Paper
 
-__all__ = ["PAPER"]
+__all__ = ["PAPER", "read_rows"]
+
+
+def read_rows(frame, **arguments):
+    """The reader of a data user's rows, :func:`pufferfish.multiuser.experiments.data_user_prior`
+    (the job's own), imported when the data are checked: the declaration loads only what is
+    light."""
+    from pufferfish.multiuser.experiments import data_user_prior
+
+    return data_user_prior(frame, **arguments)
+
 
 PAPER = Paper(
     key="multiuser",
@@ -16,7 +26,7 @@ PAPER = Paper(
     settings=lambda section, config: settings.MultiuserSettings.from_config(section),
     schema=Path(__file__).with_name("config.schema.yaml"),
     check_references=settings.check_references,
-    data_requests=settings.data_requests,
+    data_requests=lambda config: settings.data_requests(config, reader=read_rows),
     rules="workflow/rules/multiuser.smk",
     report="workflow/report/sections/multiuser.rst",
     paper_values="workflow/report/paper_values/multiuser.yaml",

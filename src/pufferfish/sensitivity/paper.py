@@ -7,7 +7,17 @@ from pathlib import Path
 from pufferfish.sensitivity import settings
 from pufferfish.papers import Paper
 
-__all__ = ["PAPER"]
+__all__ = ["PAPER", "read_rows"]
+
+
+def read_rows(frame, **arguments):
+    """The reader of an attribute-privacy triple's rows,
+    :func:`pufferfish.sensitivity.experiments.triple_columns` (the job's own), imported when the
+    data are checked: the declaration loads only what is light."""
+    from pufferfish.sensitivity.experiments import triple_columns
+
+    return triple_columns(frame, **arguments)
+
 
 PAPER = Paper(
     key="sensitivity",
@@ -15,7 +25,7 @@ PAPER = Paper(
     settings=lambda section, config: settings.SensitivitySettings.from_config(section, seed=config["seed"]),
     schema=Path(__file__).with_name("config.schema.yaml"),
     check_references=settings.check_references,
-    data_requests=settings.data_requests,
+    data_requests=lambda config: settings.data_requests(config, reader=read_rows),
     rules="workflow/rules/sensitivity.smk",
     report="workflow/report/sections/sensitivity.rst",
     paper_values="workflow/report/paper_values/sensitivity.yaml",

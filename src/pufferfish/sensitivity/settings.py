@@ -30,7 +30,7 @@ triples' datasets are checked by :func:`check_references` and what they read of 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -244,7 +244,7 @@ def check_references(config: Mapping) -> None:
                               f"not a key of datasets (have: {', '.join(sorted(datasets))})")
 
 
-def data_requests(config: Mapping) -> list[DataRequest]:
+def data_requests(config: Mapping, reader: Callable) -> list[DataRequest]:
     """What each attribute-privacy triple reads (paper 002, Prop. 6.2): its ``released`` column
     and its ``protected`` one, read as its job reads them
     (:func:`pufferfish.sensitivity.experiments.triple_columns`).
@@ -253,6 +253,9 @@ def data_requests(config: Mapping) -> list[DataRequest]:
     ----------
     config : Mapping
         The whole configuration, validated by the schema.
+    reader : callable
+        The function its jobs read the rows with, called as ``reader(frame, **arguments)``
+        (the declaration passes it: :func:`pufferfish.sensitivity.paper.read_rows`).
 
     Returns
     -------
@@ -272,15 +275,7 @@ def data_requests(config: Mapping) -> list[DataRequest]:
         requests.append(DataRequest(where=where, dataset=spec["dataset"], low_memory=False,
                                     columns=((f"{where}.released", spec["released"]),
                                              (f"{where}.protected", spec["protected"])),
-                                    reader=_triple_columns,
+                                    reader=reader,
                                     arguments={"triple": triple},
                                     label=f"sensitivity.attribute_privacy [{triple.label}]"))
     return requests
-
-
-def _triple_columns(frame, **arguments):
-    """The reader of an attribute-privacy triple's rows, :func:`pufferfish.sensitivity.experiments.triple_columns`:
-    the job's code sits above this module, so it is imported when the reader is called."""
-    from pufferfish.sensitivity.experiments import triple_columns
-
-    return triple_columns(frame, **arguments)

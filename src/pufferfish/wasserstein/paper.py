@@ -9,7 +9,16 @@ from pufferfish.wasserstein import settings
 from pufferfish.wasserstein.methods import METHODS
 from pufferfish.papers import Paper
 
-__all__ = ["PAPER"]
+__all__ = ["PAPER", "read_rows"]
+
+
+def read_rows(frame, **arguments):
+    """The reader of a Table 1 setting's rows,
+    :func:`pufferfish.wasserstein.conditionals.conditional_priors` (the job's own), imported
+    when the data are checked: the declaration loads only what is light."""
+    from pufferfish.wasserstein.conditionals import conditional_priors
+
+    return conditional_priors(frame, **arguments)
 
 PAPER = Paper(
     key="wasserstein",
@@ -17,7 +26,7 @@ PAPER = Paper(
     settings=lambda section, config: settings.from_config(section),
     schema=Path(__file__).with_name("config.schema.yaml"),
     check_references=settings.check_references,
-    data_requests=settings.data_requests,
+    data_requests=lambda config: settings.data_requests(config, reader=read_rows),
     rules="workflow/rules/wasserstein.smk",
     report="workflow/report/sections/wasserstein.rst",
     paper_values="workflow/report/paper_values/wasserstein.yaml",

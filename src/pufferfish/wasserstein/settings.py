@@ -7,7 +7,7 @@ by :func:`check_references`; what each setting reads of its dataset is :func:`da
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -97,7 +97,7 @@ def check_references(config: Mapping) -> None:
                               f"wasserstein_{name} (multiuser); rename one of them")
 
 
-def data_requests(config: Mapping) -> list[DataRequest]:
+def data_requests(config: Mapping, reader: Callable) -> list[DataRequest]:
     r"""What each setting reads: its released ``attribute`` given each value of its secret
     ``column``, read as its job builds the conditionals
     (:func:`pufferfish.wasserstein.conditionals.conditional_priors`).
@@ -106,6 +106,9 @@ def data_requests(config: Mapping) -> list[DataRequest]:
     ----------
     config : collections.abc.Mapping
         The whole configuration, validated by the schema.
+    reader : callable
+        The function its jobs read the rows with, called as ``reader(frame, **arguments)``
+        (the declaration passes it: :func:`pufferfish.wasserstein.paper.read_rows`).
 
     Returns
     -------
@@ -123,14 +126,6 @@ def data_requests(config: Mapping) -> list[DataRequest]:
         requests.append(DataRequest(where=where, dataset=spec["dataset"], label=where, low_memory=False,
                                     columns=((f"{where}.attribute", spec["attribute"]),
                                              (f"{where}.column", spec["column"])),
-                                    reader=_conditional_priors,
+                                    reader=reader,
                                     arguments={"spec": spec, "setting": name}))
     return requests
-
-
-def _conditional_priors(frame, **arguments):
-    """The reader of a Table 1 setting's rows, :func:`pufferfish.wasserstein.conditionals.conditional_priors`:
-    the job's code sits above this module, so it is imported when the reader is called."""
-    from pufferfish.wasserstein.conditionals import conditional_priors
-
-    return conditional_priors(frame, **arguments)

@@ -6,9 +6,17 @@ from pathlib import Path
 from pufferfish.papers import Command, Paper
 from toy_paper import command, settings
 
-__all__ = ["PAPER"]
+__all__ = ["PAPER", "read_rows"]
 
 HERE = Path(__file__).parent
+
+
+def read_rows(frame, **arguments):
+    """The reader of the section's rows, :func:`toy_paper.experiments.bernoulli_priors` (the job's
+    own), imported when the data are checked: the declaration loads only what is light."""
+    from toy_paper.experiments import bernoulli_priors
+
+    return bernoulli_priors(frame, **arguments)
 
 PAPER = Paper(
     key="toy",
@@ -16,7 +24,7 @@ PAPER = Paper(
     settings=lambda section, config: settings.ToySettings.from_config(section),
     schema=HERE / "config.schema.yaml",
     check_references=settings.check_references,
-    data_requests=settings.data_requests,
+    data_requests=lambda config: settings.data_requests(config, reader=read_rows),
     rules=HERE / "workflow" / "rules.smk",
     report=HERE / "workflow" / "report" / "section.rst",
     commands=(Command("toy", command.add_parser, command.run, command.EXAMPLE),),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -52,17 +52,10 @@ def check_references(config: Mapping) -> None:
         raise ConfigError(f"config: toy.protected = {toy['protected']!r}: the released attribute itself")
 
 
-def data_requests(config: Mapping) -> list[DataRequest]:
-    """The columns ``toy`` reads, and its reader: each value of the pair has records."""
+def data_requests(config: Mapping, reader: Callable) -> list[DataRequest]:
+    """The columns ``toy`` reads, with ``reader`` (the declaration's ``read_rows``): each value of
+    the pair has records."""
     toy = config["toy"]
     return [DataRequest(where="toy.pair", dataset=toy["dataset"], label="toy", low_memory=False,
                         columns=(("toy.attribute", toy["attribute"]), ("toy.protected", toy["protected"])),
-                        reader=_bernoulli_priors, arguments={"settings": ToySettings.from_config(toy)})]
-
-
-def _bernoulli_priors(frame, **arguments):
-    """The reader of the section's rows, :func:`toy_paper.experiments.bernoulli_priors`: the job's
-    code sits above this module, so it is imported when the reader is called."""
-    from toy_paper.experiments import bernoulli_priors
-
-    return bernoulli_priors(frame, **arguments)
+                        reader=reader, arguments={"settings": ToySettings.from_config(toy)})]
