@@ -2,7 +2,7 @@
 # scales of every noise family) on each pair of config `comparison.pairs`, every scale audited
 # exactly; one job per pair (its rows, its audit table, its figure), then the table. The work
 # is in pufferfish.comparison.
-from pufferfish.comparison.experiments import pair_caption, parse_pair, slug
+from pufferfish.comparison.experiments import pair_caption, pair_config, pair_inputs, slug
 
 COMPARISON = config["comparison"]  # the validated mapping
 COMPARISON_PAIRS = {slug(p): p for p in COMPARISON["pairs"]}
@@ -11,35 +11,10 @@ COMPARISON_PAIRS = {slug(p): p for p in COMPARISON["pairs"]}
 NOT_IN_AUDIT_SCHEMA.append("results/audit/noise_comparison/")
 
 
-def comparison_inputs(wildcards):
-    """The priors a pair of config `comparison` needs: the data users' JSON (a multiuser pair)
-    or its setting's conditionals (a Table 1 pair)."""
-    kind, name, panel = parse_pair(COMPARISON_PAIRS[wildcards.pair], config)
-    if kind == "table1":
-        return {"table1": f"results/priors/wasserstein_{name}.json"}
-    return {"users": [f"results/priors/{u}.json" for u in SETTINGS.multiuser.data_users_of(name)]}
-
-
-def comparison_config(wildcards):
-    """The part of the config one pair of `comparison` reads (its experiment or setting, the
-    users, the grid): editing another experiment or the list of pairs does not rerun it."""
-    kind, name, panel = parse_pair(COMPARISON_PAIRS[wildcards.pair], config)
-    out = {"comparison": {k: COMPARISON[k] for k in ("epsilons", "delta", "alpha")}}
-    if kind == "table1":
-        out["wasserstein"] = {"settings": {name: config["wasserstein"]["settings"][name]}}
-    else:
-        mu = config["multiuser"]
-        out["multiuser"] = {
-            "users": mu["users"],
-            "data_users": mu["data_users"],
-            "experiments": {name: mu["experiments"][name]},
-        }
-    return out
-
-
 rule comparison_pair:
     input:
-        unpack(comparison_inputs),
+        # the priors the pair reads: its experiment's data users, or its Table 1 setting's conditionals
+        unpack(lambda w: pair_inputs(COMPARISON_PAIRS[w.pair], config, SETTINGS.multiuser)),
     output:
         rows="results/audit/noise_comparison/{pair}.csv",
         audit="results/audit/comparison_{pair}.csv",
@@ -61,7 +36,7 @@ rule comparison_pair:
         code=CODE,
         pair=lambda w: COMPARISON_PAIRS[w.pair],
         # only what the pair reads: editing another experiment does not rerun it
-        config=comparison_config,
+        config=lambda w: pair_config(COMPARISON_PAIRS[w.pair], config),
         delta=COMPARISON.get("delta"),
         alpha=COMPARISON.get("alpha"),
         # for the caption: the least noise per epsilon and the audit's verdict, read from this
