@@ -104,8 +104,8 @@ class Paper:
     commands : tuple of Command
         The subcommands of ``pufferfish`` it adds.
     needs : tuple of str
-        The papers whose outputs its rules read: they come before it, and a run that selects
-        it selects them too where the configuration has their section.
+        The papers whose outputs its rules read: they come before it, and where the
+        configuration has their sections, a ``papers`` list that names it must name them too.
     order : int
         Where it comes among the papers (its checks, rules, audit rows, report section and
         commands): by ``order``, then key, after every paper it ``needs``.

@@ -9,6 +9,7 @@ from pufferfish.papers import Command, Paper
 
 __all__ = ["PAPER"]
 
+#: this paper's declaration (:class:`pufferfish.papers.Paper`), read through its entry point
 PAPER = Paper(
     key="comparison",
     title="Which noise for my secret pair?",

@@ -18,6 +18,7 @@ def read_rows(frame, **arguments):
     return case_laws(frame, **arguments)
 
 
+#: this paper's declaration (:class:`pufferfish.papers.Paper`), read through its entry point
 PAPER = Paper(
     key="distp",
     title="Distribution privacy (paper 003)",

@@ -19,6 +19,7 @@ def read_rows(frame, **arguments):
     return check_secret_rows(frame, **arguments)
 
 
+#: this paper's declaration (:class:`pufferfish.papers.Paper`), read through its entry point
 PAPER = Paper(
     key="gaussian",
     title="Gaussian priors (paper 004)",

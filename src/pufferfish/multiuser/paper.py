@@ -20,6 +20,7 @@ def read_rows(frame, **arguments):
     return data_user_prior(frame, **arguments)
 
 
+#: this paper's declaration (:class:`pufferfish.papers.Paper`), read through its entry point
 PAPER = Paper(
     key="multiuser",
     title="Multi-user pufferfish privacy (paper 000)",

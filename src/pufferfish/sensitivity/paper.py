@@ -19,6 +19,7 @@ def read_rows(frame, **arguments):
     return triple_columns(frame, **arguments)
 
 
+#: this paper's declaration (:class:`pufferfish.papers.Paper`), read through its entry point
 PAPER = Paper(
     key="sensitivity",
     title="Closed-form sensitivities (paper 002, Sections 6.2-6.3)",

@@ -20,6 +20,7 @@ def read_rows(frame, **arguments):
 
     return conditional_priors(frame, **arguments)
 
+#: this paper's declaration (:class:`pufferfish.papers.Paper`), read through its entry point
 PAPER = Paper(
     key="wasserstein",
     title="Renyi pufferfish privacy (paper 002)",

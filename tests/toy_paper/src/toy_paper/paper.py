@@ -18,6 +18,7 @@ def read_rows(frame, **arguments):
 
     return bernoulli_priors(frame, **arguments)
 
+#: this paper's declaration (:class:`pufferfish.papers.Paper`), read through its entry point
 PAPER = Paper(
     key="toy",
     title="Toy paper: randomized response on a bit",
