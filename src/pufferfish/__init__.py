@@ -1,7 +1,9 @@
 """Noise calibration for pufferfish privacy, with an exact audit of every calibrated scale.
 
-Laplace, Gaussian, Cauchy and two-sided geometric noise, calibrated by the methods of four papers
-(see the documentation, docs/):
+Laplace, Gaussian, Cauchy and two-sided geometric noise, calibrated by the methods of the papers
+(see the documentation, docs/). Each paper is a subpackage that declares itself once
+(:mod:`pufferfish.papers`; a paper may also come from another distribution); those of this
+package are:
 
 * N. Ding, S. Lu, W. Yang, Z. Zhang, "Multi-user Pufferfish Privacy" -> :mod:`pufferfish.multiuser`
 * N. Ding, "Approximation of Pufferfish Privacy for Gaussian Priors", IEEE TIFS 19 (2024)
@@ -28,19 +30,20 @@ Modules and subpackages, from the bottom layer up (a module imports only from la
    experiments), :mod:`~pufferfish.files` (atomic CSV / JSON output, tables read back),
    :mod:`~pufferfish.plotting` (figure conventions), :mod:`~pufferfish.data_priors` (priors
    read off a data table: conditioning, encodings);
-5. the papers: :mod:`~pufferfish.multiuser` (paper 000), :mod:`~pufferfish.gaussian`
-   (paper 004), :mod:`~pufferfish.wasserstein`, :mod:`~pufferfish.iteration`,
-   :mod:`~pufferfish.sensitivity` (paper 002), :mod:`~pufferfish.distp` (paper 003), then
-   :mod:`~pufferfish.comparison` (every mechanism on one secret pair); each holds its
-   methods, the typed settings it consumes and checks (``settings``), its experiments and
-   figures;
+5. the papers, each a subpackage (above; :func:`pufferfish.papers.declared` lists those
+   installed): its declaration (``paper``: :class:`pufferfish.papers.Paper`), methods, the
+   typed settings it consumes and checks (``settings``), its experiments, figures and
+   subcommands (``command``, on :mod:`~pufferfish.command_line`);
 6. :mod:`~pufferfish.pipeline`: config.yaml validated and typed (``config``), downloads
-   (``fetch``), the report (``report``), the Snakemake scripts' glue (``jobs``);
-   :mod:`~pufferfish.cli` is the ``pufferfish`` command.
+   (``fetch``), the report (``report``, ``front_page``), the Snakemake scripts' glue (``jobs``),
+   each derived from the declared papers; :mod:`~pufferfish.cli` is the ``pufferfish``
+   command's skeleton, which adds the papers' subcommands.
 
 The names below are imported on first use (``import pufferfish`` itself loads numpy and
 nothing heavier: every workflow job is a new interpreter and pays for what it imports).
 """
+
+from pkgutil import iter_modules
 
 from pufferfish._lazy import attach
 
@@ -67,7 +70,7 @@ __all__ = [
     "lattice_privacy_loss", "theta_min", "tight", "calibrate",
 ]
 
-__getattr__, __dir__ = attach(__name__, _EXPORTS, ("errors", "checks", "grids", "lattice", "mixture", "audit", "registry",
-                                                   "settings", "files", "plotting", "data_priors", "multiuser",
-                                                   "gaussian", "wasserstein", "iteration", "sensitivity", "comparison",
-                                                   "pipeline"))
+#: every module and subpackage, found in the package's directory (a new paper's package included)
+_SUBMODULES = tuple(info.name for info in iter_modules(__path__) if not info.name.startswith("_"))
+
+__getattr__, __dir__ = attach(__name__, _EXPORTS, _SUBMODULES)

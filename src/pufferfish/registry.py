@@ -15,8 +15,9 @@ method")::
 
     register(Method("my_bound", my_bound, pairs=None, label="my bound", citation="..."))
 
-Records are registered when their module is imported; :data:`PROVIDERS` lists the modules
-the registry imports on first use. The tight methods (the smallest scale the exact audit
+Records are registered when their module is imported; each paper's declaration
+(:class:`pufferfish.papers.Paper`, ``methods``) holds its records, so the registry has them
+all on first use, in the papers' order. The tight methods (the smallest scale the exact audit
 accepts) are not written anywhere: they are derived from the lattice auditors' ``tight``
 declarations (:class:`pufferfish.audit.auditor.TightMethod`), one record per auditor and
 guarantee (:func:`tight_methods`).
@@ -27,19 +28,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from importlib import import_module
 
 import numpy as np
 
-from pufferfish import audit
+from pufferfish import audit, papers
 from pufferfish.errors import ArgumentTypeError, InvalidArgumentError, NotApplicableError
 from pufferfish.grids import check_epsilons
 
-__all__ = ["Method", "register", "get", "names", "methods", "calibrate", "secret_kind", "PROVIDERS", "SECRET_KINDS",
+__all__ = ["Method", "register", "get", "names", "methods", "calibrate", "secret_kind", "SECRET_KINDS",
            "check_applicable", "tight_methods"]
 
-#: modules whose import registers methods (one per paper); the tight methods come from the auditors
-PROVIDERS = ("pufferfish.multiuser.methods", "pufferfish.wasserstein.methods")
 #: the parameters a target of each guarantee needs beyond epsilon
 _NEEDS = {"epsilon": (), "epsilon_delta": ("delta",), "renyi": ("alpha",)}
 
@@ -112,11 +110,16 @@ def register(*records: Method) -> tuple[Method, ...]:
 
 
 def _load() -> None:
+    """On first use: the declared papers' records, in the papers' order (whichever module was
+    imported first), then any registered otherwise, then the tight methods of the auditors."""
     global _loaded
     if not _loaded:
         _loaded = True
-        for module in PROVIDERS:
-            import_module(module)
+        declared = [record for paper in papers.declared() for record in paper.methods]
+        register(*declared)
+        others = [record for record in _REGISTRY.values() if record not in declared]
+        _REGISTRY.clear()
+        register(*declared, *others)
         register(*tight_methods())
 
 

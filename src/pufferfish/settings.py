@@ -1,10 +1,9 @@
 """Typed settings shared by the experiments, and the helpers every paper's settings module uses.
 
-Each experiment defines the typed settings it consumes, next to its code
-(:mod:`pufferfish.multiuser.settings`, :mod:`pufferfish.gaussian.settings`,
-:mod:`pufferfish.wasserstein.settings`, :mod:`pufferfish.comparison.settings`); the settings
-more than one of them reads are here (:class:`AuditSettings`, :class:`DatasetSettings`,
-:class:`Encoding`). :mod:`pufferfish.pipeline.config` validates config.yaml against its
+Each paper defines the typed settings it consumes, next to its code
+(``pufferfish.<paper>.settings``, declared by its :class:`pufferfish.papers.Paper`); the
+settings more than one of them reads are here (:class:`AuditSettings`,
+:class:`DatasetSettings`, :class:`Encoding`). :mod:`pufferfish.pipeline.config` validates config.yaml against its
 schema and builds all of them, once (:class:`pufferfish.pipeline.config.Settings`).
 
 Every class is a frozen dataclass built by ``from_config`` from its section of the
@@ -20,14 +19,14 @@ Snakemake jobs get their section as a plain mapping param and call the section's
 compares params of builtin types (a dataclass param would silently stop the reruns on a
 config edit).
 
-What a config entry reads of a dataset is a :class:`DataRequest`: each paper's settings
-module declares its own (``data_requests(config)``), and
-:mod:`pufferfish.pipeline.data_checks` checks them on the cached data before any job.
+What a config entry reads of a dataset is a :class:`DataRequest`: each paper declares its own
+(``data_requests(config)``), and :mod:`pufferfish.pipeline.data_checks` checks them on the
+cached data before any job.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -174,19 +173,20 @@ class DataRequest:
 
     ``where`` is the entry's config key and ``dataset`` a key of ``datasets``; ``columns`` are
     the (config key, column) of every column it reads (a missing column is reported at its
-    own key). ``reader`` names, as ``module:function``, the public function its job reads
-    the rows with; it is called as ``reader(frame, **arguments)`` on the cached table (only
-    the requests' columns, read with pandas' ``low_memory`` as the job reads it) and raises a
+    own key). ``reader`` is the function its job reads the rows with; it is called as
+    ``reader(frame, **arguments)`` on the cached table (only the requests' columns, read with
+    pandas' ``low_memory`` as the job reads it) and raises a
     :class:`~pufferfish.errors.PufferfishError` on what the job will refuse, reported at
     ``where`` (a message starting with ``label``, the entry's name in the reader's own
-    messages, has it replaced by ``where``). The reader is named, not imported: a settings
-    module sits below the code that reads the data, which imports it.
+    messages, has it replaced by ``where``). A settings module sits below the code that reads
+    the data (which imports it), so the paper's declaration hands it the reader: a small
+    function of the declaration's module that imports the job's code when it is called.
     """
 
     where: str
     dataset: str
     columns: tuple[tuple[str, str], ...]
-    reader: str
+    reader: Callable[..., Any]
     arguments: Mapping[str, Any]
     label: str
     low_memory: bool

@@ -32,7 +32,9 @@ import pytest
 from scipy import integrate, stats
 
 import pufferfish
-from pufferfish import cli
+from pufferfish import cli, command_line
+from pufferfish.comparison import command as comparison_command
+from pufferfish.iteration import command as iteration_command
 
 SRC = Path(pufferfish.__file__).resolve().parents[1]
 REPO = SRC.parent
@@ -138,7 +140,7 @@ def test_calibrate_laplace_on_two_point_priors_matches_the_closed_forms(tmp_path
                           "--noise", "laplace", "--format", "csv"], capsys)
     assert code == 0 and err == ""
     frame = as_frame(out)
-    assert list(frame.columns) == cli.COLUMNS
+    assert list(frame.columns) == comparison_command.COLUMNS
     assert set(frame.noise) == {"laplace"} and frame.meets_target.all()
     assert (frame.secret_i == "a").all() and (frame.secret_j == "b").all()
     tight = frame[frame.method == "tight"]
@@ -199,7 +201,7 @@ def test_json_is_a_list_of_records_with_nulls(tmp_path, capsys):
     records = json.loads(out)
     # 5 Laplace, 3 Gaussian, 2 Cauchy, 3 geometric methods: every group of the comparison
     assert code == 0 and isinstance(records, list) and len(records) == 13
-    assert all(list(r) == cli.COLUMNS for r in records)
+    assert all(list(r) == comparison_command.COLUMNS for r in records)
     cauchy = [r for r in records if r["noise"] == "cauchy"]
     assert cauchy and all(r["delta"] is None and r["alpha"] == 2.0 and r["guarantee"] == "renyi" for r in cauchy)
     assert all(isinstance(r["meets_target"], bool) for r in records)
@@ -220,7 +222,7 @@ def test_audit_matches_integrals_of_the_output_densities(tmp_path, capsys):
                             "--epsilon", eps, "--alpha", "2", "--format", "csv"], capsys)
         assert code == 0
         frame = as_frame(out)
-        assert list(frame.columns) == cli.COLUMNS and (frame.method == cli.GIVEN).all()
+        assert list(frame.columns) == comparison_command.COLUMNS and (frame.method == comparison_command.GIVEN).all()
         got = {(noise, r.guarantee): r for r in frame.itertuples()}
         assert set(got) == {k for k in expected if k[0] == noise}
         for key, row in got.items():
@@ -308,7 +310,7 @@ ADULT_ARGS = ["--released", "income", "--indicator", ">50K", "--secret", "race",
 
 
 def _same_as_pipeline(frame: pd.DataFrame, pipeline: pd.DataFrame) -> None:
-    assert list(frame.columns) == cli.COLUMNS and len(frame) == len(pipeline) == 39  # 13 methods x 3 epsilons
+    assert list(frame.columns) == comparison_command.COLUMNS and len(frame) == len(pipeline) == 39  # 13 methods x 3 epsilons
     assert (frame.secret_i == "Asian-Pac-Islander").all() and (frame.secret_j == "Other").all()
     for column in ("method", "noise", "guarantee"):
         assert frame[column].tolist() == pipeline[column].tolist()
@@ -362,17 +364,17 @@ class _Terminal(io.StringIO):
 
 def test_progress_lines_on_a_terminal_or_after_a_second(monkeypatch):
     tty = _Terminal()
-    progress = cli.Progress(45, stream=tty)
+    progress = command_line.Progress(45, stream=tty)
     progress.step(3, "a vs b")
     assert tty.getvalue() == "pair 3/45: a vs b\n"
     quiet = io.StringIO()
-    progress = cli.Progress(45, stream=quiet)
+    progress = command_line.Progress(45, stream=quiet)
     progress.step(1, "a vs b")
     assert quiet.getvalue() == ""                        # quick work, not a terminal: nothing
-    monkeypatch.setattr(cli.time, "monotonic", lambda: progress.start + 2 * cli.PROGRESS_AFTER)
+    monkeypatch.setattr(command_line.time, "monotonic", lambda: progress.start + 2 * command_line.PROGRESS_AFTER)
     progress.step(2, "a vs c")
     assert quiet.getvalue() == "pair 2/45: a vs c\n"
-    single = cli.Progress(1, stream=_Terminal())
+    single = command_line.Progress(1, stream=_Terminal())
     single.step(1, "a vs b")
     assert single.stream.getvalue() == ""                # one pair: no progress to report
 
@@ -499,7 +501,7 @@ def test_iteration_gives_the_pipelines_calibration_rows(tmp_path, capsys):
                           "--delta", ITER_DELTA, "--secret-index", 1, 10, 20, 30, 40, "--format", "csv"], capsys)
     assert code == 0, err
     got = pd.read_csv(io.StringIO(out), float_precision="round_trip")
-    assert list(got.columns) == CALIBRATION_COLUMNS == cli.ITERATION_COLUMNS
+    assert list(got.columns) == CALIBRATION_COLUMNS == iteration_command.ITERATION_COLUMNS
     assert len(got) == len(pipeline) == 3 * 5 * 4 * 5
     pd.testing.assert_frame_equal(got, pipeline.astype({"meets_target": bool}), check_exact=True, check_dtype=False)
 
@@ -551,7 +553,7 @@ def test_iteration_renyi_target_by_closed_forms(tmp_path, capsys):
                           "--secret-index", 1, 25, "--format", "json"], capsys)
     assert code == 0, err
     rows = pd.DataFrame(json.loads(out))
-    assert list(rows.columns) == cli.RENYI_COLUMNS
+    assert list(rows.columns) == iteration_command.RENYI_COLUMNS
     for row in rows.itertuples():
         gap, data_var, gain, diameter, sigma_matrix = dense_model(values, row.secret_index, row.eta)
         exact = alpha * gap ** 2 / (2 * (row.sigma ** 2 * gain + data_var))     # D_alpha of two Gaussians
@@ -573,11 +575,11 @@ def test_iteration_table_and_progress(tmp_path, capsys, monkeypatch):
     code, out, err = run(["iteration", data, "--column", "x", "--eta", 0.1, "--epsilon", 1, "--delta", 1e-5], capsys)
     assert code == 0 and err == ""                       # one secret, quick, not a terminal: no progress
     header, blank, names, *lines = out.splitlines()
-    assert "30 records of 'x'" in header and blank == "" and names.split() == cli.ITERATION_COLUMNS
+    assert "30 records of 'x'" in header and blank == "" and names.split() == iteration_command.ITERATION_COLUMNS
     assert [line.split()[0] for line in lines] == ["paper_bound", "contraction_bound", "dp_assumption",
                                                    "composition", "exact"]
     assert all(line.split()[2] == "1" for line in lines)  # the default secret: the first record
-    monkeypatch.setattr(cli, "PROGRESS_AFTER", -1.0)     # as if every step came after the threshold
+    monkeypatch.setattr(command_line, "PROGRESS_AFTER", -1.0)     # as if every step came after the threshold
     code, out, err = run(["iteration", data, "--column", "x", "--eta", 0.1, 0.5, "--epsilon", 1, "--delta", 1e-5,
                           "--secret-index", 1, 30, "--format", "csv"], capsys)
     assert code == 0

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 import yaml
 
-from pufferfish.pipeline.config import validate_config
 from pufferfish.errors import ConfigError
+from pufferfish.papers import declared
+from pufferfish.pipeline.config import Settings, validate_config
 from pufferfish.grids import expand_grid
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -263,18 +264,15 @@ def test_the_old_key_of_paper_002_names_its_new_key(shipped, section):
 
 
 def test_each_paper_checks_its_own_references(shipped):
-    """The cross-references live in each paper's settings module; pipeline.config only dispatches
-    (every paper of PAPERS has check_references; those that read data declare data_requests)."""
-    from pufferfish.pipeline.config import PAPERS
-
-    names = [paper.__name__ for paper in PAPERS]
-    assert names == [f"pufferfish.{p}.settings" for p in
-                     ("multiuser", "gaussian", "wasserstein", "comparison", "iteration", "sensitivity", "distp")]
-    assert all(callable(paper.check_references) for paper in PAPERS)
+    """The cross-references live in each paper's declaration; pipeline.config only dispatches
+    (every declared paper has check_references; those that read data declare data_requests)."""
+    shipped_papers = ["multiuser", "gaussian", "wasserstein", "comparison", "iteration", "sensitivity", "distp"]
+    assert [paper.key for paper in declared() if paper.key in shipped_papers] == shipped_papers  # in this order
+    assert all(callable(paper.check_references) for paper in declared())
     cfg = validate_config(copy.deepcopy(shipped))
-    readers = {paper.__name__.split(".")[1]: {r.where.split(".")[0] for r in paper.data_requests(cfg)}
-               for paper in PAPERS if hasattr(paper, "data_requests")}
-    # each declares only requests of its own section (the shipped config reads data in all four)
+    readers = {paper.key: {r.where.split(".")[0] for r in paper.data_requests(cfg)}
+               for paper in declared() if paper.data_requests is not None and paper.key in cfg}
+    # each declares only requests of its own section (the shipped config reads data in five)
     assert readers == {"multiuser": {"multiuser"}, "gaussian": {"gaussian"}, "wasserstein": {"wasserstein"},
                        "sensitivity": {"sensitivity"}, "distp": {"distp"}}
     from pufferfish.wasserstein.settings import check_references
@@ -282,3 +280,74 @@ def test_each_paper_checks_its_own_references(shipped):
     cfg["wasserstein"]["settings"]["heart"]["column"] = "age"
     with pytest.raises(ConfigError, match=r"^config: wasserstein.settings.heart: attribute and column are both 'age'"):
         check_references(cfg)
+
+
+# ------------------------------------------------------------------------------ each paper, on its own
+#: the installed papers with a section in config.yaml (a paper of another distribution has its own tests)
+IN_CONFIG = [p for p in declared() if p.key in yaml.safe_load((ROOT / "config.yaml").read_text(encoding="utf-8"))]
+
+
+def _alone(shipped, paper):
+    """The shipped config with only the shared keys, ``paper``'s section and those of the papers it needs."""
+    keep = ("seed", "datasets", "audit", *paper.needs, paper.key)
+    return {k: copy.deepcopy(shipped[k]) for k in keep if k in shipped}
+
+
+@pytest.mark.parametrize("paper", IN_CONFIG, ids=lambda p: p.key)
+def test_a_config_with_one_papers_section_runs_that_paper_alone(shipped, paper):
+    """seed, datasets, audit and one paper's section (and the sections of the papers it needs)
+    are a whole configuration: that paper is typed and checked, no other."""
+    settings = Settings.load(_alone(shipped, paper))
+    assert list(settings.papers) == [*paper.needs, paper.key]
+    assert all(getattr(settings, p.key) is None for p in declared() if p.key not in settings.papers)
+
+
+@pytest.mark.parametrize("paper", IN_CONFIG, ids=lambda p: p.key)
+def test_a_mistake_in_each_papers_section_is_one_line_naming_its_key(shipped, paper):
+    for value, message in (([1], f"config: {paper.key} = [1]: must be a mapping"),
+                           ("x", f"config: {paper.key} = 'x': must be a mapping")):
+        cfg = _alone(shipped, paper)
+        cfg[paper.key] = value
+        with pytest.raises(ConfigError) as info:
+            validate_config(cfg)
+        assert str(info.value) == message
+    cfg = _alone(shipped, paper)
+    cfg[paper.key]["not_a_key"] = {}
+    with pytest.raises(ConfigError) as info:
+        validate_config(cfg)
+    assert str(info.value).startswith(f"config: {paper.key}.not_a_key") and "\n" not in str(info.value)
+
+
+def test_the_shared_keys_alone_run_no_paper(shipped):
+    settings = Settings.load({k: shipped[k] for k in ("seed", "datasets", "audit")})
+    assert settings.papers == {} and settings.seed == shipped["seed"]
+    with pytest.raises(ConfigError, match=r"^config: datasets: missing required key$"):
+        validate_config({"seed": 1})
+
+
+@pytest.mark.parametrize("papers, message", [
+    (["foo"], "config: papers[0] = 'foo': must be one of " + ", ".join(p.key for p in declared())),
+    ([], "config: papers = []: must have at least 1 item(s)"),
+    (["distp", "distp"], "config: papers = [\"distp\", \"distp\"]: must not repeat an item"),
+    ("distp", "config: papers = 'distp': must be a list"),
+    (["comparison"], "config: papers: comparison reads the outputs of multiuser, wasserstein: list them too"),
+])
+def test_the_papers_switch_names_its_mistake_in_one_line(shipped, papers, message):
+    cfg = copy.deepcopy(shipped)
+    cfg["papers"] = papers
+    with pytest.raises(ConfigError) as info:
+        validate_config(cfg)
+    assert str(info.value) == message
+
+
+def test_the_papers_switch_runs_the_listed_papers_in_their_order(shipped):
+    cfg = copy.deepcopy(shipped)
+    cfg["papers"] = ["distp", "iteration"]
+    assert list(Settings.load(cfg).papers) == ["iteration", "distp"]  # the papers' order, not the list's
+    cfg["distp"]["cases"]["nope"] = {**cfg["distp"]["cases"]["adult_education_sex"], "dataset": "nope"}
+    cfg["papers"] = ["iteration"]  # a section that does not run is checked by the schema only
+    assert list(Settings.load(cfg).papers) == ["iteration"]
+    del cfg["iteration"]
+    with pytest.raises(ConfigError, match=r"^config: papers\[0\] = 'iteration': the configuration has no section "
+                                          r"iteration$"):
+        validate_config(cfg)

@@ -141,7 +141,7 @@ def test_distp_is_a_paper_package():
     package = Path(__file__).resolve().parents[2] / "src" / "pufferfish" / "distp"
     allowed = ("pufferfish._lazy", "pufferfish.errors", "pufferfish.checks", "pufferfish.lattice",
                "pufferfish.mechanisms", "pufferfish.distp", "pufferfish.audit", "pufferfish.settings", "pufferfish.files",
-               "pufferfish.plotting")
+               "pufferfish.plotting", "pufferfish.papers")  # papers: the Paper its declaration (paper.py) builds
     found = set()
     for path in package.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):

@@ -112,10 +112,12 @@ def test_check_references_one_line(change, message):
 
 def test_check_references_accepts_and_requests():
     check_references(config())
-    (request,) = data_requests(config())
+    from pufferfish.distp.paper import PAPER, read_rows
+
+    (request,) = PAPER.data_requests(config())
     assert request.where == "distp.cases.t" and request.dataset == "d"
     assert dict(request.columns) == {"distp.cases.t.released": "x", "distp.cases.t.protected": "s"}
-    assert request.reader == "pufferfish.distp.experiments:case_laws"
+    assert request.reader is read_rows and data_requests(config(), reader=len)[0].reader is len
 
 
 def test_write_case_writes_every_output(tmp_path):

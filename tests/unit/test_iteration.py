@@ -539,7 +539,8 @@ def test_fig6_table_audit_and_reproduction_items(tmp_path):
     (tmp_path / "results" / "theta").mkdir(parents=True)
     table.to_csv(tmp_path / "results" / "theta" / "iteration_fig6.csv", index=False)
     from pathlib import Path
-    items = yaml.safe_load((Path(__file__).parents[2] / "workflow" / "report" / "paper_values.yaml").read_text())
+    from pufferfish.papers import get
+    items = yaml.safe_load(get("iteration").path("paper_values", Path(__file__).parents[2]).read_text())
     ours = [item for item in items["items"] if item["ours"]["file"] == "results/theta/iteration_fig6.csv"]
     assert len(ours) == 5  # Thm 23 (two T), Prop. F.2 (two rho), group privacy at rho = 1
     result = reproduction_table(ours, root=tmp_path)

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pufferfish import cli
+from pufferfish.iteration import command as iteration_command
 from pufferfish.errors import ConfigError, DataError
 from pufferfish.iteration import limits
 from tests.unit.test_cli import dense_model, hockey_stick, run, series_csv
@@ -109,7 +109,7 @@ def test_all_secrets_against_the_dense_model(tmp_path, capsys, smooth):
                           1e-5, "--all-secrets", "--sigma", 0.5, "--format", "csv"], capsys)
     assert code == 0, err
     rows = pd.read_csv(io.StringIO(out), float_precision="round_trip")
-    assert list(rows.columns) == cli.ALL_SECRETS_COLUMNS and rows.columns[:1].tolist() == ["secret_index"]
+    assert list(rows.columns) == iteration_command.ALL_SECRETS_COLUMNS and rows.columns[:1].tolist() == ["secret_index"]
     assert len(rows) == 40 * 2 * 2 and rows.groupby(["eta", "epsilon"]).secret_index.apply(list).map(
         lambda k: k == list(range(1, 41))).all()
     for row in rows.itertuples():
@@ -143,7 +143,7 @@ def test_all_secrets_renyi_target_in_closed_form(tmp_path, capsys):
     import json
 
     rows = pd.DataFrame(json.loads(out))
-    assert list(rows.columns) == cli.ALL_SECRETS_RENYI_COLUMNS and len(rows) == 30
+    assert list(rows.columns) == iteration_command.ALL_SECRETS_RENYI_COLUMNS and len(rows) == 30
     for row in rows.itertuples():
         gap, data_var, gain, _, _ = dense_model(values, row.secret_index, 0.2)
         assert row.exact == pytest.approx(3.0 * gap ** 2 / (2 * (gain + data_var)), rel=1e-9)   # sigma = 1

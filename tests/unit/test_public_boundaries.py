@@ -34,6 +34,7 @@ import pytest
 
 import pufferfish
 from pufferfish.errors import PufferfishError
+from pufferfish.papers import declared
 
 NAN, INF = math.nan, math.inf
 
@@ -655,7 +656,7 @@ EXEMPT = {
                      "pufferfish.lattice.system.Secret",
                      "pufferfish.lattice.transport.FLOAT_TIE_TOL", "pufferfish.multiuser.METHODS",
                      "pufferfish.multiuser.methods.METHODS", "pufferfish.multiuser.methods.LEMMA6_GROUPINGS",
-                     "pufferfish.multiuser.methods.BRENT_RTOL", "pufferfish.registry.PROVIDERS",
+                     "pufferfish.multiuser.methods.BRENT_RTOL",
                      "pufferfish.registry.SECRET_KINDS", "pufferfish.wasserstein.METHODS",
                      "pufferfish.wasserstein.methods.METHODS", "pufferfish.wasserstein.methods.CAUCHY_ALPHA",
                      "pufferfish.wasserstein.table1.TABLE1_COLUMNS", "pufferfish.wasserstein.table1.MAX_LABEL"],
@@ -733,22 +734,21 @@ EXEMPT = {
 }
 
 #: modules whose every public name is job-level (each name is still listed, by the walk, as exempt)
-#: job-level code (its inputs come from the schema-validated config, and output paths): the pipeline,
-#: each paper's experiments, plots and typed settings, and the shared files / plotting / data helpers
-JOB_MODULES = ("pufferfish.pipeline.", "pufferfish.files.", "pufferfish.plotting.", "pufferfish.data_priors.",
-               "pufferfish.settings.", "pufferfish.multiuser.settings.", "pufferfish.gaussian.settings.",
-               "pufferfish.wasserstein.settings.", "pufferfish.comparison.settings.", "pufferfish.wasserstein.conditionals.",
-               "pufferfish.iteration.experiments.", "pufferfish.iteration.plots.", "pufferfish.iteration.settings.",
-               "pufferfish.iteration.exposure.",
-               "pufferfish.sensitivity.experiments.", "pufferfish.sensitivity.plots.", "pufferfish.sensitivity.settings.",
-               "pufferfish.multiuser.experiments", "pufferfish.multiuser.plots", "pufferfish.multiuser.user_priors.",
-               "pufferfish.multiuser.secret_pairs.",
-               "pufferfish.gaussian.experiments", "pufferfish.gaussian.plots", "pufferfish.gaussian.streams.",
-               "pufferfish.gaussian.gmm_fits.", "pufferfish.comparison.experiments",
-               "pufferfish.comparison.plots", "pufferfish.multiuser.captions", "pufferfish.gaussian.captions",
-               "pufferfish.iteration.captions", "pufferfish.sensitivity.captions",
-               "pufferfish.distp.experiments.", "pufferfish.distp.plots.", "pufferfish.distp.settings.")
-
+#: job-level code (its inputs come from the schema-validated config, the command line, or output
+#: paths): the pipeline, the papers' declarations and the command's glue, the shared files /
+#: plotting / data helpers and typed settings, and in each declared paper's package the modules
+#: of these roles (JOB_ROLES): its declaration, typed settings, subcommands, experiments, figures
+#: and captions; then two job-level modules of other names
+SHARED_JOB_MODULES = ("pufferfish.pipeline.", "pufferfish.files.", "pufferfish.plotting.", "pufferfish.data_priors.",
+                      "pufferfish.settings.", "pufferfish.papers.", "pufferfish.command_line.")
+JOB_ROLES = ("paper", "settings", "command", "experiments", "plots", "captions")
+OTHER_JOB_MODULES = ("pufferfish.wasserstein.conditionals.", "pufferfish.iteration.exposure.",
+                     "pufferfish.multiuser.user_priors.", "pufferfish.multiuser.secret_pairs.",
+                     "pufferfish.gaussian.streams.", "pufferfish.gaussian.gmm_fits.")
+JOB_MODULES = (*SHARED_JOB_MODULES,
+               *(f"{paper.check_references.__module__.rsplit('.', 1)[0]}.{role}." for paper in declared()
+                 for role in JOB_ROLES),
+               *OTHER_JOB_MODULES)
 
 def _key(module: str, name: str, obj) -> str:
     if (inspect.isclass(obj) or inspect.isfunction(obj)) and getattr(obj, "__module__", "").startswith("pufferfish"):

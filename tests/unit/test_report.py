@@ -194,7 +194,7 @@ def test_a_paper_value_without_its_strength_or_file_is_named(tmp_path, change, m
 
 
 def test_every_shipped_paper_value_says_how_strong_its_match_is():
-    """Every item of workflow/report/paper_values.yaml has a ``strength`` among STRENGTHS (the loader
+    """Every item of the papers' values files (workflow/report/paper_values/) has a ``strength`` among STRENGTHS (the loader
     checks it); the axis maxima are ``by construction``, Fig. 5(b)/(c) say which encoding they rest
     on, and Appendix A's claim on Delta* has its own item."""
     from pathlib import Path
@@ -203,9 +203,12 @@ def test_every_shipped_paper_value_says_how_strong_its_match_is():
 
     from pufferfish.pipeline.report import STRENGTHS, load_paper_values
 
-    path = Path(__file__).parents[2] / "workflow" / "report" / "paper_values.yaml"
-    items = load_paper_values(path)
-    raw = yaml.safe_load(path.read_text())["items"]
+    from pufferfish.papers import declared
+
+    repo = Path(__file__).parents[2]
+    paths = [paper.path("paper_values", repo) for paper in declared() if paper.paper_values is not None]
+    items = load_paper_values(paths)
+    raw = [item for path in paths for item in yaml.safe_load(path.read_text())["items"]]
     assert len(items) == len(raw) and all(item["strength"] in STRENGTHS for item in raw)
     by_strength = {s: [i for i in raw if i["strength"] == s] for s in STRENGTHS}
     assert all(len(v) > 0 for v in by_strength.values())
@@ -230,7 +233,10 @@ def test_appendix_a_claim_differs_on_table_4_and_holds_on_the_misprinted_table_5
 
     import yaml
 
-    raw = yaml.safe_load((Path(__file__).parents[2] / "workflow" / "report" / "paper_values.yaml").read_text())["items"]
+    from pufferfish.papers import get
+
+    path = get("multiuser").path("paper_values", Path(__file__).parents[2])
+    raw = yaml.safe_load(path.read_text())["items"]
     claim = [i for i in raw if "Delta*(2) = Delta*(3) = Delta*(4)" in i["item"]]
     plan = tmp_path / "results" / "plans" / "multiuser_tableA_cdf.csv"
     plan.parent.mkdir(parents=True)

@@ -2,6 +2,7 @@
 it types, shipped as package data."""
 import copy
 import dataclasses
+import importlib
 import os
 import tomllib
 from pathlib import Path
@@ -10,18 +11,15 @@ import pytest
 import yaml
 
 import pufferfish.pipeline as pipeline_package
-from pufferfish.errors import ConfigError
-from pufferfish.gaussian.experiments import run_figure
-import pufferfish.comparison.settings
-import pufferfish.gaussian.settings
-import pufferfish.iteration.settings
-import pufferfish.multiuser.settings
 import pufferfish.pipeline.config
 import pufferfish.settings
-import pufferfish.wasserstein.settings
+from pufferfish.errors import ConfigError
+from pufferfish.gaussian.experiments import run_figure
 from pufferfish.gaussian.settings import Fig1Settings, Fig5Settings, GaussianSettings, GMMExperimentSettings
 from pufferfish.multiuser.settings import Secret, users_from_config
+from pufferfish.papers import declared
 from pufferfish.pipeline.config import SCHEMA_PATH, Settings, load_schema, validate_config
+from pufferfish.sensitivity.settings import DiffusionSettings
 from pufferfish.settings import AuditSettings
 from tests.helpers import REPO
 
@@ -39,13 +37,18 @@ def settings(shipped):
 
 # ------------------------------------------------------------------------------ the schema as package data
 def test_schema_is_package_data_and_the_workflow_reads_it_through_a_symlink():
-    """One file: the package's (a non-editable install has it); workflow/schemas/ links to it."""
+    """The shared schema is the package's (a non-editable install has it; workflow/schemas/ links
+    to it), and so is each paper's section, in the paper's package: package data by one pattern."""
+    from fnmatch import fnmatch
+
     assert SCHEMA_PATH.parent == Path(pipeline_package.__file__).parent and SCHEMA_PATH.is_file()
     link = REPO / "workflow" / "schemas" / "config.schema.yaml"
     assert link.is_symlink() and os.path.samefile(link, SCHEMA_PATH)
     with open(REPO / "pyproject.toml", "rb") as handle:
         package_data = tomllib.load(handle)["tool"]["setuptools"]["package-data"]["pufferfish"]
-    assert Path(SCHEMA_PATH).relative_to(Path(pipeline_package.__file__).parents[1]).as_posix() in package_data
+    root = Path(pipeline_package.__file__).parents[1]
+    for path in [SCHEMA_PATH, *(paper.schema for paper in declared() if paper.schema.is_relative_to(root))]:
+        assert path.is_file() and any(fnmatch(path.relative_to(root).as_posix(), p) for p in package_data), path
 
 
 def test_snakemake_validates_against_the_same_filled_schema(shipped):
@@ -78,9 +81,10 @@ def _resolve(schema: dict, pointer: str) -> dict:
     return node
 
 
-SETTINGS_MODULES = [pufferfish.settings, pufferfish.multiuser.settings, pufferfish.gaussian.settings,
-                    pufferfish.wasserstein.settings, pufferfish.comparison.settings, pufferfish.iteration.settings,
-                    pufferfish.pipeline.config]
+#: the shared settings, the config's, and each declared paper's settings module (the module of its
+#: declaration's check_references)
+SETTINGS_MODULES = [pufferfish.settings, pufferfish.pipeline.config,
+                    *(importlib.import_module(paper.check_references.__module__) for paper in declared())]
 SECTION_CLASSES = [cls for module in SETTINGS_MODULES for cls in vars(module).values()
                    if isinstance(cls, type) and dataclasses.is_dataclass(cls) and hasattr(cls, "schema_path")
                    and cls.__module__ == module.__name__]
@@ -93,7 +97,14 @@ def test_every_settings_class_is_collected():
             "ExperimentSettings", "MultiuserSettings", "GaussianPrior", "Fig1Settings", "IntRange", "Fig2Settings",
             "Fig5Settings", "GMMSettings", "ConditionalSecret", "PrivacyPair", "GMMExperimentSettings",
             "GaussianSettings", "WassersteinSetting", "ComparisonSettings", "Fig6Settings", "SeriesSettings",
-            "IterationSettings"} == names
+            "IterationSettings", "AttributeTriple", "AttributePrivacySettings", "DiffusionSettings",
+            "SensitivitySettings", "DistpGrid", "DistpCase"} <= names  # and those of any other installed paper
+    # every dataclass of a settings module with a from_config types a mapping of the schema, but
+    # the two that type one of several forms of a value (a oneOf: numeric / codes / indicator;
+    # absent / value / user)
+    assert sorted(cls.__name__ for module in SETTINGS_MODULES for cls in vars(module).values()
+                  if isinstance(cls, type) and dataclasses.is_dataclass(cls) and cls.__module__ == module.__name__
+                  and hasattr(cls, "from_config") and not hasattr(cls, "schema_path")) == ["Encoding", "Secret"]
 
 
 @pytest.mark.parametrize("cls", SECTION_CLASSES, ids=lambda c: c.__name__)
@@ -101,13 +112,22 @@ def test_every_section_class_has_the_schema_keys_and_no_default(cls):
     """A key the schema gains must get a field (or from_config refuses the config), and every
     default lives in the schema: no field has a default of its own."""
     schema = load_schema()
-    keys = set(_resolve(schema, cls.schema_path)["properties"])
+    part = _resolve(schema, cls.schema_path)
+    keys = set(part["properties"])
     fields = {f.name for f in dataclasses.fields(cls)} - {"name"}  # the key of the section, not a property
     if cls is GaussianSettings:  # fig3, fig4 and any other key are the GMM experiments
         keys = keys - {"fig3", "fig4"} | {"experiments"}
+    if cls is Settings:  # the shared keys; each paper's typed section is in `papers` (the switch's key)
+        keys = keys - {paper.key for paper in declared()}
+    if cls is DiffusionSettings:  # the config's seed, beside its section
+        fields = fields - {"seed"}
     assert fields == keys
-    assert all(f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-               for f in dataclasses.fields(cls))
+    # no default of its own; None stands for an optional key that is absent (the schema gives no default)
+    for f in dataclasses.fields(cls):
+        assert f.default_factory is dataclasses.MISSING, f.name
+        assert f.default is dataclasses.MISSING or (
+            f.default is None and f.name not in part.get("required", []) and "default" not in part["properties"][f.name]
+        ), f.name
 
 
 def test_defaults_come_from_the_schema(shipped):

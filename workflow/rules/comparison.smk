@@ -2,15 +2,19 @@
 # scales of every noise family) on each pair of config `comparison.pairs`, every scale audited
 # exactly; one job per pair (its rows, its audit table, its figure), then the table. The work
 # is in pufferfish.comparison.
-from pufferfish.comparison.experiments import pair_caption, slug
+from pufferfish.comparison.experiments import pair_caption, pair_config, pair_inputs, slug
 
-COMPARISON = config.get("comparison") or {}
-COMPARISON_PAIRS = {slug(p): p for p in COMPARISON.get("pairs", [])}
+COMPARISON = config["comparison"]  # the validated mapping
+COMPARISON_PAIRS = {slug(p): p for p in COMPARISON["pairs"]}
+# the per-pair result tables (the figure's data) are not in the audit schema: the pairs' audit
+# rows, in the shared schema, are results/audit/comparison_<pair>.csv
+NOT_IN_AUDIT_SCHEMA.append("results/audit/noise_comparison/")
 
 
 rule comparison_pair:
     input:
-        unpack(comparison_inputs),
+        # the priors the pair reads: its experiment's data users, or its Table 1 setting's conditionals
+        unpack(lambda w: pair_inputs(COMPARISON_PAIRS[w.pair], config, SETTINGS.multiuser)),
     output:
         rows="results/audit/noise_comparison/{pair}.csv",
         audit="results/audit/comparison_{pair}.csv",
@@ -32,7 +36,7 @@ rule comparison_pair:
         code=CODE,
         pair=lambda w: COMPARISON_PAIRS[w.pair],
         # only what the pair reads: editing another experiment does not rerun it
-        config=comparison_config,
+        config=lambda w: pair_config(COMPARISON_PAIRS[w.pair], config),
         delta=COMPARISON.get("delta"),
         alpha=COMPARISON.get("alpha"),
         # for the caption: the least noise per epsilon and the audit's verdict, read from this

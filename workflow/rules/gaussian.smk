@@ -5,7 +5,8 @@
 #   gaussian_figure_audited  Fig. 2 (eq. 11 over K): the same rule, plus its audit table
 #   gaussian_gmm             the GMM fits of a GMM experiment (Figs. 3, 4 and any added key)
 #   gaussian_gmm_figure      Theorem 2 on those fits, audited, and the figures
-from pufferfish.gaussian.captions import read_fig1_values  # Fig. 1's caption numbers (standard library only)
+# Fig. 1's caption numbers, the rows-used record of a GMM fit (standard library only)
+from pufferfish.gaussian.captions import read_fig1_values, read_gmm_rows
 
 GAUSS = config["gaussian"]  # the validated mappings: params (Snakemake reruns a job when they change)
 GAUSSIAN = SETTINGS.gaussian  # the same, typed: which figures and experiments exist, their datasets
@@ -14,10 +15,30 @@ FIGURES = GAUSSIAN.figures()  # fig1, fig2, fig5 when present
 AUDITED_FIGURES = [f for f in FIGURES if f == "fig2"]  # the figure that calibrates a scale (eq. 11)
 GMM_FIGS = sorted(GAUSSIAN.experiments)  # fig3, fig4 and any other GMM experiment key
 
+# the outputs of a figure: its b table and the figure (PNG, PDF, plotted numbers); the audited
+# figure (rule gaussian_figure_audited) adds its audit table
+FIGURE_OUTPUT = {
+    "theta": report(
+        "results/theta/gaussian_{fig}.csv",
+        caption="../report/theta_table.rst",
+        category="Tables: theta and b",
+        labels={"table": "gaussian_{fig}"},
+    ),
+    "png": report(
+        "results/figures/gaussian/{fig}.png",
+        caption="../report/gaussian_figure.rst",
+        category=GAUSS_CATEGORY,
+        labels={"figure": "{fig}"},
+    ),
+    "pdf": "results/figures/gaussian/{fig}.pdf",
+    "csv": "results/figures/gaussian/{fig}.csv",
+}
+AUDITED_FIGURE_OUTPUT = {**FIGURE_OUTPUT, "audit": "results/audit/gaussian_{fig}.csv"}
+
 
 rule gaussian_figure:
     output:
-        **gaussian_figure_output(audited=False),
+        **FIGURE_OUTPUT,
     log:
         "results/logs/gaussian_figure/{fig}.log",
     wildcard_constraints:
@@ -37,7 +58,7 @@ rule gaussian_figure:
 # variant of the rule above (same script and params, plus the audit settings).
 use rule gaussian_figure as gaussian_figure_audited with:
     output:
-        **gaussian_figure_output(audited=True),
+        **AUDITED_FIGURE_OUTPUT,
     wildcard_constraints:
         fig=alternatives(AUDITED_FIGURES),
     params:
@@ -105,7 +126,7 @@ rule gaussian_gmm_figure:
         audit=config["audit"],
         seed=config["seed"],
         # read when the job runs (the caption lists the rows used per secret)
-        rows=lambda w, input: gmm_rows(input.gmm),
+        rows=lambda w, input: read_gmm_rows(input.gmm),
     script:
         "../scripts/gaussian_gmm_figure.py"
 

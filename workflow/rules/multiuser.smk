@@ -1,10 +1,38 @@
 # Multi-user pufferfish privacy (paper 000): data-derived users, calibration + audit of
 # every experiment in config `multiuser.experiments`, transport plans, figures.
+from pufferfish.multiuser.captions import read_user_records  # the data users' records, for captions
+
 MU = config["multiuser"]  # the validated mappings: params (Snakemake reruns a job when they change)
 MULTIUSER = SETTINGS.multiuser  # the same, typed: names, kinds, the users each experiment needs
 DATA_USERS = MU["data_users"]
 EXPERIMENTS = MU["experiments"]
 PLAN_EXPERIMENTS = MULTIUSER.plan_experiments()
+
+# the outputs of an experiment: its theta, audit and query-prior tables, the figure (PNG, PDF,
+# plotted numbers); a `kind: plan` experiment adds pi* and Delta* (rule multiuser_plan_experiment)
+EXPERIMENT_OUTPUT = {
+    "theta": report(
+        "results/theta/multiuser_{experiment}.csv",
+        caption="../report/theta_table.rst",
+        category="Tables: theta and b",
+        labels={"table": "multiuser_{experiment}"},
+    ),
+    "audit": "results/audit/multiuser_{experiment}.csv",
+    "priors": "results/priors/multiuser_{experiment}.csv",
+    "png": report(
+        "results/figures/multiuser/{experiment}.png",
+        caption="../report/multiuser_figure.rst",
+        category="Multi-user pufferfish privacy (paper 000)",
+        labels={"figure": "{experiment}"},
+    ),
+    "pdf": "results/figures/multiuser/{experiment}.pdf",
+    "csv": "results/figures/multiuser/{experiment}.csv",
+}
+PLAN_OUTPUT = {
+    **EXPERIMENT_OUTPUT,
+    "plan": "results/plans/multiuser_{experiment}.csv",
+    "cdf": "results/plans/multiuser_{experiment}_cdf.csv",
+}
 
 
 rule multiuser_config_users:
@@ -46,9 +74,10 @@ rule multiuser_data_user:
 # the figure (for a `kind: plan` experiment also pi* and Delta*, in the variant below).
 rule multiuser_experiment:
     input:
-        users=data_user_priors,
+        # the provenance records of the data users the experiment needs (rule multiuser_data_user)
+        users=lambda w: [f"results/priors/{u}.json" for u in MULTIUSER.data_users_of(w.experiment)],
     output:
-        **multiuser_experiment_output(plan=False),
+        **EXPERIMENT_OUTPUT,
     log:
         "results/logs/multiuser_experiment/{experiment}.log",
     wildcard_constraints:
@@ -73,7 +102,7 @@ rule multiuser_experiment:
 # monotone Kantorovich plan pi* and the CDF/Delta* table) make them this variant.
 use rule multiuser_experiment as multiuser_plan_experiment with:
     output:
-        **multiuser_experiment_output(plan=True),
+        **PLAN_OUTPUT,
     wildcard_constraints:
         experiment=alternatives(PLAN_EXPERIMENTS),
 

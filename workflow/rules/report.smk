@@ -4,29 +4,41 @@
 # every rules file has appended its audit tables to AUDIT_TABLES (the summary's inputs).
 from pufferfish.errors import OutputError
 from pufferfish.files import check_output_paths
+from pufferfish.pipeline.front_page import write_front_page
 from pufferfish.pipeline.params import readable_param
 from pufferfish.pipeline.report import config_hash, git_state_key, producible, provenance_summary
 
-PAPER_VALUES = str(Path(workflow.basedir) / "workflow" / "report" / "paper_values.yaml")
+# the numbers the papers of this run print (each paper's paper_values file, in the papers' order)
+PAPER_VALUES = [str(p.path("paper_values", workflow.basedir)) for p in PAPERS if p.paper_values is not None]
 
-# the files paper_values.yaml reads that this config makes (an experiment taken out of
-# config.yaml leaves its items "not computed" instead of a missing input)
+# the files those items read that this config makes (an experiment taken out of config.yaml
+# leaves its items "not computed" instead of a missing input)
 try:
     REPRODUCTION_FILES = producible(paper_value_files(PAPER_VALUES), workflow.rules)
-except ConfigError as err:  # an item of paper_values.yaml without its strength, file...: one line
+except ConfigError as err:  # an item of a paper_values file without its strength, file...: one line
     sys.stderr.write(f"{err}\n")
     sys.exit(1)
 
+# the report's front page: the shared frame with the section of each paper this run runs
+# (pufferfish.pipeline.front_page), written under .snakemake/; the Snakefile's `report:` reads it
+try:
+    FRONT_PAGE = write_front_page(
+        Path(workflow.basedir) / "workflow" / "report" / "workflow.rst",
+        [(p.title, p.path("report", workflow.basedir)) for p in PAPERS],
+        Path(".snakemake") / "pufferfish" / "workflow.rst",
+    )
+except OSError as err:
+    sys.stderr.write(f"error: {err}\n")
+    sys.exit(1)
+
 # every audit table the run makes is one the summary reads: a rules file that writes an audit
-# table without appending it to AUDIT_TABLES stops the workflow here, naming the table. Passed by
-# name: the comparison's per-pair result tables (results/audit/noise_comparison/, the figure's
-# data); its audit rows, in the shared schema, are results/audit/comparison_<pair>.csv.
-NOT_IN_AUDIT_SCHEMA = ("results/audit/noise_comparison/",)
+# table without appending it to AUDIT_TABLES stops the workflow here, naming the table (but the
+# files under results/audit/ a rules file declares in NOT_IN_AUDIT_SCHEMA).
 _unsummarised = sorted(
     {
         t
         for t in TARGETS
-        if t.startswith("results/audit/") and t not in AUDIT_TABLES and not t.startswith(NOT_IN_AUDIT_SCHEMA)
+        if t.startswith("results/audit/") and t not in AUDIT_TABLES and not t.startswith(tuple(NOT_IN_AUDIT_SCHEMA))
     }
 )
 if _unsummarised:

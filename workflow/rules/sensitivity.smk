@@ -6,11 +6,14 @@
 #   sensitivity_diffusion          Prop. 6.3's bound against the exact OU W_inf and seeded,
 #                                  synchronously coupled Euler-Maruyama paths; the OU scales audited
 # The work is in pufferfish.sensitivity.experiments; the scripts only unpack snakemake.
-SENSITIVITY = config.get("sensitivity") or {}  # the validated mappings: params
-SENS = SETTINGS.sensitivity  # the same, typed (None without the section)
+# the readers of the jobs' own tables, for captions and the end-of-run warnings
+from pufferfish.sensitivity.captions import attribute_caption, diffusion_caption, read_coupling_violations
+
+SENSITIVITY = config["sensitivity"]  # the validated mappings: params
+SENS = SETTINGS.sensitivity  # the same, typed (each experiment None when the section leaves it out)
 SENS_CATEGORY = "Closed-form sensitivities (paper 002, Sections 6.2-6.3)"
-ATTRIBUTE_PRIVACY = SENS.attribute_privacy if SENS is not None else None
-DIFFUSION = SENS.diffusion if SENS is not None else None
+ATTRIBUTE_PRIVACY = SENS.attribute_privacy
+DIFFUSION = SENS.diffusion
 
 
 if ATTRIBUTE_PRIVACY is not None:
@@ -45,7 +48,7 @@ if ATTRIBUTE_PRIVACY is not None:
             section=SENSITIVITY.get("attribute_privacy"),
             rtol=config["audit"]["rtol"],
             # for the caption, from this job's own figure CSV once it exists (never triggers a rerun)
-            caption=lambda w, output: once_written(output.csv, attribute_privacy_caption, []),
+            caption=lambda w, output: once_written(output.csv, attribute_caption, []),
         script:
             "../scripts/sensitivity_attribute_privacy.py"
 
@@ -83,7 +86,8 @@ if DIFFUSION is not None:
             section=SENSITIVITY.get("diffusion"),
             seed=config["seed"],
             rtol=config["audit"]["rtol"],
-            caption=lambda w, output: once_written(output.check, diffusion_check_caption, ""),
+            # the verdict of the diffusion check, read from this job's own table once it exists
+            caption=lambda w, output: once_written(output.check, diffusion_caption, ""),
         script:
             "../scripts/sensitivity_diffusion.py"
 
@@ -96,4 +100,5 @@ if DIFFUSION is not None:
     )
     AUDIT_TABLES.append("results/audit/sensitivity_diffusion.csv")
     TARGETS.extend(expand("results/figures/sensitivity/diffusion.{ext}", ext=["png", "pdf", "csv"]))
-    END_OF_RUN_WARNINGS.append(coupling_warnings)
+    # the diffusion check's rows above the bound (Prop. 6.3), as WARNING lines at the end of the run
+    END_OF_RUN_WARNINGS.append(lambda: read_coupling_violations("results/theta/diffusion_check.csv"))

@@ -5,7 +5,7 @@
 # The work is in pufferfish.wasserstein.conditionals and pufferfish.wasserstein.table1.
 from pufferfish.wasserstein.conditionals import read_priors_record, setting_table1_rows
 
-WASSERSTEIN = (config.get("wasserstein") or {}).get("settings", {})
+WASSERSTEIN = config["wasserstein"].get("settings", {})
 WASSERSTEIN_CATEGORY = "Renyi pufferfish privacy (paper 002)"
 
 

@@ -15,4 +15,5 @@ _EXPORTS = {
 
 __all__ = list(_EXPORTS)
 
-__getattr__, __dir__ = attach(__name__, _EXPORTS, ("compare", "binding", "settings", "experiments", "plots"))
+__getattr__, __dir__ = attach(__name__, _EXPORTS, ("compare", "binding", "settings", "experiments", "plots", "paper",
+                                                  "command"))

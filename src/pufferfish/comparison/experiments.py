@@ -20,7 +20,8 @@ import pandas as pd
 
 from pufferfish.errors import ConfigError
 
-__all__ = ["TABLE1", "slug", "parse_pair", "resolve_pair", "write_pair", "write_figure", "write_table", "pair_caption"]
+__all__ = ["TABLE1", "slug", "parse_pair", "pair_inputs", "pair_config", "resolve_pair", "write_pair", "write_figure",
+           "write_table", "pair_caption"]
 
 log = logging.getLogger("pufferfish")
 
@@ -89,6 +90,32 @@ def parse_pair(pair: str, config: Mapping) -> tuple[str, str, str]:
         raise ConfigError(f"{where}: multiuser.experiments.{name} has no panel {panel!r} "
                           f"(have: {', '.join(panels)})")
     return "multiuser", name, panel
+
+
+def pair_inputs(pair: str, config: Mapping, multiuser) -> dict[str, object]:
+    """The priors a pair of config ``comparison`` reads (the inputs of the workflow's rule
+    ``comparison_pair``): the provenance records of its experiment's data users (``multiuser``:
+    the typed settings of paper 000, :class:`pufferfish.multiuser.settings.MultiuserSettings`)
+    or its Table 1 setting's conditionals."""
+    kind, name, _ = parse_pair(pair, config)
+    if kind == TABLE1:
+        return {"table1": f"results/priors/wasserstein_{name}.json"}
+    return {"users": [f"results/priors/{u}.json" for u in multiuser.data_users_of(name)]}
+
+
+def pair_config(pair: str, config: Mapping) -> dict:
+    """The part of the config one pair reads (its experiment or setting, the users, the grid): a
+    param of its job, so that editing another experiment or the list of pairs does not rerun it."""
+    kind, name, _ = parse_pair(pair, config)
+    section = config["comparison"]
+    out = {"comparison": {k: section[k] for k in ("epsilons", "delta", "alpha")}}
+    if kind == TABLE1:
+        out["wasserstein"] = {"settings": {name: config["wasserstein"]["settings"][name]}}
+    else:
+        mu = config["multiuser"]
+        out["multiuser"] = {"users": mu["users"], "data_users": mu["data_users"],
+                            "experiments": {name: mu["experiments"][name]}}
+    return out
 
 
 def resolve_pair(pair: str, config: Mapping, *, data_users: Mapping[str, str] = {},

@@ -12,7 +12,8 @@
 * :mod:`.utility` -- the service quality loss; :mod:`.calibrate` -- the largest eps_A of RR
   and of the geometric mechanism, the smallest k of tupling, for a target (eps, delta);
 * job level (config ``distp``): :mod:`.settings`, :mod:`.experiments` (the cases on UCI data,
-  their tables and audit rows), :mod:`.plots`; the command is :mod:`pufferfish.pipeline.distp_command`.
+  their tables and audit rows), :mod:`.plots`; the command is :mod:`pufferfish.distp.command`,
+  the declaration :mod:`pufferfish.distp.paper`.
 
 Derivations: ``docs/math/paper003-distribution.md``. Names are imported on first use.
 """
@@ -36,4 +37,4 @@ _EXPORTS = {
 __all__ = list(_EXPORTS)
 
 __getattr__, __dir__ = attach(__name__, _EXPORTS, ("divergences", "pair", "claims", "sums", "grid", "moment_bounds",
-                                                  "tupling", "utility", "calibrate"))
+                                                  "tupling", "utility", "calibrate", "paper", "command"))

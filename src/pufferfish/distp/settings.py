@@ -8,7 +8,7 @@ section it receives. :func:`check_references` checks what the schema cannot stat
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -115,15 +115,16 @@ def check_references(config: Mapping) -> None:
                           "distp.grid.tupling_epsilons")
 
 
-def data_requests(config: Mapping) -> list[DataRequest]:
+def data_requests(config: Mapping, reader: Callable) -> list[DataRequest]:
     """What each case reads: its released column given its protected column, read as its job
-    builds the two laws (:func:`pufferfish.distp.experiments.case_laws`)."""
+    builds the two laws (``reader``, :func:`pufferfish.distp.paper.read_rows`: the job's
+    :func:`pufferfish.distp.experiments.case_laws`)."""
     requests = []
     for name, spec in ((config.get("distp") or {}).get("cases") or {}).items():
         where = f"distp.cases.{name}"
         requests.append(DataRequest(where=where, dataset=spec["dataset"], label=where, low_memory=False,
                                     columns=((f"{where}.released", spec["released"]),
                                              (f"{where}.protected", spec["protected"])),
-                                    reader="pufferfish.distp.experiments:case_laws",
+                                    reader=reader,
                                     arguments={"spec": dict(spec), "name": name}))
     return requests

@@ -26,4 +26,4 @@ _EXPORTS = {
 __all__ = list(_EXPORTS)
 
 __getattr__, __dir__ = attach(__name__, _EXPORTS, ("methods", "gmm", "noise_ordering", "settings", "streams", "gmm_fits",
-                                                        "experiments", "plots", "captions"))
+                                                   "experiments", "plots", "captions", "paper"))

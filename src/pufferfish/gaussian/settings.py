@@ -10,7 +10,7 @@ what its GMM experiments read of their datasets is :func:`data_requests`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -343,7 +343,7 @@ def check_references(config: Mapping) -> None:
             raise ConfigError(f"config: gaussian.fig1.window = [{lo}, {hi}]: must be increasing")
 
 
-def data_requests(config: Mapping) -> list[DataRequest]:
+def data_requests(config: Mapping, reader: Callable) -> list[DataRequest]:
     """What each secret of each GMM experiment reads, for the data checks before any job.
 
     The numeric ``attribute`` given the secret's ``given`` columns, checked as the GMM job reads
@@ -354,6 +354,9 @@ def data_requests(config: Mapping) -> list[DataRequest]:
     config : dict
         The whole configuration, validated
         (:func:`pufferfish.pipeline.config.validate_config`).
+    reader : callable
+        The function its jobs read the rows with, called as ``reader(frame, **arguments)``
+        (the declaration passes it: :func:`pufferfish.gaussian.paper.read_rows`).
 
     Returns
     -------
@@ -377,7 +380,7 @@ def data_requests(config: Mapping) -> list[DataRequest]:
             columns = ((f"gaussian.{fig}.attribute", spec["attribute"]),) + tuple(
                 (f"{where}.given.{column}", column) for column in secret["given"])
             requests.append(DataRequest(where=where, dataset=spec["dataset"], columns=columns, low_memory=False,
-                                        reader="pufferfish.gaussian.gmm:check_secret_rows",
+                                        reader=reader,
                                         arguments={"spec": spec, "secret": secret, "components": components},
                                         label=f"gaussian.{fig}"))
     return requests

@@ -19,4 +19,4 @@ _EXPORTS = {
 __all__ = list(_EXPORTS)
 
 __getattr__, __dir__ = attach(__name__, _EXPORTS, ("methods", "settings", "user_priors", "secret_pairs", "experiments",
-                                                   "plots", "captions"))
+                                                   "plots", "captions", "paper"))

@@ -9,7 +9,7 @@ to a secret pair, lattices the computation can hold), are checked by
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -358,7 +358,7 @@ def _check_lattice_sizes(mu: Mapping) -> None:
 
 
 # ------------------------------------------------------------------------------ data requests
-def data_requests(config: Mapping) -> list[DataRequest]:
+def data_requests(config: Mapping, reader: Callable) -> list[DataRequest]:
     """What each data user of config ``multiuser.data_users`` reads: its ``attribute`` given its
     ``given`` columns, read as its job builds the prior
     (:func:`pufferfish.multiuser.user_priors.data_user_prior`, pandas' default ``low_memory``).
@@ -367,6 +367,9 @@ def data_requests(config: Mapping) -> list[DataRequest]:
     ----------
     config : Mapping
         The whole configuration, validated by the schema.
+    reader : callable
+        The function its jobs read the rows with, called as ``reader(frame, **arguments)``
+        (the declaration passes it: :func:`pufferfish.multiuser.paper.read_rows`).
 
     Returns
     -------
@@ -383,6 +386,6 @@ def data_requests(config: Mapping) -> list[DataRequest]:
         columns = ((f"{where}.attribute", spec["attribute"]),) + tuple(
             (f"{where}.given.{column}", column) for column in spec["given"])
         requests.append(DataRequest(where=where, dataset=spec["dataset"], columns=columns,
-                                    reader="pufferfish.multiuser.user_priors:data_user_prior",
+                                    reader=reader,
                                     arguments={"spec": spec, "name": name}, label=where, low_memory=True))
     return requests

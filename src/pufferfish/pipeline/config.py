@@ -1,22 +1,27 @@
 """config.yaml, validated and typed: the JSON schema, the typed settings, each paper's own checks.
 
-One layer, each check once:
+One layer, each check once, derived from the declared papers (:mod:`pufferfish.papers`):
 
-1. the JSON schema (``config.schema.yaml``, package data, with the method names of the
-   registry filled in by :func:`load_schema`) checks every key, type and range and fills in
-   the defaults (every default lives there);
-2. :meth:`Settings.from_config` turns the validated mapping into the typed settings each
-   experiment defines (:mod:`pufferfish.settings` for the shared ones,
-   ``pufferfish.<paper>.settings`` for each paper's), expanding and checking the grids;
-3. the cross-references no schema can state are each paper's own: the settings module of
-   every paper of :data:`PAPERS` checks its section (``check_references(config)``; and
-   ``check_keys(config)`` before the schema where a key could be misread).
+1. the JSON schema (:func:`load_schema`: the shared part ``config.schema.yaml``, package
+   data, with the schema of each installed paper's section merged in and the method names of
+   the registry filled in) checks every key, type and range and fills in the defaults (every
+   default lives there);
+2. :meth:`Settings.from_config` turns the validated mapping into the typed settings: the
+   shared ones (:mod:`pufferfish.settings`) and those of each paper the run runs (its
+   declaration's ``settings``), expanding and checking the grids;
+3. the cross-references no schema can state are each paper's own: its declaration's
+   ``check_references(config)`` (and ``check_keys(config)`` before the schema where a key
+   could be misread).
 
 :func:`load_settings` is what the workflow calls when it loads (:func:`validate_config` when
 only the filled-in mapping is wanted); :func:`pufferfish.pipeline.data_checks.check_data` then
 checks what the cached data can tell. A mistake becomes a
 :class:`~pufferfish.errors.ConfigError` whose message is one line of the form
-``config: multiuser.experiments.fig4.epsilons[0] = -0.1: must be > 0``.
+``config: datasets.adult.rows = 0: must be >= 1``.
+
+Which papers run: those the configuration's ``papers`` lists (``snakemake --config
+papers=[...]``), else every paper with a section (:func:`pufferfish.papers.selected`). Every
+section is checked against the schema; the papers that run are typed and cross-checked.
 """
 
 from __future__ import annotations
@@ -36,24 +41,12 @@ import jsonschema
 import yaml
 
 from pufferfish import registry
-from pufferfish.comparison import settings as comparison_settings
-from pufferfish.comparison.settings import ComparisonSettings
-from pufferfish.distp import settings as distp_settings
 from pufferfish.errors import ConfigError
-from pufferfish.gaussian import settings as gaussian_settings
-from pufferfish.gaussian.settings import GaussianSettings
-from pufferfish.iteration import settings as iteration_settings
-from pufferfish.iteration.settings import IterationSettings
-from pufferfish.multiuser import settings as multiuser_settings
-from pufferfish.multiuser.settings import MultiuserSettings
-from pufferfish.sensitivity import settings as sensitivity_settings
-from pufferfish.sensitivity.settings import SensitivitySettings
+from pufferfish.papers import DeclarationError, declared, present, selected
 from pufferfish.settings import AuditSettings, DatasetSettings, read_section
-from pufferfish.wasserstein import settings as wasserstein_settings
-from pufferfish.wasserstein.settings import WassersteinSetting
 
 __all__ = ["load_schema", "schema_file", "validate_config", "load_settings", "Settings", "format_path", "SCHEMA_PATH",
-           "PAPERS", "RENAMED_KEYS", "check_duplicate_keys"]
+           "check_duplicate_keys"]
 
 #: the schema, package data (``workflow/schemas/config.schema.yaml`` is a symlink to it)
 SCHEMA_PATH = Path(__file__).with_name("config.schema.yaml")
@@ -62,46 +55,55 @@ SCHEMA_PATH = Path(__file__).with_name("config.schema.yaml")
 #: 5-10 times faster (the workflow parses the config and the schema at every start)
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-#: the settings module of each paper with a section in config.yaml, in the order their checks
-#: run. Each has ``check_references(config)`` (on the validated mapping); it may have
-#: ``check_keys(config)`` (before the schema) and ``data_requests(config)`` (what its entries
-#: read of the datasets, :mod:`pufferfish.pipeline.data_checks`)
-PAPERS = (multiuser_settings, gaussian_settings, wasserstein_settings, comparison_settings, iteration_settings,
-          sensitivity_settings, distp_settings)
-
-#: top-level keys of config.yaml that were renamed: old -> new (an old key stops the run, naming the new one)
-RENAMED_KEYS = {"pierquin": "wasserstein"}
-
-
 def load_schema(path: str | Path = SCHEMA_PATH) -> dict:
-    r"""The config's JSON schema: the YAML at ``path``, with the method names of the registry filled in.
+    r"""The config's JSON schema: the shared part at ``path``, with each installed paper's section
+    merged in and the names of the registry's methods and of the papers filled in.
 
-    The file leaves ``$defs.method`` open (any string: it is a valid schema on its own);
-    its ``enum`` is set here to the methods a config may list
-    (:func:`pufferfish.registry.names` with ``automatic=False``), so that a new registry
-    record, e.g. a tight method of a new noise auditor, needs no schema edit.
+    The shared file holds what every run needs (``seed``, ``datasets``, ``audit``, the
+    ``papers`` switch) and the ``$defs`` the papers share; each declared paper
+    (:func:`pufferfish.papers.declared`) adds the schema of its section (its ``schema`` file,
+    in its package) as ``properties.<key>``, its own ``$defs`` joining the shared ones. The
+    shared file leaves ``$defs.method`` and the items of ``papers`` open (any string: it is a
+    valid schema on its own); their ``enum`` is set here to the methods a config may list
+    (:func:`pufferfish.registry.names` with ``automatic=False``) and to the installed papers,
+    so that a new method or paper needs no edit of the shared schema.
 
     Parameters
     ----------
     path : str or pathlib.Path
-        The schema file (default: the package's, :data:`SCHEMA_PATH`).
+        The shared schema file (default: the package's, :data:`SCHEMA_PATH`).
 
     Returns
     -------
     dict
-        The schema, ``$defs.method.enum`` filled in.
+        The schema, every paper's section merged in, the two ``enum`` filled in.
 
     Raises
     ------
     OSError
-        The schema file cannot be read (a broken installation, or a wrong ``path``).
+        A schema file cannot be read (a broken installation, or a wrong ``path``).
     yaml.YAMLError
         It is not YAML.
+    pufferfish.papers.DeclarationError
+        A paper's section clashes with a shared key or ``$defs`` name.
     """
-    with open(path, encoding="utf-8") as handle:
-        schema = yaml.load(handle, Loader=SAFE_LOADER)  # noqa: S506 (a safe loader)
+    schema = _read_yaml(path)
+    for paper in declared():
+        section = _read_yaml(paper.schema)
+        own = section.pop("$defs", None) or {}
+        clash = sorted(set(own) & set(schema["$defs"])) + sorted({paper.key} & set(schema["properties"]))
+        if clash:
+            raise DeclarationError(f"paper {paper.key}: its schema ({paper.schema}) defines {clash[0]!r} again")
+        schema["$defs"].update(own)
+        schema["properties"][paper.key] = section
     schema["$defs"]["method"]["enum"] = registry.names(automatic=False)
+    schema["properties"]["papers"]["items"]["enum"] = [paper.key for paper in declared()]
     return schema
+
+
+def _read_yaml(path: str | Path):
+    with open(path, encoding="utf-8") as handle:
+        return yaml.load(handle, Loader=SAFE_LOADER)  # noqa: S506 (a safe loader)
 
 
 @contextlib.contextmanager
@@ -268,38 +270,37 @@ def _check_keys_and_numbers(node, path=()) -> None:
 
 @dataclass(frozen=True)
 class Settings:
-    """config.yaml, validated: the ``seed`` of every random draw and one object per section."""
+    """config.yaml, validated: the ``seed`` of every random draw, the datasets, the audit's
+    tolerances and, in ``papers``, the typed settings of each paper the run runs (key -> what
+    its declaration's ``settings`` builds, in the papers' order).
+
+    A paper's settings are also an attribute, ``settings.<key>``: ``None`` for an installed
+    paper the run does not run.
+    """
 
     schema_path: ClassVar[str] = ""
     seed: int
     datasets: dict[str, DatasetSettings]
-    multiuser: MultiuserSettings
-    gaussian: GaussianSettings
-    wasserstein: dict[str, WassersteinSetting]
-    comparison: ComparisonSettings | None
     audit: AuditSettings
-    iteration: IterationSettings | None
-    sensitivity: SensitivitySettings | None
-    distp: tuple | None  # (DistpGrid, {case: DistpCase}) of paper 003
+    papers: dict[str, Any]
+
+    def __getattr__(self, name: str):
+        runs = self.__dict__.get("papers") or {}
+        if name in runs:
+            return runs[name]
+        if not name.startswith("_") and any(paper.key == name for paper in declared()):
+            return None
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> Settings:
         """The settings of a configuration that the schema has validated (defaults filled in)."""
-        s = read_section(config, "", required=("seed", "datasets", "multiuser", "gaussian", "audit"),
-                         optional=("wasserstein", "comparison", "iteration", "sensitivity", "distp"))
-        wasserstein = read_section(s.get("wasserstein") or {}, "wasserstein", required=(), optional=("settings",))
+        s = read_section(config, "", required=("seed", "datasets", "audit"),
+                         optional=("papers", *(paper.key for paper in declared())))
         return cls(seed=int(s["seed"]),
                    datasets={k: DatasetSettings.from_config(k, v) for k, v in s["datasets"].items()},
-                   multiuser=MultiuserSettings.from_config(s["multiuser"]),
-                   gaussian=GaussianSettings.from_config(s["gaussian"]),
-                   wasserstein={k: WassersteinSetting.from_config(k, v)
-                                for k, v in (wasserstein.get("settings") or {}).items()},
-                   comparison=None if not s.get("comparison") else ComparisonSettings.from_config(s["comparison"]),
                    audit=AuditSettings.from_config(s["audit"]),
-                   iteration=None if not s.get("iteration") else IterationSettings.from_config(s["iteration"]),
-                   sensitivity=None if not s.get("sensitivity") else SensitivitySettings.from_config(
-                       s["sensitivity"], seed=s["seed"]),
-                   distp=None if not s.get("distp") else distp_settings.from_config(s["distp"]))
+                   papers={paper.key: paper.settings(s[paper.key], s) for paper in selected(s)})
 
     @classmethod
     def load(cls, config: Mapping[str, Any]) -> Settings:
@@ -309,7 +310,8 @@ class Settings:
 
 def load_settings(config: dict, schema: Mapping | None = None) -> Settings:
     r"""Validate ``config`` and return it typed: the schema (filling its defaults into ``config``),
-    then :meth:`Settings.from_config` (the grids), then each paper's cross-references (:data:`PAPERS`).
+    then :meth:`Settings.from_config` (the grids), then the cross-references of each paper the
+    run runs (:func:`pufferfish.papers.selected`).
 
     Parameters
     ----------
@@ -331,17 +333,18 @@ def load_settings(config: dict, schema: Mapping | None = None) -> Settings:
     schema = load_schema() if schema is None else schema
     if not isinstance(config, Mapping):
         raise ConfigError("config: the configuration must be a mapping of keys")
-    for old, new in RENAMED_KEYS.items():
-        if old in config:
-            raise ConfigError(f"config: {old}: renamed to {new}")
+    for paper in declared():
+        for old in paper.renamed_from:
+            if old in config:
+                raise ConfigError(f"config: {old}: renamed to {paper.key}")
     _check_keys_and_numbers(config)
-    for paper in PAPERS:
-        if hasattr(paper, "check_keys"):
+    for paper in present(config):
+        if paper.check_keys is not None:
             paper.check_keys(config)
     _raise_schema_error(config, schema)
     _fill_defaults(config, schema)
     settings = Settings.from_config(config)
-    for paper in PAPERS:
+    for paper in selected(config):
         paper.check_references(config)
     _check_limits(config)
     return settings
@@ -387,9 +390,9 @@ def check_duplicate_keys(path: str | Path) -> None:
     r"""Refuse a YAML (or JSON) config file in which a mapping repeats a key.
 
     YAML loaders, Snakemake's included, keep the last of two equal keys without a word (a
-    second ``D1:`` under ``multiuser.users`` silently replaces the first). The message
+    second ``adult:`` under ``datasets`` silently replaces the first). The message
     names the key, where it is and both line numbers, e.g.
-    ``config: multiuser.users.D1: key 'D1' appears twice in config.yaml (lines 67 and 70)``.
+    ``config: datasets.adult: key 'adult' appears twice in config.yaml (lines 28 and 41)``.
     YAML merge keys (``<<: *anchor``) may be overridden, as YAML intends.
 
     Parameters

@@ -1,31 +1,31 @@
 """What the cached data can tell of config.yaml, checked when the workflow loads, before any job.
 
-Each paper declares what its entries read of a dataset (``data_requests(config)`` of its
-settings module, a list of :class:`~pufferfish.settings.DataRequest`); :func:`check_data`
-checks them all, without knowing any paper: every column a request reads exists where the
+Each paper declares what its entries read of a dataset (the ``data_requests(config)`` of its
+declaration, :class:`pufferfish.papers.Paper`: a list of
+:class:`~pufferfish.settings.DataRequest`); :func:`check_data` checks those of the papers the
+run runs, without knowing any paper: every column a request reads exists where the
 dataset's columns are known (:func:`known_columns`: the cached table's record, else
 ``read_csv.names``), and on a cached table that is the one the spec asks for
 (:func:`cached_dataset`) each request's reader, the function its job reads the rows with,
-runs on them (:func:`reader`).
+runs on them.
 Where the data are not cached yet, the jobs make the same checks when they run.
 
 A mistake is a :class:`~pufferfish.errors.ConfigError` of one line naming the config key,
-e.g. ``config: multiuser.data_users.loans.given.jobb: no column 'jobb' in dataset bank (columns: ...)``.
+e.g. ``config: <section>.<entry>.given.jobb: no column 'jobb' in dataset bank (columns: ...)``.
 """
 
 from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
-from importlib import import_module
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from pufferfish import papers
 from pufferfish.errors import ConfigError, PufferfishError
-from pufferfish.pipeline.config import PAPERS
 from pufferfish.settings import DataRequest
 
-__all__ = ["check_data", "cached_dataset", "known_columns", "data_requests", "reader"]
+__all__ = ["check_data", "cached_dataset", "known_columns", "data_requests"]
 
 #: the fields of a dataset spec that decide the bytes of data/raw/<dataset>.csv, by source (ucimlrepo, archive)
 _SOURCE_FIELDS = (("uci_id",), ("url", "member"))
@@ -112,8 +112,8 @@ def known_columns(name: str, spec: Mapping, raw_dir: str | Path = "data/raw") ->
 
 
 def data_requests(config: Mapping) -> list[DataRequest]:
-    r"""Every data request of the validated ``config``: each paper's (``data_requests`` of its
-    settings module, :data:`pufferfish.pipeline.config.PAPERS`), in the papers' order.
+    r"""Every data request of the validated ``config``: those of each paper the run runs
+    (``data_requests`` of its declaration, :func:`pufferfish.papers.selected`), in the papers' order.
 
     Parameters
     ----------
@@ -123,14 +123,15 @@ def data_requests(config: Mapping) -> list[DataRequest]:
     Returns
     -------
     list of pufferfish.settings.DataRequest
-        Every paper's requests, in the order of :data:`pufferfish.pipeline.config.PAPERS`.
+        Every selected paper's requests, in the papers' order.
 
     Raises
     ------
     KeyError
         A section the schema would have completed is missing (pass a validated config).
     """
-    return [request for paper in PAPERS if hasattr(paper, "data_requests") for request in paper.data_requests(config)]
+    return [request for paper in papers.selected(config) if paper.data_requests is not None
+            for request in paper.data_requests(config)]
 
 
 def check_data(config: Mapping, raw_dir: str | Path = "data/raw") -> None:
@@ -193,40 +194,12 @@ def _check_rows(requests: Sequence[DataRequest], raw_dir) -> None:
         frame = _cached_frame(request.dataset, raw_dir, frames, low_memory=request.low_memory, usecols=usecols[key])
         if frame is None:
             continue
-        read = reader(request)  # a wrong name is the paper's bug, not a config mistake: not caught below
         try:
-            read(frame, **request.arguments)
+            request.reader(frame, **request.arguments)
         except PufferfishError as err:
             message = str(err).splitlines()[0] if str(err) else type(err).__name__
             message = message.removeprefix("config: ").removeprefix(request.label).removeprefix(":").strip()
             raise ConfigError(f"config: {request.where}: {message}") from None
-
-
-def reader(request: DataRequest) -> Callable:
-    """The function a request names (``module:function``), imported.
-
-    Parameters
-    ----------
-    request : DataRequest
-        A request of a paper's ``data_requests``.
-
-    Returns
-    -------
-    Callable
-        Its reader, called as ``reader(frame, **request.arguments)``.
-
-    Raises
-    ------
-    ValueError
-        When the name is not ``module:function`` of an importable module and a public function
-        of it (a paper's mistake, not the user's).
-    """
-    module, _, name = request.reader.partition(":")
-    function = getattr(import_module(module), name, None) if module and name else None
-    if not callable(function) or name.startswith("_"):
-        raise ValueError(f"DataRequest.reader = {request.reader!r} of {request.where}: not module:function "
-                         f"of a public function")
-    return function
 
 
 def _cached_frame(name: str, raw_dir, frames: dict, *, low_memory: bool, usecols=None):

@@ -3,8 +3,8 @@
 * :func:`audit_summary` folds every ``results/audit/*.csv`` (both papers share its columns)
   into one row per (experiment, panel, method).
 * :func:`reproduction_table` compares every number the papers state (declared, with the
-  reason for any expected difference, in ``workflow/report/paper_values.yaml``) with the
-  value read off our outputs.
+  reason for any expected difference, in each paper's ``paper_values`` file, e.g.
+  ``workflow/report/paper_values/<paper>.yaml``) with the value read off our outputs.
 * :func:`provenance` records package versions, the git commit, a hash of the resolved
   config, each dataset's source, sha256 and row count, and the sha256 of every output of
   the run; the workflow writes it after all of them. It holds no timestamps, so reruns
@@ -44,7 +44,7 @@ SUMMARY_COLUMNS = ["experiment", "panel", "method", "claimed", "rows", "max_epsi
 AUDIT_REQUIRED = ["experiment", "panel", "method", "epsilon", "delta", "scale", "epsilon_achieved", "delta_achieved",
                   "scale_min", "violation"]
 REPRODUCTION_COLUMNS = ["source", "item", "paper_value", "our_value", "status", "strength", "note"]
-#: what a match of a paper value shows (``strength`` of every item of paper_values.yaml):
+#: what a match of a paper value shows (``strength`` of every item of a paper's values file):
 #: ``printed``, a number the paper prints, ours computed from the paper's priors or the data;
 #: ``derived``, no number printed: the paper's closed form evaluated by hand, or a claim it states
 #: made a count of exceptions; ``by construction``, a match that follows from the inputs whatever
@@ -83,7 +83,8 @@ def _flags(column: pd.Series) -> pd.Series:
 
 def _claimed(data: pd.DataFrame) -> pd.Series:
     """The ``claimed`` column as booleans: False only where a table says so (a baseline shown on
-    purpose to fail, e.g. the iteration's ``dp_assumption``); rows of tables without it are claimed."""
+    purpose to fail, e.g. an accountant that treats correlated records as independent); rows of tables
+    without it are claimed."""
     if "claimed" not in data.columns:
         import pandas as pd
         return pd.Series(True, index=data.index)
@@ -133,8 +134,8 @@ def audit_summary(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
         scale is 0 (the secret pair's priors meet the target without noise: no ratio there, and
         both scale ratios are empty when every row is such); ``violations`` = rows flagged by
         the audit among the claimed rows; ``baseline_failures`` = flagged rows of a baseline
-        (``claimed`` False: the iteration's ``dp_assumption``, a closed form audited on the
-        data's own conditionals), which are not the project's violations but are counted,
+        (``claimed`` False: e.g. an accountant that treats correlated records as independent, a
+        closed form audited on the data's own conditionals), which are not the project's violations but are counted,
         never hidden.
 
     Raises
@@ -217,7 +218,7 @@ class NotComputed(Exception):
 
 
 def _select(spec: Mapping, root: Path, cache: dict) -> float:
-    """The number an item of paper_values.yaml points at in our outputs.
+    """The number an item of a paper's values file points at in our outputs.
 
     ``file`` (CSV or JSON under ``root``), optional ``where`` (column -> value filters,
     compared as text; a list of values keeps the rows with any of them), ``expr`` (a pandas
@@ -306,7 +307,7 @@ def reproduction_table(items: Sequence[Mapping], root: str | Path = ".",
 
 
 def check_paper_value(item: Mapping) -> None:
-    """An item of paper_values.yaml has what the table needs: ``source``, ``item``, a numeric
+    """An item of a paper's values file has what the table needs: ``source``, ``item``, a numeric
     ``paper_value``, ``ours`` with a ``file`` and a ``strength`` among :data:`STRENGTHS`.
 
     Raises
@@ -443,29 +444,42 @@ def provenance(*, config: Mapping, dataset_records: Sequence[str | Path], repo: 
 
 
 # ------------------------------------------------------------------------------ helpers for the rules
-def load_paper_values(path: str | Path) -> list[dict]:
-    """The items of ``workflow/report/paper_values.yaml``, each checked (:func:`check_paper_value`).
+def load_paper_values(paths: str | Path | Sequence[str | Path]) -> list[dict]:
+    """The items of one or more paper-values files (each paper's ``paper_values``, in the
+    papers' order), each item checked (:func:`check_paper_value`).
+
+    A file is YAML with a list ``items``; an item holds ``source``, ``item`` (what it is),
+    ``paper_value`` (the number printed in the paper), ``strength`` (what a match shows, one of
+    :data:`STRENGTHS`: ``printed``, the paper prints it and ours is computed from its priors or
+    the data; ``derived``, the paper's closed form evaluated by hand or a claim it states made a
+    count of exceptions; ``by construction``, a match that follows from the inputs), ``ours``
+    (``file`` under the working directory, optional ``where``, then ``column`` or ``expr`` and
+    ``reduce``), optional ``tolerance`` (``relative: true``: times the paper's value) and
+    ``note`` (the one-line reason when they differ).
 
     Raises
     ------
     ConfigError
-        The file has no ``items`` list, or an item lacks a key or has a bad ``strength``.
+        A file has no ``items`` list, or an item lacks a key or has a bad ``strength``.
     """
     import yaml
 
     from pufferfish.pipeline.config import SAFE_LOADER
-    with open(path, encoding="utf-8") as handle:
-        items = (yaml.load(handle, Loader=SAFE_LOADER) or {}).get("items")  # noqa: S506 (a safe loader)
-    if not isinstance(items, list):
-        raise ConfigError(f"paper_values: {path} has no list 'items'")
-    for item in items:
-        check_paper_value(item)
+    items = []
+    for path in [paths] if isinstance(paths, (str, Path)) else paths:
+        with open(path, encoding="utf-8") as handle:
+            found = (yaml.load(handle, Loader=SAFE_LOADER) or {}).get("items")  # noqa: S506 (a safe loader)
+        if not isinstance(found, list):
+            raise ConfigError(f"paper_values: {path} has no list 'items'")
+        for item in found:
+            check_paper_value(item)
+        items.extend(found)
     return items
 
 
-def paper_value_files(path: str | Path) -> list[str]:
-    """Every output file the reproduction table reads (sorted, unique)."""
-    return sorted({item["ours"]["file"] for item in load_paper_values(path)})
+def paper_value_files(paths: str | Path | Sequence[str | Path]) -> list[str]:
+    """Every output file the reproduction table reads (sorted, unique) of :func:`load_paper_values`."""
+    return sorted({item["ours"]["file"] for item in load_paper_values(paths)})
 
 
 def producible(paths: Sequence[str], rules) -> list[str]:
@@ -526,9 +540,10 @@ def write_audit_summary(tables: Sequence[str | Path], out: str | Path) -> pd.Dat
     return summary
 
 
-def write_reproduction(values_yaml: str | Path, out: str | Path, root: str | Path = ".",
+def write_reproduction(values_yaml: str | Path | Sequence[str | Path], out: str | Path, root: str | Path = ".",
                        produced: Sequence[str] | None = None) -> pd.DataFrame:
-    """Step ``reproduction`` (``produced``: the files this config makes, see :func:`reproduction_table`)."""
+    """Step ``reproduction``: the items of the papers' value files ``values_yaml`` (those of the
+    papers the run runs; ``produced``: the files this config makes, see :func:`reproduction_table`)."""
     from pufferfish.files import write_csv
     table = reproduction_table(load_paper_values(values_yaml), root, produced)
     log.info("reproduction: %d items, %d match, %d differ, %d not computed", len(table),

@@ -16,17 +16,20 @@ __all__ = ["source_digest", "PACKAGE_DIR"]
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 
 
-def source_digest(modules: Iterable[str] | None = None) -> str:
-    r"""sha256 (first 16 hex digits) of the named modules' source (all ``*.py`` of the package if None).
+def source_digest(modules: Iterable[str] | None = None, root: str | Path = PACKAGE_DIR) -> str:
+    r"""sha256 (first 16 hex digits) of the named modules' source (all ``*.py`` below ``root`` if None).
 
-    Modules are named by their dotted path below the package, e.g. ``pipeline.jobs``; a
+    Modules are named by their dotted path below ``root``, e.g. ``pipeline.jobs``; a
     subpackage (``pipeline.fetch``) stands for every module in it.
 
     Parameters
     ----------
     modules : iterable of str, optional
-        Dotted paths below the package (``pipeline.jobs``, or a subpackage: ``pipeline.fetch``);
+        Dotted paths below ``root`` (``pipeline.jobs``, or a subpackage: ``pipeline.fetch``);
         ``None``: every module.
+    root : str or pathlib.Path
+        The package's directory (default: this package's, :data:`PACKAGE_DIR`; a paper from
+        another distribution passes its own).
 
     Returns
     -------
@@ -38,13 +41,14 @@ def source_digest(modules: Iterable[str] | None = None) -> str:
     FileNotFoundError
         A named module has no source file.
     """
+    root = Path(root)
     if modules is None:
-        paths = sorted(PACKAGE_DIR.rglob("*.py"))
+        paths = sorted(root.rglob("*.py"))
     else:
-        bases = [PACKAGE_DIR.joinpath(*m.split(".")) for m in sorted(modules)]
+        bases = [root.joinpath(*m.split(".")) for m in sorted(modules)]
         paths = [p for base in bases
                  for p in (sorted(base.rglob("*.py")) if base.is_dir() else [base.with_suffix(".py")])]
     digest = hashlib.sha256()
     for path in paths:
-        digest.update(path.relative_to(PACKAGE_DIR).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]

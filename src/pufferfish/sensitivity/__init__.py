@@ -36,4 +36,4 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 __getattr__, __dir__ = attach(__name__, _EXPORTS, ("attribute", "diffusion", "weak_dependence", "composition", "scales",
-                                                   "settings", "experiments", "plots", "captions"))
+                                                  "settings", "experiments", "plots", "captions", "paper"))

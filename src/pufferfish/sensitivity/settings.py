@@ -30,8 +30,9 @@ triples' datasets are checked by :func:`check_references` and what they read of 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import ClassVar
 
 from pufferfish.checks import integer, real
 from pufferfish.errors import ConfigError, InvalidArgumentError
@@ -90,6 +91,7 @@ class AttributeTriple:
     (the data must lie in it); None: the observed range is used, and labelled as such.
     """
 
+    schema_path: ClassVar[str] = "/properties/sensitivity/properties/attribute_privacy/properties/triples/items"
     dataset: str
     released: str
     protected: str
@@ -124,6 +126,7 @@ def _domain(value, where: str) -> tuple[int, int]:
 class AttributePrivacySettings:
     """Config ``sensitivity.attribute_privacy`` (module docstring)."""
 
+    schema_path: ClassVar[str] = "/properties/sensitivity/properties/attribute_privacy"
     triples: tuple[AttributeTriple, ...]
     epsilons: tuple[float, ...]
     delta: float
@@ -151,6 +154,7 @@ class AttributePrivacySettings:
 class DiffusionSettings:
     """Config ``sensitivity.diffusion`` (module docstring) and the config's ``seed``."""
 
+    schema_path: ClassVar[str] = "/properties/sensitivity/properties/diffusion"
     potentials: tuple[str, ...]
     lambdas: tuple[float, ...]
     times: tuple[float, ...]
@@ -195,6 +199,7 @@ class SensitivitySettings:
     """Config ``sensitivity`` (module docstring): each experiment's settings, None when its
     subsection is absent (at least one is present)."""
 
+    schema_path: ClassVar[str] = "/properties/sensitivity"
     attribute_privacy: AttributePrivacySettings | None
     diffusion: DiffusionSettings | None
 
@@ -239,7 +244,7 @@ def check_references(config: Mapping) -> None:
                               f"not a key of datasets (have: {', '.join(sorted(datasets))})")
 
 
-def data_requests(config: Mapping) -> list[DataRequest]:
+def data_requests(config: Mapping, reader: Callable) -> list[DataRequest]:
     """What each attribute-privacy triple reads (paper 002, Prop. 6.2): its ``released`` column
     and its ``protected`` one, read as its job reads them
     (:func:`pufferfish.sensitivity.experiments.triple_columns`).
@@ -248,6 +253,9 @@ def data_requests(config: Mapping) -> list[DataRequest]:
     ----------
     config : Mapping
         The whole configuration, validated by the schema.
+    reader : callable
+        The function its jobs read the rows with, called as ``reader(frame, **arguments)``
+        (the declaration passes it: :func:`pufferfish.sensitivity.paper.read_rows`).
 
     Returns
     -------
@@ -267,7 +275,7 @@ def data_requests(config: Mapping) -> list[DataRequest]:
         requests.append(DataRequest(where=where, dataset=spec["dataset"], low_memory=False,
                                     columns=((f"{where}.released", spec["released"]),
                                              (f"{where}.protected", spec["protected"])),
-                                    reader="pufferfish.sensitivity.experiments:triple_columns",
+                                    reader=reader,
                                     arguments={"triple": triple},
                                     label=f"sensitivity.attribute_privacy [{triple.label}]"))
     return requests

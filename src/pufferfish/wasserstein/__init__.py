@@ -25,4 +25,4 @@ _EXPORTS = {
 
 __all__ = list(_EXPORTS)
 
-__getattr__, __dir__ = attach(__name__, _EXPORTS, ("methods", "table1", "conditionals", "settings"))
+__getattr__, __dir__ = attach(__name__, _EXPORTS, ("methods", "table1", "conditionals", "settings", "paper"))

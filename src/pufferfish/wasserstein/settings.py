@@ -7,14 +7,14 @@ by :func:`check_references`; what each setting reads of its dataset is :func:`da
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
 from pufferfish.errors import ConfigError
 from pufferfish.settings import DataRequest, Encoding, read_section
 
-__all__ = ["WassersteinSetting", "check_references", "data_requests"]
+__all__ = ["WassersteinSetting", "from_config", "check_references", "data_requests"]
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,12 @@ class WassersteinSetting:
                    column=str(s["column"]), values=None if s.get("values") is None else tuple(s["values"]),
                    domain=None if s.get("domain") is None else (int(s["domain"][0]), int(s["domain"][1])),
                    range=None if s.get("range") is None else float(s["range"]))
+
+
+def from_config(section: Mapping) -> dict[str, WassersteinSetting]:
+    """Config ``wasserstein``, validated: its Table 1 settings by name (in config order)."""
+    s = read_section(section, "wasserstein", required=(), optional=("settings",))
+    return {k: WassersteinSetting.from_config(k, v) for k, v in (s.get("settings") or {}).items()}
 
 
 def check_references(config: Mapping) -> None:
@@ -91,7 +97,7 @@ def check_references(config: Mapping) -> None:
                               f"wasserstein_{name} (multiuser); rename one of them")
 
 
-def data_requests(config: Mapping) -> list[DataRequest]:
+def data_requests(config: Mapping, reader: Callable) -> list[DataRequest]:
     r"""What each setting reads: its released ``attribute`` given each value of its secret
     ``column``, read as its job builds the conditionals
     (:func:`pufferfish.wasserstein.conditionals.conditional_priors`).
@@ -100,6 +106,9 @@ def data_requests(config: Mapping) -> list[DataRequest]:
     ----------
     config : collections.abc.Mapping
         The whole configuration, validated by the schema.
+    reader : callable
+        The function its jobs read the rows with, called as ``reader(frame, **arguments)``
+        (the declaration passes it: :func:`pufferfish.wasserstein.paper.read_rows`).
 
     Returns
     -------
@@ -117,6 +126,6 @@ def data_requests(config: Mapping) -> list[DataRequest]:
         requests.append(DataRequest(where=where, dataset=spec["dataset"], label=where, low_memory=False,
                                     columns=((f"{where}.attribute", spec["attribute"]),
                                              (f"{where}.column", spec["column"])),
-                                    reader="pufferfish.wasserstein.conditionals:conditional_priors",
+                                    reader=reader,
                                     arguments={"spec": spec, "setting": name}))
     return requests

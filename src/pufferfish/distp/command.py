@@ -6,7 +6,8 @@ column gives lambda0, lambda1 (:func:`pufferfish.distp.experiments.case_laws`). 
 interval for the tupling mechanism), the pure eps, the introduction's bound and the service
 loss (:func:`pufferfish.distp.experiments.evaluate`); with ``--delta`` it calibrates the
 mechanism for each (eps, delta) and says whether the exact audit confirms the parameter
-(:func:`pufferfish.distp.experiments.calibrate`). Registered in :mod:`pufferfish.cli`.
+(:func:`pufferfish.distp.experiments.calibrate`). Declared by the distp paper
+(:data:`pufferfish.distp.paper.PAPER`), added to the command by :mod:`pufferfish.cli`.
 """
 
 from __future__ import annotations
