@@ -4,6 +4,7 @@
 # every rules file has appended its audit tables to AUDIT_TABLES (the summary's inputs).
 from pufferfish.errors import OutputError
 from pufferfish.files import check_output_paths
+from pufferfish.pipeline.claims import claim_files, claim_warnings, load_claims
 from pufferfish.pipeline.params import readable_param
 from pufferfish.pipeline.report import config_hash, git_state_key, producible, provenance_summary
 
@@ -77,6 +78,41 @@ rule reproduction:
 
 
 TARGETS.extend(["results/audit/summary.csv", "results/reproduction.csv"])
+
+
+# the ledger of claims: every sentence of the docs about the results, checked against this run's
+# tables (pufferfish.pipeline.claims); a claim of a section this config leaves out is skipped
+CLAIMS = str(Path(workflow.basedir) / "workflow" / "report" / "claims.yaml")
+try:
+    CLAIM_FILES = producible(claim_files(load_claims(CLAIMS), sorted(config)), workflow.rules)
+except ConfigError as err:  # a malformed claim: one line
+    sys.stderr.write(f"{err}\n")
+    sys.exit(1)
+
+
+rule claims:
+    input:
+        claims=CLAIMS,
+        tables=CLAIM_FILES,
+    output:
+        report(
+            "results/claims.csv",
+            caption="../report/claims.rst",
+            category="Paper versus reproduction",
+        ),
+    log:
+        "results/logs/claims/claims.log",
+    group:
+        "pufferfish"
+    params:
+        code=CODE,
+        sections=sorted(config),
+    script:
+        "../scripts/claims.py"
+
+
+TARGETS.append("results/claims.csv")
+END_OF_RUN_WARNINGS.append(lambda: claim_warnings("results/claims.csv"))
 
 
 # provenance.json describes a run that made every output it lists: it needs all of them
