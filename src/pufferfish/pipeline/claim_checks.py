@@ -7,7 +7,8 @@ check reads result tables (:class:`Tables`) and returns a :class:`Verdict`: what
 
 Numbers are selected from a table by a *selection* (:func:`select`): ``file`` (a CSV or JSON
 file under the run's directory, or a list of such files read as one table; ``records`` names a list inside a JSON file, one row per
-element), ``where`` (column -> value, or a list of values, compared as text), ``pivot``
+element), ``where`` (column -> value, or a list of values, compared as text), ``count_by``
+(columns: one row per group, its size in column ``count``), ``pivot``
 (``index``, ``columns``, ``values`` and ``aggfunc``, default ``first``: one column per value of
 ``columns``, e.g. one per method), ``query`` (a boolean expression of the columns, after the
 pivot), ``expr`` (an expression of the columns) or
@@ -37,7 +38,7 @@ if TYPE_CHECKING:  # annotations only: pandas is imported where it is used
     import pandas as pd
 
 __all__ = ["Verdict", "Tables", "CHECKS", "REDUCERS", "FUNCTIONS", "COMPARISONS", "evaluate", "select",
-           "printed_matches", "compare", "values", "ratios_between", "conditional_distance", "plan_moves",
+           "printed_matches", "compare", "values", "combine", "conditional_distance", "plan_moves",
            "checked_files"]
 
 #: how the selected values become one number
@@ -48,7 +49,7 @@ FUNCTIONS = ("abs", "log", "log10", "exp", "sqrt", "isfinite", "isnan")
 COMPARISONS = ("printed", "equals", "at_most", "at_least", "below", "above")
 
 _AGGREGATES = ("first", "min", "max", "mean", "count")
-_SELECT_KEYS = {"file", "records", "where", "query", "pivot", "expr", "column", "reduce"}
+_SELECT_KEYS = {"file", "records", "where", "count_by", "query", "pivot", "expr", "column", "reduce"}
 
 
 @dataclass(frozen=True)
@@ -158,6 +159,8 @@ def _rows(tables: Tables, spec: Mapping) -> pd.DataFrame:
             raise ConfigError(f"claims: {spec['file']} has no column {column!r}")
         wanted = [str(v) for v in wanted] if isinstance(wanted, list) else [str(wanted)]
         frame = frame[frame[column].astype(str).isin(wanted)]
+    if "count_by" in spec:
+        frame = frame.groupby(spec["count_by"], dropna=False).size().reset_index(name="count")
     if "pivot" in spec:
         pivot = spec["pivot"]
         aggfunc = pivot.get("aggfunc", "first")
@@ -205,11 +208,15 @@ def select(tables: Tables, spec: Mapping) -> float:
         values = frame[spec["column"]]
     else:
         raise ConfigError(f"claims: a selection of {spec['file']} with reduce {reduce!r} needs 'expr' or 'column'")
-    values = pd.Series(np.atleast_1d(np.asarray(values)), dtype=float).dropna() if len(frame) else pd.Series([], dtype=float)
-    if reduce in ("all", "any"):
-        return float(getattr(values.astype(bool), reduce)())
+    values = pd.Series(np.atleast_1d(np.asarray(values))) if len(frame) else pd.Series([], dtype=float)
     if reduce == "nunique":
         return float(values.nunique())
+    try:
+        values = values.astype(float).dropna()
+    except ValueError:
+        raise ConfigError(f"claims: {_describe(spec)} of {spec['file']} is not a number") from None
+    if reduce in ("all", "any"):
+        return float(getattr(values.astype(bool), reduce)())
     if values.empty:
         raise DataError(f"nothing of {spec['file']} is selected by {_describe(spec)}")
     if reduce == "single":
@@ -267,15 +274,17 @@ def values(tables: Tables, args) -> Verdict:
     return Verdict("; ".join(shown), holds)
 
 
-def ratios_between(tables: Tables, args: Mapping) -> Verdict:
-    """The ratio ``numerator / denominator`` of two selections lies in the printed range.
+def combine(tables: Tables, args: Mapping) -> Verdict:
+    """An expression ``expr`` of several selected numbers, each named in ``of`` (``{name:
+    selection}``, e.g. two scales of different tables), compared as ``args`` says."""
+    import numpy as np
+    import pandas as pd
 
-    ``args``: ``numerator`` and ``denominator`` (selections reducing to one number each), and a
-    comparison (``printed`` of the ratio, ``at_least``...).
-    """
-    num, den = select(tables, args["numerator"]), select(tables, args["denominator"])
-    ratio = num / den if den else math.inf
-    return Verdict(_shown(ratio), compare(ratio, args))
+    if not isinstance(args.get("of"), Mapping) or "expr" not in args:
+        raise ConfigError("claims: combine needs 'of' ({name: selection}) and 'expr'")
+    named = {str(name): select(tables, spec) for name, spec in args["of"].items()}
+    value = float(np.asarray(evaluate(args["expr"], pd.DataFrame([named]))).ravel()[0])
+    return Verdict(f"{_shown(value)} ({', '.join(f'{k} {_shown(v)}' for k, v in named.items())})", compare(value, args))
 
 
 def _pmfs(tables: Tables, args: Mapping):
@@ -323,7 +332,7 @@ def plan_moves(tables: Tables, args: Mapping) -> Verdict:
 #: every check a claim can name, by name
 CHECKS: dict[str, Callable[[Tables, object], Verdict]] = {
     "values": values,
-    "ratios_between": ratios_between,
+    "combine": combine,
     "conditional_distance": conditional_distance,
     "plan_moves": plan_moves,
 }
