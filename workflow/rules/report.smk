@@ -7,6 +7,7 @@ from pufferfish.files import check_output_paths
 from pufferfish.pipeline.claims import claim_files, claim_warnings, load_claims
 from pufferfish.pipeline.params import readable_param
 from pufferfish.pipeline.report import config_hash, git_state_key, producible, provenance_summary
+from pufferfish.pipeline.run_record import job_outputs
 
 PAPER_VALUES = str(Path(workflow.basedir) / "workflow" / "report" / "paper_values.yaml")
 
@@ -117,13 +118,14 @@ END_OF_RUN_WARNINGS.append(lambda: claim_warnings("results/claims.csv"))
 
 # provenance.json describes a run that made every output it lists: it needs all of them
 # (so it is written last, atomically, and a run that fails earlier leaves the previous one).
-# It lists the sha256 of every file under results/; the data are in its `datasets` (the
-# records in data/raw/*.json name the mirror path read, which is not the same on every machine).
+# It lists the sha256 of every file the jobs write under results/: each final target and every
+# other output of the job that makes it (run_record.job_outputs); the data are in its `datasets`,
+# with where (`read_from` of data/raw/*.json: the URL or the mirror's path) and when they were read.
 rule provenance:
     input:
         datasets=expand("data/raw/{dataset}.json", dataset=sorted(config["datasets"])),
         data=sorted({t for t in TARGETS if not t.startswith("results/")}),
-        outputs=sorted({t for t in TARGETS if t.startswith("results/")}),
+        outputs=job_outputs([t for t in TARGETS if t.startswith("results/")], workflow.rules),
     output:
         report(
             "results/provenance.json",

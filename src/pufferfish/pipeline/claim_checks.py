@@ -7,7 +7,7 @@ check reads result tables (:class:`Tables`) and returns a :class:`Verdict`: what
 
 Numbers are selected from a table by a *selection* (:func:`select`): ``file`` (a CSV or JSON
 file under the run's directory, or a list of such files read as one table; ``records`` names a list inside a JSON file, one row per
-element), ``where`` (column -> value, or a list of values, compared as text), ``count_by``
+element; ``explode`` a column of lists, one row per item), ``where`` (column -> value, or a list of values, compared as text), ``count_by``
 (columns: one row per group, its size in column ``count``), ``pivot``
 (``index``, ``columns``, ``values`` and ``aggfunc``, default ``first``: one column per value of
 ``columns``, e.g. one per method), ``query`` (a boolean expression of the columns, after the
@@ -49,7 +49,7 @@ FUNCTIONS = ("abs", "log", "log10", "exp", "sqrt", "isfinite", "isnan")
 COMPARISONS = ("printed", "equals", "at_most", "at_least", "below", "above")
 
 _AGGREGATES = ("first", "min", "max", "mean", "count")
-_SELECT_KEYS = {"file", "records", "where", "count_by", "query", "pivot", "expr", "column", "reduce"}
+_SELECT_KEYS = {"file", "records", "explode", "where", "count_by", "query", "pivot", "expr", "column", "reduce"}
 
 
 @dataclass(frozen=True)
@@ -102,12 +102,15 @@ def evaluate(expr: str, frame: pd.DataFrame):
 
     Only column names, numbers and strings, ``+ - * / ** %``, comparisons (chained allowed),
     ``and``, ``or``, ``not`` and calls of :data:`FUNCTIONS` are accepted; anything else (an
-    attribute, a subscript, a name that is not a column) is a :class:`ConfigError` naming it.
+    attribute, a subscript, a call of another function) is a :class:`ConfigError` naming it. A
+    name that is no column of ``frame`` is a :class:`DataError` (the table does not hold what
+    the claim reads).
     """
     try:
         tree = ast.parse(str(expr), mode="eval")
     except SyntaxError:
-        raise ConfigError(f"claims: expression {expr!r} is not an expression") from None
+        raise ConfigError(f"claims: expression {expr!r} is not an expression (a column named like a Python "
+                          "keyword, e.g. lambda, cannot be named in one: select it with 'where')") from None
     return _node(tree.body, frame, expr)
 
 
@@ -118,7 +121,7 @@ def _node(node, frame, expr):
         return node.value
     if isinstance(node, ast.Name):
         if node.id not in frame.columns:
-            raise ConfigError(f"claims: expression {expr!r}: no column {node.id!r} (columns: {', '.join(map(str, frame.columns))})")
+            raise DataError(f"expression {expr!r}: no column {node.id!r} (columns: {', '.join(map(str, frame.columns))})")
         return frame[node.id]
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
         return _BINARY[type(node.op)](_node(node.left, frame, expr), _node(node.right, frame, expr))
@@ -154,21 +157,29 @@ def _rows(tables: Tables, spec: Mapping) -> pd.DataFrame:
 
     files = spec["file"] if isinstance(spec["file"], list) else [spec["file"]]
     frame = pd.concat([tables.frame(f, spec.get("records")) for f in files], ignore_index=True)
+    if "explode" in spec:
+        frame = frame.explode(spec["explode"], ignore_index=True)
     for column, wanted in (spec.get("where") or {}).items():
         if column not in frame.columns:
-            raise ConfigError(f"claims: {spec['file']} has no column {column!r}")
+            raise DataError(f"{spec['file']} has no column {column!r}")
         wanted = [str(v) for v in wanted] if isinstance(wanted, list) else [str(wanted)]
         frame = frame[frame[column].astype(str).isin(wanted)]
     if "count_by" in spec:
-        frame = frame.groupby(spec["count_by"], dropna=False).size().reset_index(name="count")
+        try:
+            frame = frame.groupby(spec["count_by"], dropna=False).size().reset_index(name="count")
+        except KeyError as err:
+            raise DataError(f"{spec['file']} has no column {err}") from None
     if "pivot" in spec:
         pivot = spec["pivot"]
         aggfunc = pivot.get("aggfunc", "first")
         if aggfunc not in _AGGREGATES or set(pivot) - {"index", "columns", "values", "aggfunc"}:
             raise ConfigError(f"claims: pivot {dict(pivot)!r}: keys index, columns, values and aggfunc "
                               f"({', '.join(_AGGREGATES)})")
-        frame = frame.pivot_table(index=pivot["index"], columns=pivot["columns"], values=pivot["values"],
-                                  aggfunc=aggfunc, dropna=False).reset_index()
+        try:
+            frame = frame.pivot_table(index=pivot["index"], columns=pivot["columns"], values=pivot["values"],
+                                      aggfunc=aggfunc, dropna=False).reset_index()
+        except KeyError as err:
+            raise DataError(f"{spec['file']} has no column {err}") from None
         frame.columns = [str(c) for c in frame.columns]
     if "query" in spec:
         frame = frame[np.asarray(evaluate(spec["query"], frame), dtype=bool)] if len(frame) else frame
@@ -181,11 +192,11 @@ def select(tables: Tables, spec: Mapping) -> float:
     Raises
     ------
     ConfigError
-        ``spec`` has an unknown key or reducer, an expression that is not allowed, a column the
-        table does not have (the claim itself is wrong).
+        ``spec`` has an unknown key or reducer, or an expression that is not allowed (the claim
+        itself is malformed).
     DataError
-        Nothing is selected where a value is needed, or ``single`` selects several (the results
-        do not hold what the claim reads: the claim does not hold).
+        A column the table does not have, nothing selected where a value is needed, or several
+        values for ``single`` (the results do not hold what the claim reads: it does not hold).
     """
     import numpy as np
     import pandas as pd
@@ -204,7 +215,7 @@ def select(tables: Tables, spec: Mapping) -> float:
         values = evaluate(spec["expr"], frame)
     elif "column" in spec:
         if spec["column"] not in frame.columns:
-            raise ConfigError(f"claims: {spec['file']} has no column {spec['column']!r}")
+            raise DataError(f"{spec['file']} has no column {spec['column']!r}")
         values = frame[spec["column"]]
     else:
         raise ConfigError(f"claims: a selection of {spec['file']} with reduce {reduce!r} needs 'expr' or 'column'")
@@ -288,30 +299,47 @@ def combine(tables: Tables, args: Mapping) -> Verdict:
 
 
 def _pmfs(tables: Tables, args: Mapping):
-    """The two conditionals ``pair`` of a priors table (``file``, ``secret`` column, ``value``,
-    ``probability``) as lattice pmfs."""
+    """The two conditionals ``pair`` as lattice pmfs: of a priors table (``file``; columns
+    ``secret`` (or the one named by ``secret``), ``value``, ``probability``), or, with
+    ``released``, of the records of a data table (``file``, one or several read as one): the
+    values of column ``released`` among the records whose column ``secret`` is each of ``pair``."""
+    import pandas as pd
+
     from pufferfish.lattice.pmf import LatticePMF
 
-    frame = tables.frame(args["file"])
+    files = args["file"] if isinstance(args["file"], list) else [args["file"]]
+    frame = pd.concat([tables.frame(f) for f in files], ignore_index=True)
     column = args.get("secret", "secret")
+    if column not in frame.columns or ("released" in args and args["released"] not in frame.columns):
+        raise DataError(f"{args['file']} has no column {column!r} or {args.get('released')!r}")
     out = []
     for name in args["pair"]:
         rows = frame[frame[column].astype(str) == str(name)]
         if rows.empty:
             raise DataError(f"{args['file']} has no {column} = {name}")
-        out.append(LatticePMF.from_values(rows["value"].astype(int).tolist(), rows["probability"].astype(float).tolist()))
+        if "released" in args:
+            counts = rows[args["released"]].value_counts().sort_index()
+            out.append(LatticePMF.from_counts([int(v) for v in counts.index], [int(c) for c in counts.to_numpy()]))
+        else:
+            out.append(LatticePMF.from_values(rows["value"].astype(int).tolist(),
+                                              rows["probability"].astype(float).tolist()))
     return out
 
 
-def conditional_distance(tables: Tables, args: Mapping) -> Verdict:
+def conditional_distance(tables: Tables, args) -> Verdict:
     """The Wasserstein distance of order ``order`` (a number, or ``inf``) between the two
-    conditionals ``pair`` of a priors table, compared as ``args`` says."""
+    conditionals ``pair`` (of a priors table or of records, see :func:`_pmfs`), compared as the
+    item says; ``args`` is one item or a list of them."""
     from pufferfish.lattice.distances import wasserstein_inf, wasserstein_p
 
-    p, q = _pmfs(tables, args)
-    order = args.get("order", 1)
-    value = float(wasserstein_inf(p, q)) if str(order) == "inf" else float(wasserstein_p(p, q, float(order)))
-    return Verdict(_shown(value), compare(value, args))
+    shown, holds = [], True
+    for item in args if isinstance(args, list) else [args]:
+        p, q = _pmfs(tables, item)
+        order = item.get("order", 1)
+        value = float(wasserstein_inf(p, q)) if str(order) == "inf" else float(wasserstein_p(p, q, float(order)))
+        shown.append(_shown(value))
+        holds = holds and compare(value, item)
+    return Verdict("; ".join(shown), holds)
 
 
 def plan_moves(tables: Tables, args: Mapping) -> Verdict:
