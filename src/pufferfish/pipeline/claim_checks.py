@@ -6,15 +6,16 @@ check reads result tables (:class:`Tables`) and returns a :class:`Verdict`: what
 (``value``, as text) and whether the sentence is true of them (``holds``).
 
 Numbers are selected from a table by a *selection* (:func:`select`): ``file`` (a CSV or JSON
-file under the run's directory, or a list of such files read as one table; ``records`` names a list inside a JSON file, one row per
-element; ``explode`` a column of lists, one row per item), ``where`` (column -> value, or a list of values, compared as text), ``count_by``
-(columns: one row per group, its size in column ``count``), ``pivot``
-(``index``, ``columns``, ``values`` and ``aggfunc``, default ``first``: one column per value of
-``columns``, e.g. one per method), ``query`` (a boolean expression of the columns, after the
-pivot), ``expr`` (an expression of the columns) or
-``column``, and ``reduce`` (:data:`REDUCERS`). Expressions are parsed by :func:`evaluate` and
-allow only column names, numbers, arithmetic, comparisons, ``and``/``or``/``not`` and the
-functions of :data:`FUNCTIONS`: nothing of the YAML is handed to Python's ``eval``.
+file under the run's directory, or a list of such files read as one table; ``records`` names a
+list inside a JSON file, one row per element; ``explode`` a column of lists, one row per item),
+``where`` (column -> value, or a list of values, compared as text), ``count_by`` (columns: one
+row per group, its size in column ``count``), ``pivot`` (``index``, ``columns``, ``values`` and
+``aggfunc``, default ``first``: one column per value of ``columns``, e.g. one per method),
+``query`` (a boolean expression of the columns, after the pivot), ``expr`` (an expression of
+the columns) or ``column``, and ``reduce`` (:data:`REDUCERS`). Expressions are parsed by
+:func:`evaluate` and allow only column names, numbers, arithmetic, comparisons,
+``and``/``or``/``not`` and the functions of :data:`FUNCTIONS`: nothing of the YAML is handed to
+Python's ``eval``.
 
 A selected number is compared with the sentence by one of :data:`COMPARISONS`; ``printed``
 holds when the number shows as the printed text at the printed precision (``"2.46"`` holds for
@@ -69,7 +70,7 @@ class Tables:
         self._cache: dict = {}
 
     def frame(self, file: str, records: str | None = None) -> pd.DataFrame:
-        """The table of ``file`` (a :class:`DataError` naming it when it cannot be read)."""
+        """The table of ``file`` (a :class:`~pufferfish.errors.DataError` naming it when it cannot be read)."""
         import pandas as pd
 
         key = (file, records)
@@ -102,8 +103,8 @@ def evaluate(expr: str, frame: pd.DataFrame):
 
     Only column names, numbers and strings, ``+ - * / ** %``, comparisons (chained allowed),
     ``and``, ``or``, ``not`` and calls of :data:`FUNCTIONS` are accepted; anything else (an
-    attribute, a subscript, a call of another function) is a :class:`ConfigError` naming it. A
-    name that is no column of ``frame`` is a :class:`DataError` (the table does not hold what
+    attribute, a subscript, a call of another function) is a :class:`~pufferfish.errors.ConfigError` naming it. A
+    name that is no column of ``frame`` is a :class:`~pufferfish.errors.DataError` (the table does not hold what
     the claim reads).
     """
     try:
@@ -328,7 +329,7 @@ def _pmfs(tables: Tables, args: Mapping):
 
 def conditional_distance(tables: Tables, args) -> Verdict:
     """The Wasserstein distance of order ``order`` (a number, or ``inf``) between the two
-    conditionals ``pair`` (of a priors table or of records, see :func:`_pmfs`), compared as the
+    conditionals ``pair`` (of a priors table, or of records with ``released``), compared as the
     item says; ``args`` is one item or a list of them."""
     from pufferfish.lattice.distances import wasserstein_inf, wasserstein_p
 

@@ -30,8 +30,9 @@ if TYPE_CHECKING:   # annotations only: pandas is imported where it is used
 from pufferfish.errors import ConfigError
 
 __all__ = ["audit_summary", "SUMMARY_COLUMNS", "AUDIT_REQUIRED", "reproduction_table", "REPRODUCTION_COLUMNS",
-           "STRENGTHS", "VERDICTS", "check_paper_value", "provenance", "PROVENANCE_FIELDS", "config_hash", "git_state_key", "provenance_summary",
-           "violation_lines", "audit_violations", "NOT_COMPUTED", "file_sha256", "producible"]
+           "STRENGTHS", "VERDICTS", "check_paper_value", "provenance", "PROVENANCE_FIELDS", "config_hash",
+           "git_state_key", "provenance_summary", "violation_lines", "audit_violations", "NOT_COMPUTED",
+           "file_sha256", "producible"]
 
 log = logging.getLogger("pufferfish")
 

@@ -15,10 +15,10 @@ rather than listed by hand (:mod:`pufferfish.pipeline.report` writes the record)
 
 from __future__ import annotations
 
-import ast
+import functools
 import re
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
@@ -49,15 +49,20 @@ def job_outputs(targets: Iterable[str], rules) -> list[str]:
     return sorted(f for f in found if f.startswith("results/"))
 
 
+_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+([A-Za-z_]\w*)[\w.]*[ \t]+import\b|import[ \t]+([\w., \t]+))", re.M)
+
+
 def _imported_modules(package_dir: Path) -> set[str]:
-    """The top-level names of every module imported anywhere in the source under ``package_dir``."""
+    """The top-level names of every module imported anywhere in the source under ``package_dir``
+    (``import a.b, c`` and ``from a.b import x`` statements, at any indentation: lazy imports inside
+    functions count; relative imports and the standard library do not)."""
     names: set[str] = set()
     for path in sorted(package_dir.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
-            if isinstance(node, ast.Import):
-                names.update(alias.name.split(".")[0] for alias in node.names)
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names.add(node.module.split(".")[0])
+        for match in _IMPORT.finditer(path.read_text(encoding="utf-8")):
+            if match.group(1):
+                names.add(match.group(1))
+            else:
+                names.update(part.split()[0].split(".")[0] for part in match.group(2).split(",") if part.split())
     return names - set(sys.stdlib_module_names)
 
 
@@ -80,20 +85,26 @@ def _key(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def imported_distributions(package: str = "pufferfish", runners: Sequence[str] = (RUNNER,)) -> dict[str, str]:
+def imported_distributions(runners: tuple[str, ...] = (RUNNER,)) -> dict[str, str]:
     """``{distribution: version}`` of every installed distribution the run imports, sorted by name.
 
-    The start: the distribution of ``package`` itself, those that provide a module its source
+    The start: the distribution of this package itself, those that provide a module its source
     imports (``importlib.metadata.packages_distributions``) and the ``runners``; then, until
     nothing is added, every distribution one of them requires. A requirement that is not
     installed (an optional one) is not imported, and not listed.
     """
-    import importlib
+    return dict(_versions(tuple(runners)))
 
-    package_dir = Path(importlib.import_module(package).__file__).parent
+
+@functools.lru_cache(maxsize=4)
+def _versions(runners: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """:func:`imported_distributions`, computed once a process (reading every installed
+    distribution's metadata takes seconds)."""
+    package_dir = Path(__file__).resolve().parents[1]          # src/pufferfish
     providers = metadata.packages_distributions()
-    todo = [d for name in sorted(_imported_modules(package_dir) - {package}) for d in providers.get(name, [])]
-    todo += list(providers.get(package, [])) + list(runners)
+    own = package_dir.name
+    todo = [d for name in sorted(_imported_modules(package_dir) - {own}) for d in providers.get(name, [])]
+    todo += list(providers.get(own, [])) + list(runners)
     versions: dict[str, str] = {}
     while todo:
         name = todo.pop()
@@ -106,7 +117,7 @@ def imported_distributions(package: str = "pufferfish", runners: Sequence[str] =
             continue
         versions[key] = dist.version
         todo.extend(_required(name))
-    return dict(sorted(versions.items()))
+    return tuple(sorted(versions.items()))
 
 
 def dataset_retrieval(record: dict, record_path: str | Path) -> dict:
