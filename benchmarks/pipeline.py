@@ -45,7 +45,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 SKIP = ("results/", ".snakemake/", "data/raw/", ".bench_site/", ".bench_times/")
 #: rules that gather every experiment: they rerun whenever any experiment changes
-GATHERING = ("all", "report", "audit_summary", "reproduction", "provenance")
+GATHERING = ("all", "report", "audit_summary", "reproduction", "claims", "provenance")
 
 
 def repo_files() -> list[str]:

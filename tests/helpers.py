@@ -17,6 +17,7 @@ import bisect
 import copy
 import hashlib
 import io
+import json
 import math
 import os
 import shutil
@@ -356,11 +357,21 @@ def running_job_pids(workdir: Path) -> list[int]:
 
 
 def digests(workdir: Path) -> dict[str, str]:
-    """sha256 of every result file (CSV, JSON, PDF, PNG) under ``workdir/results``, logs excluded."""
+    """sha256 of every result file (CSV, JSON, PDF, PNG) under ``workdir/results``, logs excluded;
+    of ``provenance.json`` without where and when each dataset was read (``RUN_SPECIFIC``: two runs
+    from their own mirrors read the same bytes from other paths at other times)."""
+    from pufferfish.pipeline.run_record import RUN_SPECIFIC
     out = {}
     for path in sorted((workdir / "results").rglob("*")):
         if path.is_file() and "logs" not in path.parts and path.suffix in {".csv", ".json", ".pdf", ".png"}:
-            out[str(path.relative_to(workdir))] = hashlib.sha256(path.read_bytes()).hexdigest()
+            data = path.read_bytes()
+            if path.name == "provenance.json":
+                record = json.loads(data)
+                for dataset in record.get("datasets", {}).values():
+                    for key in RUN_SPECIFIC:
+                        dataset.pop(key, None)
+                data = json.dumps(record, sort_keys=True).encode()
+            out[str(path.relative_to(workdir))] = hashlib.sha256(data).hexdigest()
     return out
 
 

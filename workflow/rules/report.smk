@@ -5,8 +5,10 @@
 from pufferfish.errors import OutputError
 from pufferfish.files import check_output_paths
 from pufferfish.pipeline.front_page import write_front_page
+from pufferfish.pipeline.claims import claim_files, claim_warnings, load_claims
 from pufferfish.pipeline.params import readable_param
 from pufferfish.pipeline.report import config_hash, git_state_key, producible, provenance_summary
+from pufferfish.pipeline.run_record import job_outputs
 
 # the numbers the papers of this run print (each paper's paper_values file, in the papers' order)
 PAPER_VALUES = [str(p.path("paper_values", workflow.basedir)) for p in PAPERS if p.paper_values is not None]
@@ -91,15 +93,51 @@ rule reproduction:
 TARGETS.extend(["results/audit/summary.csv", "results/reproduction.csv"])
 
 
+# the ledger of claims: every sentence of the docs about the results, checked against this run's
+# tables (pufferfish.pipeline.claims); a claim of a section this config leaves out is skipped
+CLAIMS = str(Path(workflow.basedir) / "workflow" / "report" / "claims.yaml")
+try:
+    CLAIM_FILES = producible(claim_files(load_claims(CLAIMS), [p.key for p in PAPERS]), workflow.rules)
+except ConfigError as err:  # a malformed claim: one line
+    sys.stderr.write(f"{err}\n")
+    sys.exit(1)
+
+
+rule claims:
+    input:
+        claims=CLAIMS,
+        tables=CLAIM_FILES,
+    output:
+        report(
+            "results/claims.csv",
+            caption="../report/claims.rst",
+            category="Paper versus reproduction",
+        ),
+    log:
+        "results/logs/claims/claims.log",
+    group:
+        "pufferfish"
+    params:
+        code=CODE,
+        sections=[p.key for p in PAPERS],
+    script:
+        "../scripts/claims.py"
+
+
+TARGETS.append("results/claims.csv")
+END_OF_RUN_WARNINGS.append(lambda: claim_warnings("results/claims.csv"))
+
+
 # provenance.json describes a run that made every output it lists: it needs all of them
 # (so it is written last, atomically, and a run that fails earlier leaves the previous one).
-# It lists the sha256 of every file under results/; the data are in its `datasets` (the
-# records in data/raw/*.json name the mirror path read, which is not the same on every machine).
+# It lists the sha256 of every file the jobs write under results/: each final target and every
+# other output of the job that makes it (run_record.job_outputs); the data are in its `datasets`,
+# with where (`read_from` of data/raw/*.json: the URL or the mirror's path) and when they were read.
 rule provenance:
     input:
         datasets=expand("data/raw/{dataset}.json", dataset=sorted(config["datasets"])),
         data=sorted({t for t in TARGETS if not t.startswith("results/")}),
-        outputs=sorted({t for t in TARGETS if t.startswith("results/")}),
+        outputs=job_outputs([t for t in TARGETS if t.startswith("results/")], workflow.rules),
     output:
         report(
             "results/provenance.json",

@@ -6,9 +6,10 @@
   reason for any expected difference, in each paper's ``paper_values`` file, e.g.
   ``workflow/report/paper_values/<paper>.yaml``) with the value read off our outputs.
 * :func:`provenance` records package versions, the git commit, a hash of the resolved
-  config, each dataset's source, sha256 and row count, and the sha256 of every output of
-  the run; the workflow writes it after all of them. It holds no timestamps, so reruns
-  give the same bytes.
+  config, each dataset's source, where and when its bytes were read, sha256 and row count,
+  and the sha256 of every output of the run; the workflow writes it after all of them. Its
+  only times are the datasets' retrieval times, so reruns on the same cached data give the
+  same bytes.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ import math
 import platform
 import subprocess
 from collections.abc import Mapping, Sequence
-from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,14 +30,18 @@ if TYPE_CHECKING:   # annotations only: pandas is imported where it is used
 from pufferfish.errors import ConfigError
 
 __all__ = ["audit_summary", "SUMMARY_COLUMNS", "AUDIT_REQUIRED", "reproduction_table", "REPRODUCTION_COLUMNS",
-           "STRENGTHS", "check_paper_value", "provenance", "config_hash", "git_state_key", "provenance_summary",
-           "violation_lines", "audit_violations", "NOT_COMPUTED", "file_sha256", "producible"]
+           "STRENGTHS", "VERDICTS", "check_paper_value", "provenance", "PROVENANCE_FIELDS", "config_hash",
+           "git_state_key", "provenance_summary", "violation_lines", "audit_violations", "NOT_COMPUTED",
+           "file_sha256", "producible"]
 
 log = logging.getLogger("pufferfish")
 
 SUMMARY_COLUMNS = ["experiment", "panel", "method", "claimed", "rows", "max_epsilon_ratio", "max_delta_ratio",
                    "min_scale_ratio", "max_scale_ratio", "noise_free_rows", "violations", "max_renyi_ratio",
-                   "baseline_failures"]
+                   "baseline_failures", "verdict"]
+#: the ``verdict`` of a summary row: no flagged row; only flagged rows of a baseline shown on purpose
+#: to fail (``claimed`` False); flagged rows the project claims
+VERDICTS = ("holds", "baseline fails, as expected", "violated")
 #: the columns :func:`audit_summary` reads from every audit table (the shared audit schema has these
 #: and more: ``noise``, ``guarantee``, ``alpha``, ``renyi_achieved``, ``claimed``, which are read
 #: where present)
@@ -51,9 +55,26 @@ REPRODUCTION_COLUMNS = ["source", "item", "paper_value", "our_value", "status", 
 #: the method computes (0 = 0, a CDF of 1, an input itself, a range declared in config.yaml, an
 #: axis maximum max|t| / epsilon)
 STRENGTHS = ("printed", "derived", "by construction")
-#: packages whose versions the provenance records
-PACKAGES = ["pufferfish-calibration", "snakemake", "numpy", "scipy", "pandas", "scikit-learn", "matplotlib",
-            "ucimlrepo", "pygments", "jsonschema", "pyyaml"]
+#: what each field of ``results/provenance.json`` holds (written into the record itself, as ``fields``)
+PROVENANCE_FIELDS = {
+    "fields": "this description of the fields",
+    "python": "the version of the Python interpreter that wrote the record",
+    "packages": "every installed distribution the run imports, with its version: those providing a module the "
+                "package's source imports, the package itself and snakemake, which runs it, and every distribution "
+                "they require in turn (pufferfish.pipeline.run_record.imported_distributions)",
+    "git": "the commit checked out and whether tracked files were modified (null outside git)",
+    "config_sha256": "sha256 of the resolved configuration (config.yaml with any --config/--configfile, the "
+                     "schema's defaults filled in) serialised as canonical JSON (sorted keys, separators ',' and "
+                     "':', non-JSON values as text): not the sha256 of the bytes of config.yaml "
+                     "(pufferfish.pipeline.report.config_hash)",
+    "datasets": "per dataset: source, UCI id, url (where the data are published), member, sha256 of the bytes "
+                "read and whether it matched a pin, rows, citation; read_from, where this run read the bytes "
+                "(the URL, or the path in the mirror UCI_MIRROR), and retrieved, when (UTC: the modification time "
+                "of the cached table data/raw/<dataset>.csv)",
+    "outputs_sha256": "sha256 of every file the run's jobs wrote under results/: each final target and every "
+                      "other output of the job that makes it (pufferfish.pipeline.run_record.job_outputs), "
+                      "logs, the report and this record aside",
+}
 
 
 # ------------------------------------------------------------------------------ audit summary
@@ -136,7 +157,8 @@ def audit_summary(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
         the audit among the claimed rows; ``baseline_failures`` = flagged rows of a baseline
         (``claimed`` False: e.g. an accountant that treats correlated records as independent, a
         closed form audited on the data's own conditionals), which are not the project's violations but are counted,
-        never hidden.
+        never hidden; ``verdict`` (:data:`VERDICTS`): ``violated`` where ``violations`` > 0, else
+        ``baseline fails, as expected`` where ``baseline_failures`` > 0, else ``holds``.
 
     Raises
     ------
@@ -174,6 +196,9 @@ def audit_summary(frames: Sequence[pd.DataFrame]) -> pd.DataFrame:
                       baseline_failures=("baseline_failure", "sum")).reset_index()
     for column in ("noise_free_rows", "violations", "baseline_failures"):
         out[column] = out[column].astype(int)
+    holds, baseline_fails, violated = VERDICTS
+    out["verdict"] = np.select([out["violations"] > 0, out["baseline_failures"] > 0], [violated, baseline_fails],
+                               default=holds)
     return out[SUMMARY_COLUMNS]
 
 
@@ -337,7 +362,9 @@ def _fmt(value: float):
 
 # ------------------------------------------------------------------------------ provenance
 def config_hash(config: Mapping) -> str:
-    """sha256 of the resolved config as canonical JSON (sorted keys)."""
+    """sha256 of the resolved config as canonical JSON (sorted keys, separators ``,`` and ``:``,
+    non-JSON values as text): a digest of the settings the run used, not of the bytes of
+    ``config.yaml`` (the record says so in its ``fields``)."""
     text = json.dumps(config, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -404,27 +431,26 @@ def file_sha256(path: str | Path) -> str:
 
 def provenance(*, config: Mapping, dataset_records: Sequence[str | Path], repo: str | Path,
                outputs: Sequence[str | Path] = ()) -> dict:
-    """Versions, commit, config hash, dataset checksums and the sha256 of every output of this run (no timestamps).
+    """Versions, commit, config hash, dataset checksums and sources and the sha256 of every
+    output of this run; the record's ``fields`` say what each field holds (:data:`PROVENANCE_FIELDS`).
 
-    ``outputs`` are the files the run produced (the workflow passes every final target, so
-    the record is written only after all of them exist); each must exist, or this raises
-    :class:`~pufferfish.errors.OutputError` naming it: a record never lists a file the run
-    did not make.
+    ``outputs`` are the files the run produced (the workflow passes every output of the jobs
+    that make its final targets, so the record is written only after all of them exist);
+    each must exist, or this raises :class:`~pufferfish.errors.OutputError` naming it: a
+    record never lists a file the run did not make. The only times it holds are the
+    datasets' ``retrieved``: a rerun that reads the same cached data writes the same bytes.
     """
     from pufferfish.errors import OutputError
 
-    versions = {}
-    for name in PACKAGES:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = None
+    from pufferfish.pipeline.run_record import dataset_retrieval, imported_distributions
+
     datasets = {}
     for path in dataset_records:
         with open(path, encoding="utf-8") as handle:
             rec = json.load(handle)
         datasets[rec["dataset"]] = {k: rec.get(k) for k in ("source", "uci_id", "url", "member", "sha256",
                                                             "sha256_verified", "rows", "citation")}
+        datasets[rec["dataset"]].update(dataset_retrieval(rec, path))
     files = {}
     for path in sorted({str(p) for p in outputs}):
         try:
@@ -432,8 +458,9 @@ def provenance(*, config: Mapping, dataset_records: Sequence[str | Path], repo: 
         except OSError as err:
             raise OutputError(f"provenance: output {path} of this run cannot be read: {err.strerror or err}") from None
     record = {
+        "fields": PROVENANCE_FIELDS,
         "python": platform.python_version(),
-        "packages": versions,
+        "packages": imported_distributions(),
         "git": git_state(repo),
         "config_sha256": config_hash(config),
         "datasets": datasets,
