@@ -244,7 +244,7 @@ def _describe(spec: Mapping) -> str:
     return ", ".join(f"{k} {spec[k]}" for k in ("where", "query", "expr", "column") if k in spec) or "the table"
 
 
-# ------------------------------------------------------------------------------ comparisons
+# ------------------------------------------------------------------------------ relations
 def printed_matches(value: float, text) -> bool:
     """Whether ``value`` shows as ``text`` at ``text``'s precision (half a unit of its last digit
     either way; ``"inf"`` only for infinity; thousands separators ignored)."""
@@ -260,7 +260,7 @@ def printed_matches(value: float, text) -> bool:
 
 
 def compare(value: float, spec: Mapping) -> bool:
-    """Whether ``value`` meets every comparison of ``spec`` (:data:`COMPARISONS`; at least one)."""
+    """Whether ``value`` meets every relation of ``spec`` (:data:`COMPARISONS`; at least one)."""
     tests = {"printed": lambda v, t: printed_matches(v, t), "equals": lambda v, t: v == float(t),
              "at_most": lambda v, t: v <= float(t), "at_least": lambda v, t: v >= float(t),
              "below": lambda v, t: v < float(t), "above": lambda v, t: v > float(t)}
@@ -276,7 +276,7 @@ def _shown(value: float) -> str:
 
 # ------------------------------------------------------------------------------ the checks
 def values(tables: Tables, args) -> Verdict:
-    """Every item of ``args`` (a selection with its comparison, or a list of them) holds."""
+    """Every item of ``args`` (a selection with its relation, or a list of them) holds."""
     items = args if isinstance(args, list) else [args]
     shown, holds = [], True
     for item in items:
