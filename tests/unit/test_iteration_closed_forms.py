@@ -220,9 +220,9 @@ def test_hockey_stick_is_balle_wang_elementwise():
     from pufferfish.mechanisms.gaussian import balle_wang_delta
 
     gaps, stds = np.array([0.0, 1e-300, 0.3, 2.0, 40.0]), np.array([1.0, 1.0, 0.7, 1.5, 0.5])
-    ours = hockey_stick(gaps, stds, epsilon=0.8)
+    ours = hockey_stick(gaps, stds, epsilon=0.8)   # certified: above the exact value by at most 1e-9 relative
     for g, s, d in zip(gaps, stds, ours):
-        assert d == pytest.approx(max(0.0, balle_wang_delta(g, s, epsilon=0.8)), rel=1e-14, abs=1e-300)
+        assert d == pytest.approx(max(0.0, balle_wang_delta(g, s, epsilon=0.8)), rel=1e-9, abs=1e-300)
 
 
 def test_equal_correlation_every_record_by_hand():

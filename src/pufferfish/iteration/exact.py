@@ -24,9 +24,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from pufferfish.checks import real
-from pufferfish.errors import InvalidArgumentError
+from pufferfish.errors import ComputationError, InvalidArgumentError
 from pufferfish.iteration.covariance import Covariance, check_covariance
+from pufferfish.iteration.gaussian_delta import delta_upper, renyi_upper
 from pufferfish.iteration.geometric import noise_gain, step_weights
 
 __all__ = ["ExactAudit", "exact_audit", "noise_gain", "step_weights"]
@@ -99,21 +102,24 @@ class ExactAudit:
         return self.mean_gap / math.sqrt(self.variance)
 
     def renyi(self, *, alpha: float) -> float:
-        r""":math:`D_\alpha = \alpha \Delta^2 / (2V)`, exactly (both orders); ``alpha`` > 1."""
+        r""":math:`D_\alpha = \alpha \Delta^2 / (2V)` (both orders), certified from above
+        (:func:`pufferfish.iteration.gaussian_delta.renyi_upper`: at least the exact value of the fields, at most
+        :math:`1 + 2^{-49}` times it); ``alpha`` > 1."""
         alpha = real(alpha, name="alpha", lo=1.0, lo_open=True)
-        return float(alpha * 0.5 * self.mu ** 2)
+        return float(renyi_upper(np.array([self.mean_gap]), np.array([self.variance]), alpha)[0])
 
     def delta(self, *, epsilon: float) -> float:
-        r"""The exact :math:`\delta(\epsilon)` of the Gaussian hockey stick (Balle and Wang 2018, Thm 8); ``epsilon`` >= 0."""
-        from pufferfish.mechanisms.gaussian import balle_wang_delta
-
+        r"""The certified :math:`\delta(\epsilon)` of the Gaussian hockey stick (Balle and Wang 2018, Thm 8): at least
+        the exact value of the fields, at most :math:`1 + 2^{-33}` times it
+        (:func:`pufferfish.iteration.gaussian_delta.delta_upper`); ``epsilon`` >= 0."""
         epsilon = real(epsilon, name="epsilon", lo=0.0)
-        return max(0.0, balle_wang_delta(self.mean_gap, math.sqrt(self.variance), epsilon=epsilon))
+        return float(delta_upper(np.array([self.mean_gap]), np.array([self.variance]), epsilon)[0])
 
     def epsilon(self, *, delta: float) -> float:
-        r"""The exact :math:`\epsilon` at ``delta`` in (0, 1): the root of :math:`\delta(\epsilon) = \delta` (0 if
-        :math:`\delta(0) \le \delta`), bracketed by 0 and a doubling upper end, found by Brent's method
-        (:math:`\delta(\epsilon)` is continuous and strictly decreasing where positive)."""
+        r"""The certified :math:`\epsilon` at ``delta`` in (0, 1): the root of :math:`\delta(\epsilon) = \delta` (0 if
+        :math:`\delta(0) \le \delta`), bracketed by 0 and a doubling upper end, found by Brent's method on the
+        certified :meth:`delta`, then raised by relative steps until that certified value is at most ``delta``: at
+        least the exact :math:`\epsilon` (:math:`\delta(\epsilon)` is strictly decreasing where positive)."""
         from scipy.optimize import brentq
 
         delta = real(delta, name="delta", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
@@ -122,7 +128,12 @@ class ExactAudit:
         hi = max(1.0, self.mu * self.mu)
         while self.delta(epsilon=hi) > delta:
             hi *= 2.0
-        return float(brentq(lambda e: self.delta(epsilon=e) - delta, 0.0, hi, xtol=1e-15, rtol=1e-14))
+        root = float(brentq(lambda e: self.delta(epsilon=e) - delta, 0.0, hi, xtol=1e-300, rtol=4 * 2.0 ** -52))
+        step = 2.0 ** -50
+        while self.delta(epsilon=root) > delta:
+            root = max(root * (1.0 + step), math.nextafter(root, math.inf))
+            step *= 2.0
+        return root
 
     def smallest_sigma(self, *, epsilon: float, delta: float | None = None, alpha: float | None = None) -> float:
         r"""The smallest :math:`\sigma` this audit accepts: :math:`(\epsilon, \delta)` if ``delta`` is given, else
@@ -167,7 +178,22 @@ class ExactAudit:
         else:
             needed = alpha * self.mean_gap ** 2 / (2.0 * epsilon)
         noise = needed - self.data_variance
-        return math.sqrt(noise / self.gain) if noise > 0 else 0.0
+        return self._raise_until_met(math.sqrt(noise / self.gain) if noise > 0 else 0.0, epsilon, delta, alpha)
+
+    def _raise_until_met(self, sigma: float, epsilon: float, delta: float | None, alpha: float | None) -> float:
+        """Raise V = sigma^2 gain + data by 1 + 2^-50, 1 + 2^-49, ... until the certified value meets the target (no
+        tolerance; the certified values are at most 1 + 2^-33 above the exact ones)."""
+        step = 2.0 ** -50
+        for _ in range(64):
+            audit = self.at(sigma) if sigma > 0 or self.data_variance > 0 else None
+            if audit is not None and (audit.delta(epsilon=epsilon) <= delta if delta is not None
+                                      else audit.renyi(alpha=alpha) <= epsilon):
+                return sigma
+            variance = sigma * sigma * self.gain + self.data_variance
+            sigma = math.sqrt(sigma * sigma + step * max(variance, self.mean_gap ** 2) / self.gain)
+            step *= 2.0
+        raise ComputationError(f"epsilon = {epsilon}: no sigma certified to meet the target after 64 raises"
+                               )  # pragma: no cover - a few steps suffice
 
 
 def exact_audit(covariance: Covariance, *, secret_index: int, eta: float, sigma: float,
