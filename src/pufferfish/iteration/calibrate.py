@@ -22,7 +22,7 @@ from pufferfish.audit.target import Target, target_for
 from pufferfish.audit.verdict import NO_NOISE_NOTE, NOT_MET_AT_ZERO_NOTE, Verdict
 from pufferfish.checks import real
 from pufferfish.errors import ArgumentTypeError, InvalidArgumentError
-from pufferfish.iteration.accountants import ACCOUNTANTS, ORDERS, epsilon_of_cost
+from pufferfish.iteration.accountants import ACCOUNTANTS, ORDERS, claimed, epsilon_of_cost
 from pufferfish.iteration.covariance import as_vector
 from pufferfish.iteration.exact import ExactAudit
 from pufferfish.iteration.model import ModelAccount
@@ -73,6 +73,8 @@ def sigma_for_renyi(cost: float, *, alpha: float, epsilon: float) -> float:
     Returns
     -------
     float
+        The closed form raised by the relative
+        :data:`~pufferfish.iteration.accountants.CLAIM_MARGIN` (:func:`~pufferfish.iteration.accountants.claimed`).
 
     Raises
     ------
@@ -85,7 +87,9 @@ def sigma_for_renyi(cost: float, *, alpha: float, epsilon: float) -> float:
 
 
 def _renyi_sigma(cost: float, alpha: float, epsilon: float) -> float:
-    return math.sqrt(alpha * cost / (2.0 * epsilon))
+    """sqrt(alpha X / (2 epsilon)) raised by :data:`~pufferfish.iteration.accountants.CLAIM_MARGIN` (the accountant's
+    claimed sigma: a tight accountant's is then met under the exact audit's certified value)."""
+    return claimed(math.sqrt(alpha * cost / (2.0 * epsilon)))
 
 
 def sigma_for_epsilon_delta(cost: float, *, epsilon: float, delta: float, orders=ORDERS) -> float:
