@@ -30,11 +30,12 @@ import math
 
 import numpy as np
 
+from pufferfish.certified import arb_upper_float
 from pufferfish.errors import ComputationError
 
 __all__ = ["NDTR_ULPS", "LOG_NDTR_ULPS", "ACCEPT_RTOL", "VARIANCE_DOWN", "STD_DOWN", "RENYI_REL_ERROR", "certified_delta",
            "variance_down", "delta_upper",
-           "renyi_upper", "delta_ball", "arb_upper_float"]
+           "renyi_upper", "delta_ball"]
 
 #: u = 2^-53, the unit roundoff of float64
 _U = 2.0 ** -53
@@ -194,14 +195,3 @@ def _ball_upper(gap: float, std: float, epsilon: float) -> float:
             return arb_upper_float(ball)
     raise ComputationError(f"gaussian delta (gap {gap!r}, std {std!r}, epsilon {epsilon!r}): not certified "
                            f"at {_PRECISIONS[-1]} bits")
-
-
-def arb_upper_float(ball) -> float:
-    """The smallest float at or above the upper end of an arb ball (exact: the end's mantissa and exponent as a
-    fraction, rounded to the nearest float, then moved up one float if that fell below it)."""
-    from fractions import Fraction
-
-    mantissa, exponent = (int(v) for v in ball.upper().man_exp())
-    end = Fraction(mantissa) * Fraction(2) ** exponent
-    value = float(end)
-    return math.nextafter(value, math.inf) if Fraction(value) < end else value
