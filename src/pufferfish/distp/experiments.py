@@ -261,14 +261,13 @@ def _mechanisms(kind: str) -> list[str]:
 def _verdict(scale: float, target, forward: float, backward: float, rtol: float, note: str = ""):
     from pufferfish.audit.verdict import Verdict
 
-    meets = max(forward, backward) <= target.delta * (1.0 + rtol)
+    meets = max(forward, backward) <= target.delta            # certified values: no tolerance (issue 39)
     return Verdict(scale=scale, target=target, forward=forward, backward=backward, meets=bool(meets), note=note)
 
 
 def _calibrate_base(family: str, laws: CaseLaws, target, rtol: float) -> tuple[dict, object | None]:
     """RR or the geometric mechanism: the largest eps_A meeting ``target``, audited exactly (both directions)."""
     from pufferfish.distp.calibrate import largest_geometric_epsilon, largest_rr_epsilon
-    from pufferfish.distp.divergences import hockey_stick
 
     if family == "rr":
         found = largest_rr_epsilon(len(laws.domain), laws.lambda0, laws.lambda1, epsilon=target.epsilon,
@@ -280,16 +279,11 @@ def _calibrate_base(family: str, laws: CaseLaws, target, rtol: float) -> tuple[d
     row = {"mechanism": family, "parameter": eps_a, "reason": found.reason}
     if math.isnan(eps_a):
         return row, None
-    if eps_a == math.inf:                                      # the identity: the laws themselves, no loss
-        mu0, mu1, loss = laws.lambda0, laws.lambda1, 0.0
-    else:
-        _, matrix, _ = _base(family, laws, eps_a)
-        mu0, mu1, loss = laws.lambda0 @ matrix, laws.lambda1 @ matrix, _service_loss(family, laws, eps_a)
-    forward = hockey_stick(mu0, mu1, epsilon=target.epsilon)
-    backward = hockey_stick(mu1, mu0, epsilon=target.epsilon)
-    row.update(base_epsilon=eps_a, scale=1.0 / eps_a, service_loss=loss, delta=max(forward, backward),
-               delta_upper=max(forward, backward))
-    return row, _verdict(1.0 / eps_a, target, forward, backward, rtol, found.reason)
+    loss = 0.0 if eps_a == math.inf else _service_loss(family, laws, eps_a)   # the identity: no loss
+    # the certified DistP delta of the mechanism at eps_A (the larger direction; computed by the calibration)
+    row.update(base_epsilon=eps_a, scale=1.0 / eps_a, service_loss=loss, delta=found.delta_upper,
+               delta_upper=found.delta_upper)
+    return row, _verdict(1.0 / eps_a, target, found.delta_upper, found.delta_upper, rtol, found.reason)
 
 
 def _calibrate_noise(family: str, laws: CaseLaws, target, rtol: float) -> tuple[dict, object]:
