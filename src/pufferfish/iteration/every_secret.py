@@ -31,7 +31,7 @@ import numpy as np
 from pufferfish.checks import integer, real
 from pufferfish.errors import ComputationError, InvalidArgumentError
 from pufferfish.iteration.covariance import Covariance, check_covariance
-from pufferfish.iteration.exact import ExactAudit
+from pufferfish.iteration.exact import ExactAudit, certified_fields, field_tolerance
 from pufferfish.iteration.gaussian_delta import certified_delta, delta_upper, renyi_upper
 from pufferfish.iteration.geometric import noise_gain
 
@@ -241,9 +241,6 @@ def all_secrets_audit(covariance: Covariance, *, eta: float, sigma: float, diame
     own = covariance.constant_variance()
     if own is None:
         own = covariance.record_variances()
-    gap = cross * (eta * diameter)                   # |eta D cross / own|, as exact_audit, in one array
-    gap /= own
-    np.abs(gap, out=gap)
-    data = data * (eta * eta)
-    return AllSecretsAudit(eta=eta, sigma=sigma, gain=noise_gain(covariance.size, eta), mean_gap=gap,
-                           data_variance=data)
+    gap, data = certified_fields(covariance, eta, diameter, cross, data, own)     # as exact_audit, in arrays
+    gain = noise_gain(covariance.size, eta) * (1.0 - field_tolerance(covariance.size))
+    return AllSecretsAudit(eta=eta, sigma=sigma, gain=gain, mean_gap=gap, data_variance=data)

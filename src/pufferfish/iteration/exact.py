@@ -32,7 +32,9 @@ from pufferfish.iteration.covariance import Covariance, check_covariance
 from pufferfish.iteration.gaussian_delta import delta_upper, renyi_upper
 from pufferfish.iteration.geometric import noise_gain, step_weights
 
-__all__ = ["ExactAudit", "exact_audit", "noise_gain", "step_weights"]
+__all__ = ["ExactAudit", "exact_audit", "noise_gain", "step_weights", "field_tolerance", "certified_fields"]
+
+_U = 2.0 ** -53
 
 
 def _eta(eta) -> float:
@@ -196,6 +198,68 @@ class ExactAudit:
                                )  # pragma: no cover - a few steps suffice
 
 
+def field_tolerance(size: int) -> float:
+    """kappa(T) = (T + 64) u: the relative error allowed to the prior's sums (q^T Sigma_{.k}, q^T Sigma q, sum q_t^2 and
+    the structured conditional variances) over T records: the bound gamma_T of a T-term sum of non-negative terms,
+    plus the closed forms' few u (measured below (T + 1) u / 2 against 50-digit sums, docs/math/iteration.md,
+    "Certified audit")."""
+    return (size + 64) * 2.0 ** -53
+
+
+def _moduli_sums(covariance: Covariance, eta: float, secret_index: int | None):
+    """(q^T |Sigma_{.k}| per record (or of record ``secret_index``), q^T |Sigma| q), or None when no covariance is
+    negative (the sums are then the moments themselves)."""
+    from pufferfish.iteration.covariance import DenseCovariance, EqualCorrelation, StationaryCovariance
+
+    if isinstance(covariance, EqualCorrelation):
+        return None                                     # rho in [0, 1]
+    if isinstance(covariance, StationaryCovariance):
+        g = covariance.autocovariance
+        if (g >= 0).all():
+            return None
+        moduli = StationaryCovariance(np.abs(g))
+        spread = (moduli.step_covariances(eta) if secret_index is None
+                  else np.array([moduli.step_covariance(eta, secret_index)]))
+        return spread, moduli.step_variance(eta)
+    if isinstance(covariance, DenseCovariance):
+        m = covariance.matrix
+        if (m >= 0).all():
+            return None
+        q = step_weights(covariance.size, eta)
+        columns = np.abs(m) @ q
+        spread = columns if secret_index is None else columns[secret_index - 1:secret_index]
+        return spread, float(q @ columns)
+    raise ComputationError(f"covariance: no error bound for a {type(covariance).__name__} (the exact audit "
+                           "certifies DenseCovariance, StationaryCovariance and EqualCorrelation priors)")
+
+
+def certified_fields(covariance: Covariance, eta: float, diameter: float, cross: np.ndarray, conditional: np.ndarray,
+                     own, secret_index: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(|Delta| rounded up, eta^2 Var(q^T x | x_k) rounded down) from the prior's float moments (arrays, one per record).
+
+    |Delta| = eta D |cross| / own, raised by kappa(T) eta D q^T |Sigma_{.k}| / own (the moduli's sum) and 4 u; the
+    conditional variance lowered by kappa(T) of itself where the prior computes it without a difference
+    (EqualCorrelation, DecayingCorrelation), else by kappa(T) (q^T |Sigma| q + 3 |cross| q^T |Sigma_{.k}| / own + it),
+    a bound on the error of total - cross^2 / own; then 4 u (the products by eta^2), at least 0. A prior with a
+    negative covariance pays one more pass over its moduli (q^T |Sigma_{.k}| for every record, q^T |Sigma| q).
+    The entries are every record's (``secret_index`` None) or the one record's.
+    """
+    kappa = field_tolerance(covariance.size)
+    sums = _moduli_sums(covariance, eta, secret_index)
+    if sums is None:
+        spread, total = np.abs(cross), conditional + cross * cross / own
+    else:
+        spread, total = sums
+    scale = eta * diameter
+    gap = (np.abs(cross) * scale / own + kappa * scale * spread / own) * (1.0 + 4 * _U)
+    if type(covariance).conditional_moments is not Covariance.conditional_moments:
+        loss = kappa * conditional                      # computed without a difference
+    else:
+        loss = kappa * (total + 3.0 * np.abs(cross) * spread / own + conditional)
+    data = np.maximum((conditional - loss) * (eta * eta) * (1.0 - 4 * _U), 0.0)
+    return np.nextafter(gap, np.inf), data
+
+
 def exact_audit(covariance: Covariance, *, secret_index: int, eta: float, sigma: float,
                 diameter: float) -> ExactAudit:
     r"""The exact laws of :math:`w_T` under the two secrets :math:`x_k = a, b`, :math:`|a - b|` = ``diameter`` (module docstring).
@@ -231,6 +295,7 @@ def exact_audit(covariance: Covariance, *, secret_index: int, eta: float, sigma:
     diameter = real(diameter, name="diameter", lo=0.0)
     own = covariance.record_variance(secret_index)
     cross, conditional = covariance.conditional_moments(eta, secret_index)
-    gap = abs(eta * diameter * cross / own)
-    data = eta * eta * conditional
-    return ExactAudit._of(mean_gap=gap, gain=noise_gain(covariance.size, eta), data_variance=data, sigma=sigma)
+    gap, data = certified_fields(covariance, eta, diameter, np.array([cross]), np.array([conditional]), own,
+                                 secret_index)
+    gain = noise_gain(covariance.size, eta) * (1.0 - field_tolerance(covariance.size))
+    return ExactAudit._of(mean_gap=float(gap[0]), gain=gain, data_variance=float(data[0]), sigma=sigma)
