@@ -9,8 +9,8 @@ r"""Certified upper ends of paper 004's closed forms, in python-flint's arb ball
 * :func:`total_variation_upper` -- the total variation of two normal laws: the sign of
   :math:`p_i - p_j` changes only at the real roots of a quadratic; with cut points at the centres
   of the roots' balls, :math:`\tfrac12 \sum_J |P_i(J) - P_j(J)|` is at most the total variation,
-  and it is at least the total variation minus :math:`\sum_{\text{roots}} \text{radius}\,
-  (\sup p_i + \sup p_j)`; that is added.
+  and it is at least the total variation minus :math:`\sum_{\text{roots}} |c - r|\,
+  \sup_{[c, r]} |p_i - p_j|`; that is added (the supremum an arb ball over the cut and the root's ball).
 
 Each returns the smallest float at or above the ball's upper end. Derivation:
 docs/math/paper004-gaussian.md, "Certified values".
@@ -22,7 +22,7 @@ import math
 
 from pufferfish.certified import arb_upper_float
 
-__all__ = ["tau_star_upper", "max_log_ratio_upper", "total_variation_upper"]
+__all__ = ["tau_star_upper", "lambertw_tau_upper", "max_log_ratio_upper", "total_variation_upper"]
 
 #: the working precision (bits); the inputs are floats, so every ball is narrow
 _PRECISION = 160
@@ -51,6 +51,25 @@ def tau_star_upper(delta: float, tau: float) -> float:
     finally:
         ctx.prec = saved
     raise ArithmeticError(f"tau*({delta!r}): ndtri's value is 64 floats below the quantile")  # pragma: no cover
+
+
+def lambertw_tau_upper(delta: float, tau: float) -> float:
+    r"""The smallest float :math:`\ge` ``tau`` with :math:`\tau^2 \ge W_0(2 / (\pi \delta^2))`, certified: raised one
+    float at a time until the arb ball of :math:`\log \tau^2 + \tau^2 - \log(2 / (\pi \delta^2))` is surely
+    :math:`\ge 0` (:math:`w + \log w` is increasing, and :math:`W_0(x) + \log W_0(x) = \log x`)."""
+    from flint import arb
+
+    ctx, saved = _ctx()
+    try:
+        level = arb(2).log() - arb.pi().log() - 2 * arb(delta).log()
+        for _ in range(64):
+            square = arb(tau) ** 2
+            if tau > 0 and square.log() + square - level >= 0:
+                return tau
+            tau = math.nextafter(tau, math.inf)
+    finally:
+        ctx.prec = saved
+    raise ArithmeticError(f"tau_lambertw({delta!r}): 64 floats below the bound")  # pragma: no cover
 
 
 def _log_ratio(y, mi, vi, mj, vj):
@@ -118,8 +137,14 @@ def total_variation_upper(mu_i: float, sd_i: float, mu_j: float, sd_j: float, no
             now = (arb(1), arb(1)) if x is None else (cdf(arb(x), mi, vi), cdf(arb(x), mj, vj))
             total += abs((now[0] - previous[0]) - (now[1] - previous[1]))
             previous = now
-        density = 1 / (2 * arb.pi()).sqrt() * (1 / vi.sqrt() + 1 / vj.sqrt())
-        missed = sum((abs(arb(float(r.mid())) - r).upper() * density for r in roots), arb(0))
+        def gap(y):                                            # |p_i - p_j| on a ball
+            return abs((-(y - mi) ** 2 / (2 * vi)).exp() / (2 * arb.pi() * vi).sqrt()
+                       - (-(y - mj) ** 2 / (2 * vj)).exp() / (2 * arb.pi() * vj).sqrt())
+
+        missed = arb(0)
+        for r in roots:                                        # the mass of |p_i - p_j| between a cut and its root
+            cut = arb(float(r.mid()))
+            missed += abs(cut - r).upper() * gap(cut.union(r)).upper()
         return arb_upper_float(total / 2 + missed)
     finally:
         ctx.prec = saved

@@ -25,7 +25,7 @@ import numpy as np
 
 from pufferfish.checks import real, reals
 from pufferfish.errors import ConfigError, InvalidArgumentError
-from pufferfish.gaussian.certified_values import max_log_ratio_upper, tau_star_upper
+from pufferfish.gaussian.certified_values import lambertw_tau_upper, max_log_ratio_upper, tau_star_upper
 
 __all__ = [
     "tau_star", "tau_lambertw", "theorem1", "remark1", "corollary1a", "corollary1b",
@@ -88,11 +88,6 @@ def _check_real(value, *, name: str) -> np.ndarray:
 def _check_std(value, *, name: str) -> np.ndarray:
     """A standard deviation (or an array of them): finite and non-negative."""
     return reals(value, name=name, lo=0.0)
-
-
-#: the relative rounding of tau_lambertw, in u: the argument 2 / (pi delta^2) (4 u), scipy's lambertw (assumed within
-#: 16 u; W's relative condition number is below 1 for a positive argument), the root (halves it, adds u)
-_LAMBERTW_ULPS = 24
 
 
 def _rounded_up(values, ulps: int):
@@ -168,8 +163,10 @@ def tau_lambertw(delta):
     Returns
     -------
     float or numpy.ndarray
-        The bound, raised by its rounding (the argument's 4 u, ``lambertw``'s assumed 16 u, the
-        root's: :data:`_LAMBERTW_ULPS` u in all), a float for a scalar ``delta``.
+        The bound, raised one float at a time until an arb ball confirms it
+        (:func:`pufferfish.gaussian.certified_values.lambertw_tau_upper`), a float for a scalar
+        ``delta``. ``W_0`` is scipy's ``lambertw`` where :math:`2 / (\pi \delta^2)` is a float,
+        else Newton's method on :math:`w + \log w = \log x`.
 
     Raises
     ------
@@ -178,8 +175,15 @@ def tau_lambertw(delta):
     """
     from scipy.special import lambertw
     d = check_delta(delta)
-    w = lambertw(2.0 / (math.pi * d ** 2), k=0)
-    return _out(_rounded_up(np.sqrt(np.real(w)), _LAMBERTW_ULPS))
+    flat = np.atleast_1d(d).ravel()
+    # log x = log(2 / pi) - 2 log delta: W0 in logarithms where x overflows (w + log w = log x, Newton from log x)
+    level = math.log(2.0 / math.pi) - 2.0 * np.log(flat)
+    with np.errstate(over="ignore"):
+        w = np.real(lambertw(np.exp(np.minimum(level, 700.0)), k=0))
+    for _ in range(8):
+        w = np.where(level > 700.0, w - (w + np.log(w) - level) / (1.0 + 1.0 / w), w)
+    out = np.array([lambertw_tau_upper(float(x), float(t)) for x, t in zip(flat, np.sqrt(w))])
+    return _out(out.reshape(np.shape(d)))
 
 
 # ----------------------------------------------------------------------------- Theorem 1
