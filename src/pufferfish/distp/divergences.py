@@ -172,7 +172,7 @@ def _hockey_stick(p: np.ndarray, q: np.ndarray, epsilon: float) -> float:
 
 def _ball_hockey_stick(p: np.ndarray, q: np.ndarray, epsilon: float) -> float:
     """sum [p - e^eps q]^+ in arb balls: each term's positive part bounded from above and below, the precision doubled
-    until the two sums agree to :data:`_ACCEPT` relative; 0 when every term is surely <= 0."""
+    until the two sums agree to ``_ACCEPT`` relative; 0 when every term is surely <= 0."""
     from flint import arb, ctx
 
     rows = [(float(a), float(b)) for a, b in zip(p.tolist(), q.tolist()) if a > 0]
@@ -315,7 +315,7 @@ def _ball_term(kind: str, a, b):
 
 
 def _ball_divergence(p: np.ndarray, q: np.ndarray, kind: str) -> float:
-    """sum_t of the terms of D_f in arb balls, the precision doubled until the ball is :data:`_ACCEPT` narrow;
+    """sum_t of the terms of D_f in arb balls, the precision doubled until the ball is ``_ACCEPT`` narrow;
     its upper end rounded up (0 for two equal laws)."""
     from flint import arb, ctx
 

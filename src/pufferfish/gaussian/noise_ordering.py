@@ -110,7 +110,7 @@ def laplace_noise_total_variation(mu_i: float, sd_i: float, mu_j: float, sd_j: f
     Returns
     -------
     float
-        The larger hockey stick plus :math:`e^\epsilon - 1` (:data:`_TV_GAP`, above it): an upper
+        The larger hockey stick plus :math:`e^\epsilon - 1` (``_TV_GAP``, above it): an upper
         bound on the total variation whenever the hockey sticks are.
 
     Raises

@@ -141,7 +141,7 @@ class AllSecretsAudit:
 
     def renyi(self, *, alpha: float) -> np.ndarray:
         """D_alpha = alpha Delta_k^2 / (2 V_k) for every record (both orders), certified from above (relative
-        error bound :data:`RENYI_REL_ERROR` added)."""
+        error bound added, :func:`pufferfish.iteration.gaussian_delta.renyi_upper`)."""
         return renyi_upper(self.mean_gap, self.variance, real(alpha, name="alpha", lo=1.0, lo_open=True))
 
     def delta(self, *, epsilon: float) -> np.ndarray:

@@ -13,8 +13,8 @@ r"""The certified Gaussian hockey stick: an upper bound on :math:`\delta(\epsilo
 1. in floating point (``ndtr``, ``log_ndtr``, ``exp``), with a bound on the error of every step
    added (:func:`pufferfish.certified.upper`): the rounding of :math:`a` and :math:`b`, moved
    through :math:`\Phi` by the Mills ratio :math:`\phi(x) / \Phi(x) \le |x| + 1`, the assumed
-   accuracy of scipy's ``ndtr`` (:data:`NDTR_ULPS`, growing like :math:`x^2` from the rounding
-   of :math:`x^2` inside it), of ``log_ndtr`` (:data:`LOG_NDTR_ULPS`) and of ``exp``, and the
+   accuracy of scipy's ``ndtr`` (``_NDTR_ULPS``, growing like :math:`x^2` from the rounding
+   of :math:`x^2` inside it), of ``log_ndtr`` (``_LOG_NDTR_ULPS``) and of ``exp``, and the
    subtraction. Accepted when that bound is below :math:`2^{-34}` of the value;
 2. else (the two terms cancel, or :math:`\Phi(a)` is near the subnormals) in arb ball
    arithmetic (python-flint), the precision doubled until the ball is that narrow; its upper
@@ -33,32 +33,30 @@ import numpy as np
 from pufferfish.certified import arb_upper_float
 from pufferfish.errors import ComputationError
 
-__all__ = ["NDTR_ULPS", "LOG_NDTR_ULPS", "ACCEPT_RTOL", "VARIANCE_DOWN", "STD_DOWN", "RENYI_REL_ERROR", "certified_delta",
-           "variance_down", "delta_upper",
-           "renyi_upper", "delta_ball"]
+__all__ = ["certified_delta", "delta_upper", "renyi_upper"]
 
 #: u = 2^-53, the unit roundoff of float64
 _U = 2.0 ** -53
 #: assumed relative error of scipy.special.ndtr(x), in ulps: 8 + 3 x^2 (the rounding of x^2 in
 #: exp(-x^2 / 2) grows like x^2 u; measured below 2 + 1.6 x^2 against mpmath, tests/unit/test_soundness_iteration.py)
-NDTR_ULPS = (8.0, 3.0)
+_NDTR_ULPS = (8.0, 3.0)
 #: assumed relative error of scipy.special.log_ndtr(x) for x < 0, in ulps (measured below 5)
-LOG_NDTR_ULPS = 16.0
+_LOG_NDTR_ULPS = 16.0
 #: assumed relative error of exp, in ulps (measured below 1)
 _EXP_ULPS = 4.0
 #: the float route is kept where its error bound is at most this fraction of the value
-ACCEPT_RTOL = 2.0 ** -34
+_ACCEPT_RTOL = 2.0 ** -34
 #: below this Phi(a) the float route is not used (its subnormal neighbours lose relative accuracy)
 _NORMAL_FLOOR = 1e-290
 #: a < -40: Phi(a) < 2^-1074, and 0 < delta < Phi(a)
 NEGLIGIBLE_A = -40.0
 _SMALLEST = 5e-324
 #: V (1 - 8 u) is below the true V = sigma^2 gain + data whose float sum (3 roundings) is V
-VARIANCE_DOWN = 1.0 - 8.0 * 2.0 ** -53
+_VARIANCE_DOWN = 1.0 - 8.0 * 2.0 ** -53
 #: sqrt(V_low) (1 - 4 u), rounded, is below sqrt(V_low) (the root and the product: 2 roundings)
-STD_DOWN = 1.0 - 4.0 * 2.0 ** -53
+_STD_DOWN = 1.0 - 4.0 * 2.0 ** -53
 #: the relative error bound of D_alpha = alpha Delta^2 / (2 V_low) in floats (5 roundings: at most 5.01 u)
-RENYI_REL_ERROR = 8.0 * 2.0 ** -53
+_RENYI_REL_ERROR = 8.0 * 2.0 ** -53
 #: the precisions (bits) of the arb route, tried in turn
 _PRECISIONS = (96, 192, 384, 768, 1536, 3072)
 
@@ -107,13 +105,13 @@ def certified_delta(gap: np.ndarray, std: np.ndarray, epsilon: float) -> np.ndar
     exponent = epsilon + log_second
     second = np.exp(exponent)
     negative = np.minimum(a, 0.0)
-    rel_first = (NDTR_ULPS[0] + NDTR_ULPS[1] * negative * negative) * _U + 1.01 * _mills(a, shift) * shift
-    moved = LOG_NDTR_ULPS * _U * np.abs(log_second) + 1.01 * (np.abs(b) + 1.0) * shift + _U * np.abs(exponent)
+    rel_first = (_NDTR_ULPS[0] + _NDTR_ULPS[1] * negative * negative) * _U + 1.01 * _mills(a, shift) * shift
+    moved = _LOG_NDTR_ULPS * _U * np.abs(log_second) + 1.01 * (np.abs(b) + 1.0) * shift + _U * np.abs(exponent)
     rel_second = 1.01 * np.expm1(moved) + 2.0 * _EXP_ULPS * _U
     value = first - second
     error = first * rel_first + second * rel_second + _U * np.abs(value) + 1e-320
     error *= 1.0 + 8.0 * _U                            # the rounding of the bound itself
-    good = (first >= _NORMAL_FLOOR) & (error <= ACCEPT_RTOL * (value - error)) & (big < 1e300) \
+    good = (first >= _NORMAL_FLOOR) & (error <= _ACCEPT_RTOL * (value - error)) & (big < 1e300) \
         & (std[keep] < 1e300) & (gap[keep] < 1e300)
     upper = value + error
     out[keep[good]] = np.nextafter(upper[good], math.inf)
@@ -130,37 +128,37 @@ def _mills(a: np.ndarray, shift: np.ndarray) -> np.ndarray:
     return np.where(a < 0, np.abs(a) + 1.0 + shift, right)
 
 
-def variance_down(variance: np.ndarray) -> np.ndarray:
+def _variance_down(variance: np.ndarray) -> np.ndarray:
     """A lower bound on V = sigma^2 gain + data from its float value (3 roundings, each within u relative or, among
     the subnormals, 2^-1075 absolute): V (1 - 8 u) - 2^-1070, at least 0."""
-    low = np.asarray(variance, dtype=float) * VARIANCE_DOWN
+    low = np.asarray(variance, dtype=float) * _VARIANCE_DOWN
     low -= 2.0 ** -1070
     return np.maximum(low, 0.0)
 
 
 def renyi_upper(gap: np.ndarray, variance: np.ndarray, alpha: float) -> np.ndarray:
     """alpha gap^2 / (2 V), V = sigma^2 gain + data as computed (float), certified from above: from
-    :func:`variance_down`, the float value (sqrt, quotient, square, two products: at most 6 u) times
-    1 + :data:`RENYI_REL_ERROR`, one float up; inf where the lower bound on V is 0 (V among the subnormals)."""
-    low = variance_down(variance)
+    ``_variance_down``, the float value (sqrt, quotient, square, two products: at most 6 u) times
+    1 + ``_RENYI_REL_ERROR``, one float up; inf where the lower bound on V is 0 (V among the subnormals)."""
+    low = _variance_down(variance)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         out = np.where(low > 0, gap / np.sqrt(low), np.where(gap > 0, np.inf, 0.0))
     np.square(out, out=out)
     out *= alpha * 0.5
-    out *= 1.0 + RENYI_REL_ERROR
+    out *= 1.0 + _RENYI_REL_ERROR
     return np.nextafter(out, np.inf, out=out)
 
 
 def delta_upper(gap: np.ndarray, variance: np.ndarray, epsilon: float) -> np.ndarray:
     """The certified delta(epsilon) at V = sigma^2 gain + data as computed (float): the hockey stick at
-    sqrt(:func:`variance_down`) times :data:`STD_DOWN`, below the true standard deviation (delta decreases in it);
+    sqrt(``_variance_down``) times ``_STD_DOWN``, below the true standard deviation (delta decreases in it);
     2^-540 where that is 0 (a positive float V is at least half the smallest subnormal)."""
-    std = np.sqrt(variance_down(variance))
-    std *= STD_DOWN
+    std = np.sqrt(_variance_down(variance))
+    std *= _STD_DOWN
     return certified_delta(np.asarray(gap, dtype=float), np.where(std > 0, std, 2.0 ** -540), epsilon)
 
 
-def delta_ball(gap: float, std: float, epsilon: float, precision: int):
+def _delta_ball(gap: float, std: float, epsilon: float, precision: int):
     r""":math:`\delta(\epsilon)` of the floats ``gap`` > 0, ``std`` > 0, ``epsilon`` as an arb ball at ``precision`` bits.
 
     :math:`\Phi(x) = \operatorname{erfc}(-x / \sqrt 2) / 2`; every operation is python-flint's
@@ -187,11 +185,11 @@ def _ball_upper(gap: float, std: float, epsilon: float) -> float:
 
     tiny = arb(2) ** -1075
     for precision in _PRECISIONS:
-        ball = delta_ball(gap, std, epsilon, precision)
+        ball = _delta_ball(gap, std, epsilon, precision)
         if ball.upper() < tiny:
             return _SMALLEST                            # 0 < delta < 2^-1075
         low = ball.lower()
-        if low > 0 and ball.upper() - low <= low * ACCEPT_RTOL:
+        if low > 0 and ball.upper() - low <= low * _ACCEPT_RTOL:
             return arb_upper_float(ball)
     raise ComputationError(f"gaussian delta (gap {gap!r}, std {std!r}, epsilon {epsilon!r}): not certified "
                            f"at {_PRECISIONS[-1]} bits")
