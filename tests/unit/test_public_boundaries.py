@@ -734,8 +734,10 @@ EXEMPT = {
                     "(test_distp_sums.py)"),
     # issue 39's certified values: engines called on what their public callers validated (test_soundness_*.py)
     **dict.fromkeys(["pufferfish.distp.exact_laws.ball_distp_delta", "pufferfish.distp.exact_laws.rr_output_balls",
-                     "pufferfish.distp.exact_laws.geometric_output_balls", "pufferfish.certified.arb_upper_float"],
-                    "the engine of calibrate.largest_rr_epsilon / largest_geometric_epsilon (validated arguments)"),
+                     "pufferfish.distp.exact_laws.geometric_output_balls", "pufferfish.distp.exact_laws.base_distp_delta",
+                     "pufferfish.certified.arb_upper_float"],
+                    "the engine of calibrate.largest_rr_epsilon / largest_geometric_epsilon and the distp tables "
+                    "(validated arguments)"),
     **dict.fromkeys(["pufferfish.gaussian.certified_values.tau_star_upper",
                      "pufferfish.gaussian.certified_values.lambertw_tau_upper",
                      "pufferfish.gaussian.certified_values.max_log_ratio_upper",

@@ -20,7 +20,7 @@ from __future__ import annotations
 from pufferfish.certified import arb_upper_float
 from pufferfish.errors import ComputationError
 
-__all__ = ["rr_output_balls", "geometric_output_balls", "ball_distp_delta"]
+__all__ = ["rr_output_balls", "geometric_output_balls", "ball_distp_delta", "base_distp_delta"]
 
 #: the precisions (bits) tried in turn
 _PRECISIONS = (128, 256, 512, 1024, 2048, 4096)
@@ -119,3 +119,21 @@ def ball_distp_delta(laws, epsilon: float) -> float:
     finally:
         ctx.prec = saved
     raise ComputationError(f"DistP delta at epsilon = {epsilon!r}: not certified at {_PRECISIONS[-1]} bits")
+
+
+def base_distp_delta(base, p0, p1, *, epsilon: float) -> float:
+    """The certified DistP delta of a :class:`~pufferfish.mechanisms.RandomizedResponse` or
+    :class:`~pufferfish.mechanisms.ClampedGeometric` ``base`` (its own eps_A) for the input laws p0, p1 (validated).
+
+    Raises
+    ------
+    TypeError
+        Another base (internal: the callers pass one of the two).
+    """
+    from pufferfish.mechanisms import ClampedGeometric, RandomizedResponse
+
+    if isinstance(base, RandomizedResponse):
+        return ball_distp_delta(lambda: rr_output_balls(base.size, base.epsilon, p0, p1), epsilon)
+    if isinstance(base, ClampedGeometric):
+        return ball_distp_delta(lambda: geometric_output_balls(tuple(base.domain), base.epsilon, p0, p1), epsilon)
+    raise TypeError(f"base = {base!r}: not a RandomizedResponse or ClampedGeometric")  # pragma: no cover

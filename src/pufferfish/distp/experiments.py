@@ -240,9 +240,12 @@ def evaluate(laws: CaseLaws, mechanism: str, *, base_epsilon: float, epsilons, d
                 for eps, pair in zip(epsilons, pairs)]
     base, matrix, _ = _base(family, laws, base_epsilon)
     if mechanism == family:
+        from pufferfish.distp.exact_laws import base_distp_delta   # certified, from the mechanism's definition
+
         pp = pair_privacy(matrix, laws.lambda0, laws.lambda1, domain=laws.domain if ordinal else None)
-        return [{**common, "epsilon": eps, "delta": pp.delta(epsilon=eps), "delta_upper": pp.delta(epsilon=eps),
-                 "pure_epsilon": pp.pure_epsilon} for eps in epsilons]
+        deltas = [base_distp_delta(base, laws.lambda0, laws.lambda1, epsilon=eps) for eps in epsilons]
+        return [{**common, "epsilon": eps, "delta": delta, "delta_upper": delta, "pure_epsilon": pp.pure_epsilon}
+                for eps, delta in zip(epsilons, deltas)]
     mech = tupling_over(base, dummies=dummies, dummy_distribution=dummy_distribution,
                         marginal=laws.marginal if dummy_distribution == "marginal" else None)
     pure = mech.pure_epsilon(laws.lambda0, laws.lambda1)
