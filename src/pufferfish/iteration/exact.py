@@ -183,9 +183,9 @@ class ExactAudit:
         return self._raise_until_met(math.sqrt(noise / self.gain) if noise > 0 else 0.0, epsilon, delta, alpha)
 
     def _raise_until_met(self, sigma: float, epsilon: float, delta: float | None, alpha: float | None) -> float:
-        """Raise V = sigma^2 gain + data by 1 + 2^-50, 1 + 2^-49, ... until the certified value meets the target (no
+        """Raise V = sigma^2 gain + data by 1 + 2^-40, 1 + 2^-39, ... until the certified value meets the target (no
         tolerance; the certified values are at most 1 + 2^-33 above the exact ones)."""
-        step = 2.0 ** -50
+        step = 2.0 ** -40
         for _ in range(64):
             audit = self.at(sigma) if sigma > 0 or self.data_variance > 0 else None
             if audit is not None and (audit.delta(epsilon=epsilon) <= delta if delta is not None

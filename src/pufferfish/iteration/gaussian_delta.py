@@ -57,6 +57,11 @@ _VARIANCE_DOWN = 1.0 - 8.0 * 2.0 ** -53
 _STD_DOWN = 1.0 - 4.0 * 2.0 ** -53
 #: the relative error bound of D_alpha = alpha Delta^2 / (2 V_low) in floats (5 roundings: at most 5.01 u)
 _RENYI_REL_ERROR = 8.0 * 2.0 ** -53
+#: from a <= -_TAIL_FROM the Mills-ratio series route is used where the direct difference cannot certify
+_TAIL_FROM = 8.0
+#: the terms K of the Mills-ratio series by the smallest x (the remainder below 1e-13 of the value at each limit)
+_TAIL_TERMS = ((20.0, 8), (12.0, 14), (0.0, 30))
+_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 #: the precisions (bits) of the arb route, tried in turn
 _PRECISIONS = (96, 192, 384, 768, 1536, 3072)
 
@@ -115,9 +120,52 @@ def certified_delta(gap: np.ndarray, std: np.ndarray, epsilon: float) -> np.ndar
         & (std[keep] < 1e300) & (gap[keep] < 1e300)
     upper = value + error
     out[keep[good]] = np.nextafter(upper[good], math.inf)
+    tail = ~good & (a <= -_TAIL_FROM) & (big < 1e300)
+    if tail.any():
+        value, fine = _tail_route(-a[tail], 2.0 * x1[tail], shift[tail])
+        out[keep[tail][fine]] = value[fine]
+        good[np.flatnonzero(tail)[fine]] = True
     for index in keep[~good]:
         out[index] = _ball_upper(float(gap[index]), float(std[index]), epsilon)
     return out
+
+
+def _tail_route(x: np.ndarray, mu: np.ndarray, shift: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """delta = phi(x) (R(x) - R(x + mu)) for x = -a >= 8, R the Mills ratio (e^eps phi(b) = phi(a)), in floats.
+
+    R(x) = int_0^inf e^(-x t - t^2 / 2) dt; expanding e^(-t^2 / 2) to K terms,
+    R(x) - R(y) = sum_k (-1)^k (2k - 1)!! (x^-(2k+1) - y^-(2k+1)) with a remainder of modulus at most the next
+    term (e^(-xt) - e^(-yt) >= 0); each x^-n - y^-n = x^-n (-expm1(n log1p(-mu / y))), within 8 u of its value
+    (the error of t = mu / y moves 1 - (1 - t)^n by at most 3 u of itself, since n t (1 - t)^(n-1) <= 1 - (1 - t)^n).
+    The log of the value, -x^2 / 2 - log sqrt(2 pi) + log D, carries the rounding of x^2 and of the sums, and the
+    error of x (``shift``) times x + 1 (d/dx: -x - 2 / x at most). Returns (certified values, accepted)."""
+    y = x + mu
+    t = mu / y
+    smallest = float(np.min(x))
+    count = next(k for limit, k in _TAIL_TERMS if smallest >= limit)
+    log_rest = np.log1p(-t)
+    difference, spread, coefficient = np.zeros(x.size), np.zeros(x.size), 1.0
+    with np.errstate(under="ignore", over="ignore"):
+        for k in range(count + 1):
+            n = 2 * k + 1
+            term = coefficient * x ** -float(n) * -np.expm1(n * log_rest)
+            difference += term if k % 2 == 0 else -term
+            spread += term
+            coefficient *= n
+        n = 2 * count + 3
+        rest = coefficient * x ** -float(n) * -np.expm1(n * log_rest)
+    spread = spread * (64 * _U) + rest * 1.01
+    relative = spread / difference
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        level = -0.5 * (x * x) - _LOG_SQRT_2PI + np.log(difference)
+        slack = (_U * (0.51 * x * x + 8.0 * np.abs(np.log(difference)) + 2.0 * np.abs(level) + 8.0)
+                 + 1.01 * (x + 1.0) * shift + 1.01 * relative)
+        value = np.nextafter(np.exp(level + slack) * (1.0 + 2 * _EXP_ULPS * _U), math.inf)
+        # among the subnormals: the number of units 2^-1074 from a scaled exp, rounded up (at most one unit above)
+        units = np.ceil(np.exp(level + slack + 1074.0 * math.log(2.0)) * (1.0 + 2.0 ** -30))
+    value = np.where(level + slack < -700.0, units * 2.0 ** -1074, value)
+    accepted = (difference > 0) & (relative < 1e-3) & (slack <= _ACCEPT_RTOL / 2)
+    return value, accepted
 
 
 def _mills(a: np.ndarray, shift: np.ndarray) -> np.ndarray:
