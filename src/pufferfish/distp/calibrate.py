@@ -8,9 +8,10 @@ Each search relies on monotonicity (proved in ``docs/math/paper003-distribution.
 "Calibration"): RR(eps2) = RR(eps1) followed by another RR for eps2 < eps1, and the clamped
 geometric mechanism carries the same information as the unclamped one, whose larger scale is
 the smaller plus independent integer noise: the DistP delta does not decrease in eps_A. One
-more dummy is post-processing: delta does not increase in k. Every returned parameter was
-evaluated and meets the target by the exact delta (RR, geometric) or by the certified upper
-end (tupling, where the grid route applies).
+more dummy is post-processing: delta does not increase in k. Every returned parameter meets the
+target by a certified upper end, with no tolerance: for RR and the geometric mechanism the delta
+of the mechanism itself at the eps_A returned (arb balls from its definition,
+:mod:`pufferfish.distp.exact_laws`); for tupling the upper end of its certified interval.
 """
 
 from __future__ import annotations
@@ -79,7 +80,7 @@ def _smallest_scale(value, bound: float, *, start: float, rtol: float, max_steps
 
 
 def largest_rr_epsilon(size, lambda0, lambda1, *, epsilon, delta, rtol: float = 1e-9) -> Calibrated:
-    """The largest eps_A of k-ary RR on ``size`` values with (eps, delta)-DistP for the pair (exact delta).
+    """The largest eps_A of k-ary RR on ``size`` values with (eps, delta)-DistP for the pair (certified delta).
 
     Parameters
     ----------
@@ -118,7 +119,7 @@ def largest_rr_epsilon(size, lambda0, lambda1, *, epsilon, delta, rtol: float = 
 
 
 def largest_geometric_epsilon(domain, lambda0, lambda1, *, epsilon, delta, rtol: float = 1e-9) -> Calibrated:
-    """The largest eps_A of the clamped geometric mechanism on ``domain`` with (eps, delta)-DistP (exact delta).
+    """The largest eps_A of the clamped geometric mechanism on ``domain`` with (eps, delta)-DistP (certified delta).
 
     Parameters
     ----------
