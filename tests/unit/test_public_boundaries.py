@@ -735,6 +735,7 @@ EXEMPT = {
     # issue 39's certified values: engines called on what their public callers validated (test_soundness_*.py)
     **dict.fromkeys(["pufferfish.distp.exact_laws.ball_distp_delta", "pufferfish.distp.exact_laws.rr_output_balls",
                      "pufferfish.distp.exact_laws.geometric_output_balls", "pufferfish.distp.exact_laws.base_distp_delta",
+                     "pufferfish.distp.exact_laws.ball_hockey_sticks", "pufferfish.distp.exact_laws.base_hockey_sticks",
                      "pufferfish.certified.arb_upper_float"],
                     "the engine of calibrate.largest_rr_epsilon / largest_geometric_epsilon and the distp tables "
                     "(validated arguments)"),

@@ -20,7 +20,8 @@ from __future__ import annotations
 from pufferfish.certified import arb_upper_float
 from pufferfish.errors import ComputationError
 
-__all__ = ["rr_output_balls", "geometric_output_balls", "ball_distp_delta", "base_distp_delta"]
+__all__ = ["rr_output_balls", "geometric_output_balls", "ball_hockey_sticks", "ball_distp_delta", "base_hockey_sticks",
+           "base_distp_delta"]
 
 #: the precisions (bits) tried in turn
 _PRECISIONS = (128, 256, 512, 1024, 2048, 4096)
@@ -78,8 +79,8 @@ def _direction(first: list, second: list, big) -> tuple:
     return high, low, open_terms == 0 and high == 0
 
 
-def ball_distp_delta(laws, epsilon: float) -> float:
-    """The DistP delta (the larger hockey stick of the two directions) of the laws ``laws()`` builds, certified.
+def ball_hockey_sticks(laws, epsilon: float) -> tuple[float, float]:
+    """The two hockey sticks (forward, backward) of the laws ``laws()`` builds, each certified.
 
     Parameters
     ----------
@@ -90,9 +91,9 @@ def ball_distp_delta(laws, epsilon: float) -> float:
 
     Returns
     -------
-    float
-        A float >= the true delta and <= it (1 + 2^-33) (the smallest subnormal where it is below it; 0 when
-        both hockey sticks are surely 0).
+    tuple of float
+        Each a float >= the true hockey stick and <= it (1 + 2^-33) (the smallest subnormal where it is
+        below it; 0 when it is surely 0).
 
     Raises
     ------
@@ -101,28 +102,43 @@ def ball_distp_delta(laws, epsilon: float) -> float:
     """
     from flint import arb, ctx
 
-    saved = ctx.prec
+    saved, found = ctx.prec, [None, None]
     try:
         for precision in _PRECISIONS:
             ctx.prec = precision
             mu0, mu1 = laws()
             big = arb(epsilon).exp()
-            ends = [_direction(mu0, mu1, big), _direction(mu1, mu0, big)]
-            if all(zero for _, _, zero in ends):
-                return 0.0
-            high = max(h.upper() for h, _, _ in ends)          # exact end points: compared exactly
-            low = max(l.lower() for _, l, _ in ends)
-            if low > 0 and high - low <= _ACCEPT * low:
-                return arb_upper_float(high)
-            if high < arb(2) ** -1075:
-                return _SMALLEST
+            for side, (first, second) in enumerate(((mu0, mu1), (mu1, mu0))):
+                if found[side] is None:
+                    found[side] = _settled(*_direction(first, second, big))
+            if None not in found:
+                return found[0], found[1]
     finally:
         ctx.prec = saved
     raise ComputationError(f"DistP delta at epsilon = {epsilon!r}: not certified at {_PRECISIONS[-1]} bits")
 
 
-def base_distp_delta(base, p0, p1, *, epsilon: float) -> float:
-    """The certified DistP delta of a :class:`~pufferfish.mechanisms.RandomizedResponse` or
+def _settled(high, low, zero) -> float | None:
+    """The certified float of one direction's sums, or None when the balls are still too wide."""
+    from flint import arb
+
+    if zero:
+        return 0.0
+    top, bottom = high.upper(), low.lower()
+    if bottom > 0 and top - bottom <= _ACCEPT * bottom:
+        return arb_upper_float(top)
+    if top < arb(2) ** -1075:
+        return _SMALLEST
+    return None
+
+
+def ball_distp_delta(laws, epsilon: float) -> float:
+    """The DistP delta (the larger of :func:`ball_hockey_sticks`), certified (the same contract)."""
+    return max(ball_hockey_sticks(laws, epsilon))
+
+
+def base_hockey_sticks(base, p0, p1, *, epsilon: float) -> tuple[float, float]:
+    """The certified hockey sticks (forward, backward) of a :class:`~pufferfish.mechanisms.RandomizedResponse` or
     :class:`~pufferfish.mechanisms.ClampedGeometric` ``base`` (its own eps_A) for the input laws p0, p1 (validated).
 
     Raises
@@ -133,7 +149,13 @@ def base_distp_delta(base, p0, p1, *, epsilon: float) -> float:
     from pufferfish.mechanisms import ClampedGeometric, RandomizedResponse
 
     if isinstance(base, RandomizedResponse):
-        return ball_distp_delta(lambda: rr_output_balls(base.size, base.epsilon, p0, p1), epsilon)
+        return ball_hockey_sticks(lambda: rr_output_balls(base.size, base.epsilon, p0, p1), epsilon)
     if isinstance(base, ClampedGeometric):
-        return ball_distp_delta(lambda: geometric_output_balls(tuple(base.domain), base.epsilon, p0, p1), epsilon)
+        return ball_hockey_sticks(lambda: geometric_output_balls(tuple(base.domain), base.epsilon, p0, p1), epsilon)
     raise TypeError(f"base = {base!r}: not a RandomizedResponse or ClampedGeometric")  # pragma: no cover
+
+
+def base_distp_delta(base, p0, p1, *, epsilon: float) -> float:
+    """The certified DistP delta of a RandomizedResponse or ClampedGeometric ``base`` (the larger of
+    :func:`base_hockey_sticks`)."""
+    return max(base_hockey_sticks(base, p0, p1, epsilon=epsilon))

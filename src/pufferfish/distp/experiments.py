@@ -271,6 +271,8 @@ def _verdict(scale: float, target, forward: float, backward: float, rtol: float,
 def _calibrate_base(family: str, laws: CaseLaws, target, rtol: float) -> tuple[dict, object | None]:
     """RR or the geometric mechanism: the largest eps_A meeting ``target``, audited exactly (both directions)."""
     from pufferfish.distp.calibrate import largest_geometric_epsilon, largest_rr_epsilon
+    from pufferfish.distp.divergences import hockey_stick
+    from pufferfish.distp.exact_laws import base_hockey_sticks
 
     if family == "rr":
         found = largest_rr_epsilon(len(laws.domain), laws.lambda0, laws.lambda1, epsilon=target.epsilon,
@@ -282,11 +284,16 @@ def _calibrate_base(family: str, laws: CaseLaws, target, rtol: float) -> tuple[d
     row = {"mechanism": family, "parameter": eps_a, "reason": found.reason}
     if math.isnan(eps_a):
         return row, None
-    loss = 0.0 if eps_a == math.inf else _service_loss(family, laws, eps_a)   # the identity: no loss
-    # the certified DistP delta of the mechanism at eps_A (the larger direction; computed by the calibration)
-    row.update(base_epsilon=eps_a, scale=1.0 / eps_a, service_loss=loss, delta=found.delta_upper,
-               delta_upper=found.delta_upper)
-    return row, _verdict(1.0 / eps_a, target, found.delta_upper, found.delta_upper, rtol, found.reason)
+    if eps_a == math.inf:                                      # the identity: the laws themselves, no loss
+        loss, forward = 0.0, hockey_stick(laws.lambda0, laws.lambda1, epsilon=target.epsilon)
+        backward = hockey_stick(laws.lambda1, laws.lambda0, epsilon=target.epsilon)
+    else:                                                      # certified, from the mechanism's definition
+        loss = _service_loss(family, laws, eps_a)
+        forward, backward = base_hockey_sticks(_base(family, laws, eps_a)[0], laws.lambda0, laws.lambda1,
+                                               epsilon=target.epsilon)
+    row.update(base_epsilon=eps_a, scale=1.0 / eps_a, service_loss=loss, delta=max(forward, backward),
+               delta_upper=max(forward, backward))
+    return row, _verdict(1.0 / eps_a, target, forward, backward, rtol, found.reason)
 
 
 def _calibrate_noise(family: str, laws: CaseLaws, target, rtol: float) -> tuple[dict, object]:
