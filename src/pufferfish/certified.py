@@ -140,8 +140,8 @@ def arb_upper_float(ball) -> float:
 
     Parameters
     ----------
-    ball : flint.arb
-        A finite ball.
+    ball : object
+        A finite python-flint ``arb`` ball.
 
     Returns
     -------
