@@ -52,14 +52,15 @@ def true_tau(delta):
 
     def f(t):
         return mp.log(mp.erfc(t / mp.sqrt(2)) / 2) - target
-    root = mp.findroot(f, mp.mpf(float(-ndtri(delta / 2))), solver="secant", tol=mp.mpf(10) ** -90)
+    root = mp.findroot(f, mp.mpf(float(-ndtri(delta / 2))), solver="secant", tol=mp.mpf(10) ** -80, verify=False)
     assert f(root - mp.mpf("1e-40")) > 0 > f(root + mp.mpf("1e-40"))
     return root
 
 
 def run(count, body):
-    for seed in range(count):
-        body(np.random.default_rng(seed))
+    with mp.workdps(50):                 # whatever precision another test module left mpmath at
+        for seed in range(count):
+            body(np.random.default_rng(seed))
 
 
 def theorem_case(rng):
