@@ -19,7 +19,7 @@ import math
 
 from pufferfish.errors import ComputationError
 
-__all__ = ["CERTIFIED_RTOL", "upper", "lower", "round_up", "round_down"]
+__all__ = ["CERTIFIED_RTOL", "upper", "lower", "round_up", "round_down", "arb_upper_float"]
 
 #: the largest relative over-statement a certified value may carry: true <= value <= true (1 + CERTIFIED_RTOL)
 CERTIFIED_RTOL = 1e-9
@@ -132,3 +132,28 @@ def lower(value: float, abs_error: float = 0.0, *, rel_error: float = 0.0) -> fl
         return value
     error = _error(value, abs_error, rel_error)
     return round_down(value - error) if error else value
+
+
+def arb_upper_float(ball) -> float:
+    """The smallest float at or above the upper end of a python-flint ``arb`` ball (exact: the end's mantissa and
+    exponent as a fraction, rounded to the nearest float, then one float up if that fell below it).
+
+    Parameters
+    ----------
+    ball : object
+        A finite python-flint ``arb`` ball.
+
+    Returns
+    -------
+    float
+        The upper end rounded upward (inf beyond the float range).
+    """
+    from fractions import Fraction
+
+    mantissa, exponent = (int(v) for v in ball.upper().man_exp())
+    end = Fraction(mantissa) * Fraction(2) ** exponent
+    try:
+        value = float(end)
+    except OverflowError:
+        return math.inf
+    return math.nextafter(value, math.inf) if Fraction(value) < end else value

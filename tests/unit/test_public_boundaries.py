@@ -226,6 +226,8 @@ def _distp_calls() -> dict:
         d + "claims.divergence_claim": kw(**pair, domain=((0, 2), "domain"), name=("kl", "str")),
         d + "sums.count_vectors": kw(atoms=(3, "count"), n=(4, "count")),
         d + "sums.exact_positive_part": kw(w=([1.0, -2.0], "reals"), nu=([0.5, 0.5], "grid"), n=(3, "count")),
+        d + "sums.exact_positive_part_bounds": kw(w_lo=([1.0, -2.0], "reals"), w_hi=([1.0, -1.0], "reals"),
+                                                  nu=([0.5, 0.5], "grid"), n=(3, "count")),
         d + "sums.certified_positive_part": kw(w_lo=([1.0, -2.0], "reals"), w_hi=([1.0, -2.0], "reals"),
                                                nu=([0.5, 0.5], "grid"), n=(30, "count"), rtol=(1e-3, "pos"),
                                                atol=(0.0, "nonneg"), max_points=(10_000, "count")),
@@ -731,6 +733,24 @@ EXEMPT = {
                      "pufferfish.distp.moment_bounds.shifted_moment_bounds", "pufferfish.distp.pair.lattice_law"],
                     "the engine of sums.certified_positive_part / pair, called on the arrays those validated "
                     "(test_distp_sums.py)"),
+    # issue 39's certified values: engines called on what their public callers validated (test_soundness_*.py)
+    **dict.fromkeys(["pufferfish.distp.exact_laws.ball_distp_delta", "pufferfish.distp.exact_laws.rr_output_balls",
+                     "pufferfish.distp.exact_laws.geometric_output_balls", "pufferfish.distp.exact_laws.base_distp_delta",
+                     "pufferfish.distp.exact_laws.ball_hockey_sticks", "pufferfish.distp.exact_laws.base_hockey_sticks",
+                     "pufferfish.certified.arb_upper_float"],
+                    "the engine of calibrate.largest_rr_epsilon / largest_geometric_epsilon and the distp tables "
+                    "(validated arguments)"),
+    **dict.fromkeys(["pufferfish.gaussian.certified_values.tau_star_upper",
+                     "pufferfish.gaussian.certified_values.lambertw_tau_upper",
+                     "pufferfish.gaussian.certified_values.max_log_ratio_upper",
+                     "pufferfish.gaussian.certified_values.total_variation_upper"],
+                    "the engine of gaussian.methods / noise_ordering, called on the values those validated"),
+    **dict.fromkeys(["pufferfish.iteration.gaussian_delta.certified_delta",
+                     "pufferfish.iteration.gaussian_delta.delta_upper",
+                     "pufferfish.iteration.gaussian_delta.renyi_upper", "pufferfish.iteration.exact.certified_fields",
+                     "pufferfish.iteration.exact.field_tolerance", "pufferfish.iteration.accountants.claimed"],
+                    "the engine of the exact audit and the accountants' claims, called on validated values"),
+    "pufferfish.iteration.accountants.CLAIM_MARGIN": _DATA,
 }
 
 #: modules whose every public name is job-level (each name is still listed, by the walk, as exempt)

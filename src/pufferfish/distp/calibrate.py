@@ -8,9 +8,10 @@ Each search relies on monotonicity (proved in ``docs/math/paper003-distribution.
 "Calibration"): RR(eps2) = RR(eps1) followed by another RR for eps2 < eps1, and the clamped
 geometric mechanism carries the same information as the unclamped one, whose larger scale is
 the smaller plus independent integer noise: the DistP delta does not decrease in eps_A. One
-more dummy is post-processing: delta does not increase in k. Every returned parameter was
-evaluated and meets the target by the exact delta (RR, geometric) or by the certified upper
-end (tupling, where the grid route applies).
+more dummy is post-processing: delta does not increase in k. Every returned parameter meets the
+target by a certified upper end, with no tolerance: for RR and the geometric mechanism the delta
+of the mechanism itself at the eps_A returned (arb balls from its definition,
+:mod:`pufferfish.distp.exact_laws`); for tupling the upper end of its certified interval.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from dataclasses import dataclass
 
 from pufferfish.checks import integer, real
 from pufferfish.distp.divergences import check_law, distp_delta
+from pufferfish.distp.exact_laws import ball_distp_delta, geometric_output_balls, rr_output_balls
+from pufferfish.errors import ComputationError
 from pufferfish.distp.pair import check_domain, transport_distances
 from pufferfish.distp.tupling import tupling_over
 from pufferfish.mechanisms import ClampedGeometric, RandomizedResponse
@@ -77,7 +80,7 @@ def _smallest_scale(value, bound: float, *, start: float, rtol: float, max_steps
 
 
 def largest_rr_epsilon(size, lambda0, lambda1, *, epsilon, delta, rtol: float = 1e-9) -> Calibrated:
-    """The largest eps_A of k-ary RR on ``size`` values with (eps, delta)-DistP for the pair (exact delta).
+    """The largest eps_A of k-ary RR on ``size`` values with (eps, delta)-DistP for the pair (certified delta).
 
     Parameters
     ----------
@@ -109,11 +112,14 @@ def largest_rr_epsilon(size, lambda0, lambda1, *, epsilon, delta, rtol: float = 
         rr = RandomizedResponse(m, 1.0 / scale)
         return distp_delta(rr.output_law(p0), rr.output_law(p1), epsilon=eps)
 
-    return _largest(value, distp_delta(p0, p1, epsilon=eps), target, start_epsilon=eps, rtol=rtol)
+    def certified(eps_a: float) -> float:
+        return ball_distp_delta(lambda: rr_output_balls(m, eps_a, p0, p1), eps)
+
+    return _largest(value, certified, distp_delta(p0, p1, epsilon=eps), target, start_epsilon=eps, rtol=rtol)
 
 
 def largest_geometric_epsilon(domain, lambda0, lambda1, *, epsilon, delta, rtol: float = 1e-9) -> Calibrated:
-    """The largest eps_A of the clamped geometric mechanism on ``domain`` with (eps, delta)-DistP (exact delta).
+    """The largest eps_A of the clamped geometric mechanism on ``domain`` with (eps, delta)-DistP (certified delta).
 
     Parameters
     ----------
@@ -147,19 +153,34 @@ def largest_geometric_epsilon(domain, lambda0, lambda1, *, epsilon, delta, rtol:
         mechanism = ClampedGeometric(values, 1.0 / scale)
         return distp_delta(mechanism.output_law(p0), mechanism.output_law(p1), epsilon=eps)
 
+    def certified(eps_a: float) -> float:
+        return ball_distp_delta(lambda: geometric_output_balls(values, eps_a, p0, p1), eps)
+
     if w_inf == 0:
         return Calibrated(math.inf, 0.0, 0.0, 0, "equal input laws: no noise needed")
-    return _largest(value, distp_delta(p0, p1, epsilon=eps), target, start_epsilon=eps / w_inf, rtol=rtol)
+    return _largest(value, certified, distp_delta(p0, p1, epsilon=eps), target, start_epsilon=eps / w_inf, rtol=rtol)
 
 
-def _largest(value, at_identity: float, target: float, *, start_epsilon: float, rtol: float) -> Calibrated:
-    """The largest eps_A = 1 / scale meeting the target, from eps_A = ``start_epsilon`` (accepted) upwards."""
+def _largest(value, certified, at_identity: float, target: float, *, start_epsilon: float, rtol: float
+             ) -> Calibrated:
+    """The largest eps_A = 1 / scale meeting the target, from eps_A = ``start_epsilon`` (accepted) upwards: the search
+    on the float delta, then eps_A lowered by relative steps 2^-44, 2^-43, ... until the delta of the mechanism
+    itself (``certified``: arb balls from its definition) is at most the target, with no tolerance."""
     if at_identity <= target:
         return Calibrated(math.inf, at_identity, at_identity, 1, "the identity meets the target: no noise needed")
     if start_epsilon <= 0:
         return Calibrated(math.nan, math.nan, math.nan, 1, "eps = 0: only eps_A = 0 (no information) meets it")
-    scale, found, steps, reason = _smallest_scale(value, target, start=1.0 / start_epsilon, rtol=rtol)
-    return Calibrated(1.0 / scale, found, found, steps, reason)
+    scale, _, steps, reason = _smallest_scale(value, target, start=1.0 / start_epsilon, rtol=rtol)
+    if math.isnan(scale):
+        return Calibrated(math.nan, math.nan, math.nan, steps, reason)
+    eps_a, step = 1.0 / scale, 2.0 ** -44
+    for _ in range(60):
+        found = certified(eps_a)
+        steps += 1
+        if found <= target:
+            return Calibrated(eps_a, found, found, steps, reason)
+        eps_a, step = eps_a * (1.0 - step), step * 2.0
+    raise ComputationError(f"delta = {target!r}: no eps_A certified to meet it below {1.0 / scale!r}")  # pragma: no cover
 
 
 def smallest_dummies(base, lambda0, lambda1, *, epsilon, delta, dummy_distribution: str = "uniform",

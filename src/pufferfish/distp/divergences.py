@@ -19,8 +19,9 @@ import math
 
 import numpy as np
 
+from pufferfish.certified import arb_upper_float, upper
 from pufferfish.checks import choice, real, reals
-from pufferfish.errors import InvalidArgumentError, InvalidDistributionError
+from pufferfish.errors import ComputationError, InvalidArgumentError, InvalidDistributionError
 from pufferfish.lattice.pmf import PMF_ATOL
 from pufferfish.mechanisms.channel import output_law
 
@@ -32,6 +33,15 @@ F_DIVERGENCES = ("kl", "reverse_kl", "total_variation", "chi2", "hellinger")
 #: from this epsilon on, e^eps P1(t) is formed in logarithms (e^eps overflows at 709.78)
 _LOG_FORM_ABOVE = 700.0
 
+#: u = 2^-53, the unit roundoff of float64
+_U = 2.0 ** -53
+#: the assumed relative error of math.exp (4 ulps; libm's is below 1)
+_EXP_REL = 8.0 * _U
+#: a float route is kept where its error bound is at most this fraction of the value
+_ACCEPT = 2.0 ** -34
+#: the precisions (bits) of the arb routes, tried in turn
+_PRECISIONS = (128, 256, 512, 1024, 2048, 4096)
+_SMALLEST = 5e-324
 #: below this |d| = |P0/P1 - 1| the KL integrand is summed as its series (log1p loses digits there)
 _SERIES_BELOW = 1e-2
 
@@ -144,12 +154,48 @@ def hockey_stick(p0, p1, *, epsilon) -> float:
 
 
 def _hockey_stick(p: np.ndarray, q: np.ndarray, epsilon: float) -> float:
+    """The certified sum of [p - e^eps q]^+: the float route with its error bound added, else arb balls."""
     if epsilon < _LOG_FORM_ABOVE:
-        return math.fsum(np.maximum(p - math.exp(epsilon) * q, 0.0).tolist())
-    seen = p > 0                                 # e^eps overflows: P0 (1 - e^(eps + log P1 - log P0))^+
-    with np.errstate(divide="ignore"):
-        exponent = np.minimum(epsilon + np.log(q[seen]) - np.log(p[seen]), 0.0)
-    return math.fsum((p[seen] * -np.expm1(exponent)).tolist())
+        scaled = math.exp(epsilon) * q
+        terms = p - scaled
+        # |term_fl - term| <= (exp's error + u) e^eps q + u |term|; a term within that of 0 may be positive
+        errors = (_EXP_REL + _U) * scaled + _U * np.abs(terms) + 2.0 ** -1070
+        near = terms > -errors
+        if not near.any():
+            return 0.0                                  # every term surely <= 0
+        value = math.fsum(np.maximum(terms, 0.0).tolist())
+        error = math.fsum(errors[near].tolist()) * (1.0 + 2.0 ** -40) + _U * value
+        if error <= _ACCEPT * (value - error):
+            return upper(value, error)
+    return _ball_hockey_stick(p, q, epsilon)
+
+
+def _ball_hockey_stick(p: np.ndarray, q: np.ndarray, epsilon: float) -> float:
+    """sum [p - e^eps q]^+ in arb balls: each term's positive part bounded from above and below, the precision doubled
+    until the two sums agree to ``_ACCEPT`` relative; 0 when every term is surely <= 0."""
+    from flint import arb, ctx
+
+    rows = [(float(a), float(b)) for a, b in zip(p.tolist(), q.tolist()) if a > 0]
+    saved = ctx.prec
+    try:
+        for precision in _PRECISIONS:
+            ctx.prec = precision
+            big, high, low, open_terms = arb(epsilon).exp(), arb(0), arb(0), 0
+            for a, b in rows:
+                term = arb(a) - big * arb(b)
+                if term > 0:
+                    high, low = high + term.upper(), low + term.lower()
+                elif not term < 0:
+                    high, open_terms = high + term.upper(), open_terms + 1
+            if open_terms == 0 and high == 0:
+                return 0.0
+            if low.lower() > 0 and high.upper() - low.lower() <= _ACCEPT * low.lower():
+                return arb_upper_float(high)
+            if high.upper() < arb(2) ** -1075:
+                return _SMALLEST
+    finally:
+        ctx.prec = saved
+    raise ComputationError(f"hockey stick at epsilon = {epsilon!r}: not certified at {_PRECISIONS[-1]} bits")
 
 
 def distp_delta(p0, p1, *, epsilon) -> float:
@@ -201,11 +247,25 @@ def pure_epsilon(p0, p1) -> float:
 
 
 def _pure_epsilon(p: np.ndarray, q: np.ndarray) -> float:
+    """max |log p - log q|, certified: log1p((p - q) / q) where p, q are within a factor 2 (p - q exact, 8 u of the
+    value), log p - log q elsewhere (|value| >= log 2; each log within 4 ulps of its value); the largest value plus
+    its error bound, one float up."""
     reached = (p > 0) | (q > 0)
     if np.any(reached & ((p == 0) | (q == 0))):
         return math.inf
-    both = p[reached], q[reached]
-    return float(np.max(np.abs(np.log(both[0]) - np.log(both[1])))) if both[0].size else 0.0
+    a, b = p[reached], q[reached]
+    if not a.size:
+        return 0.0
+    close = (a <= 2.0 * b) & (b <= 2.0 * a)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        near = np.abs(np.log1p((a - b) / b))
+        log_a, log_b = np.log(a), np.log(b)
+    far = np.abs(log_a - log_b)
+    value = np.where(close, near, far)
+    error = np.where(close, 8.0 * _U * value, 8.0 * _U * (np.abs(log_a) + np.abs(log_b)) + _U * far)
+    error = np.where(value > 0, error * (1.0 + 2.0 ** -40) + 2.0 ** -1070, 0.0)
+    top = value + error
+    return float(np.nextafter(np.max(top), math.inf)) if np.max(top) > 0 else 0.0
 
 
 def f_divergence(p0, p1, name: str) -> float:
@@ -237,44 +297,42 @@ def f_divergence(p0, p1, name: str) -> float:
     p, q = check_law_pair(p0, p1)
     kind = choice(name, F_DIVERGENCES, name="name")
     if kind == "reverse_kl":
-        return _kl(q, p)
-    if kind == "kl":
-        return _kl(p, q)
+        p, q, kind = q, p, "kl"
+    if kind in ("kl", "chi2") and np.any((q == 0) & (p > 0)):
+        return math.inf
+    return _ball_divergence(p, q, kind)
+
+
+def _ball_term(kind: str, a, b):
+    """The term of D_f at masses a = P0(t), b = P1(t) (arb balls; b > 0 where kind is kl or chi2 and a > 0)."""
     if kind == "total_variation":
-        return math.fsum(np.abs(p - q).tolist()) / 2.0
+        return abs(a - b) / 2
     if kind == "hellinger":
-        gaps = (p - q) / np.where(p + q > 0, np.sqrt(p) + np.sqrt(q), 1.0)
-        return math.fsum((gaps * gaps).tolist())
-    if np.any((q == 0) & (p > 0)):
-        return math.inf
-    seen = q > 0
-    return math.fsum(((p[seen] - q[seen]) ** 2 / q[seen]).tolist())
+        return (a - b) ** 2 / (a.sqrt() + b.sqrt()) ** 2
+    if kind == "chi2":
+        return (a - b) ** 2 / b
+    return a * (a / b).log()                            # kl, a > 0
 
 
-def _kl(p: np.ndarray, q: np.ndarray) -> float:
-    """sum p log(p/q) = sum q phi(p/q) + (sum p - sum q), phi(t) = t log t - t + 1 >= 0 term by term."""
-    if np.any((q == 0) & (p > 0)):
-        return math.inf
-    seen = q > 0
-    a, b = p[seen], q[seen]
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        d = (a - b) / b
-        far = d > 1.0                            # p/q > 2: p (log p - log q - 1) + q, no overflow of p/q
-        terms = np.where(far, a * (np.log(a) - np.log(b) - 1.0) + b, b * _phi(np.where(far, 0.0, d)))
-    return math.fsum(terms.tolist()) + math.fsum(p.tolist() + (-q).tolist())
+def _ball_divergence(p: np.ndarray, q: np.ndarray, kind: str) -> float:
+    """sum_t of the terms of D_f in arb balls, the precision doubled until the ball is ``_ACCEPT`` narrow;
+    its upper end rounded up (0 for two equal laws)."""
+    from flint import arb, ctx
 
-
-def _phi(d: np.ndarray) -> np.ndarray:
-    """phi(1 + d) = (1 + d) log1p(d) - d = sum_{k>=2} (-d)^k / (k (k - 1)), by the series for small |d| (d <= 1)."""
-    out = np.empty_like(d)
-    small = np.abs(d) < _SERIES_BELOW
-    x = d[small]
-    series = np.zeros_like(x)
-    for k in range(12, 1, -1):                   # |d| < 1e-2: the terms beyond k = 12 are below 1e-26 of d^2
-        series = series * (-x) + (1.0 / (k * (k - 1)))
-    out[small] = series * x * x
-    big = d[~small]
-    gone = big == -1.0                           # P0(t) = 0: phi(0) = 1 (0 log 0 = 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out[~small] = np.where(gone, 1.0, (1.0 + big) * np.log1p(big) - big)
-    return out
+    rows = [(float(a), float(b)) for a, b in zip(p.tolist(), q.tolist())
+            if a != b and not (kind == "kl" and a == 0)]          # equal masses: a term of exactly 0
+    saved = ctx.prec
+    try:
+        for precision in _PRECISIONS:
+            ctx.prec = precision
+            total = arb(0)
+            for a, b in rows:
+                total += _ball_term(kind, arb(a), arb(b))
+            if not rows:
+                return 0.0
+            width = total.upper() - total.lower()
+            if width <= _ACCEPT * abs(total).lower() or (kind != "kl" and total.upper() < arb(2) ** -1075):
+                return arb_upper_float(total)
+    finally:
+        ctx.prec = saved
+    raise ComputationError(f"{kind} divergence: not certified at {_PRECISIONS[-1]} bits")

@@ -240,9 +240,12 @@ def evaluate(laws: CaseLaws, mechanism: str, *, base_epsilon: float, epsilons, d
                 for eps, pair in zip(epsilons, pairs)]
     base, matrix, _ = _base(family, laws, base_epsilon)
     if mechanism == family:
+        from pufferfish.distp.exact_laws import base_distp_delta   # certified, from the mechanism's definition
+
         pp = pair_privacy(matrix, laws.lambda0, laws.lambda1, domain=laws.domain if ordinal else None)
-        return [{**common, "epsilon": eps, "delta": pp.delta(epsilon=eps), "delta_upper": pp.delta(epsilon=eps),
-                 "pure_epsilon": pp.pure_epsilon} for eps in epsilons]
+        deltas = [base_distp_delta(base, laws.lambda0, laws.lambda1, epsilon=eps) for eps in epsilons]
+        return [{**common, "epsilon": eps, "delta": delta, "delta_upper": delta, "pure_epsilon": pp.pure_epsilon}
+                for eps, delta in zip(epsilons, deltas)]
     mech = tupling_over(base, dummies=dummies, dummy_distribution=dummy_distribution,
                         marginal=laws.marginal if dummy_distribution == "marginal" else None)
     pure = mech.pure_epsilon(laws.lambda0, laws.lambda1)
@@ -261,7 +264,7 @@ def _mechanisms(kind: str) -> list[str]:
 def _verdict(scale: float, target, forward: float, backward: float, rtol: float, note: str = ""):
     from pufferfish.audit.verdict import Verdict
 
-    meets = max(forward, backward) <= target.delta * (1.0 + rtol)
+    meets = max(forward, backward) <= target.delta            # certified values: no tolerance (issue 39)
     return Verdict(scale=scale, target=target, forward=forward, backward=backward, meets=bool(meets), note=note)
 
 
@@ -269,6 +272,7 @@ def _calibrate_base(family: str, laws: CaseLaws, target, rtol: float) -> tuple[d
     """RR or the geometric mechanism: the largest eps_A meeting ``target``, audited exactly (both directions)."""
     from pufferfish.distp.calibrate import largest_geometric_epsilon, largest_rr_epsilon
     from pufferfish.distp.divergences import hockey_stick
+    from pufferfish.distp.exact_laws import base_hockey_sticks
 
     if family == "rr":
         found = largest_rr_epsilon(len(laws.domain), laws.lambda0, laws.lambda1, epsilon=target.epsilon,
@@ -281,12 +285,12 @@ def _calibrate_base(family: str, laws: CaseLaws, target, rtol: float) -> tuple[d
     if math.isnan(eps_a):
         return row, None
     if eps_a == math.inf:                                      # the identity: the laws themselves, no loss
-        mu0, mu1, loss = laws.lambda0, laws.lambda1, 0.0
-    else:
-        _, matrix, _ = _base(family, laws, eps_a)
-        mu0, mu1, loss = laws.lambda0 @ matrix, laws.lambda1 @ matrix, _service_loss(family, laws, eps_a)
-    forward = hockey_stick(mu0, mu1, epsilon=target.epsilon)
-    backward = hockey_stick(mu1, mu0, epsilon=target.epsilon)
+        loss, forward = 0.0, hockey_stick(laws.lambda0, laws.lambda1, epsilon=target.epsilon)
+        backward = hockey_stick(laws.lambda1, laws.lambda0, epsilon=target.epsilon)
+    else:                                                      # certified, from the mechanism's definition
+        loss = _service_loss(family, laws, eps_a)
+        forward, backward = base_hockey_sticks(_base(family, laws, eps_a)[0], laws.lambda0, laws.lambda1,
+                                               epsilon=target.epsilon)
     row.update(base_epsilon=eps_a, scale=1.0 / eps_a, service_loss=loss, delta=max(forward, backward),
                delta_upper=max(forward, backward))
     return row, _verdict(1.0 / eps_a, target, forward, backward, rtol, found.reason)

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pufferfish.certified import upper
 from pufferfish.checks import instance, integer
 from pufferfish.distp.divergences import check_channel, check_law, distp_delta, f_divergence, pure_epsilon
 from pufferfish.errors import InvalidArgumentError
@@ -115,12 +116,13 @@ class PairPrivacy:
 
     @property
     def xdistp_epsilon(self) -> float:
-        """pure eps / W_inf: the smallest eps of (eps, W_inf)-XDistP for the pair (0 for equal laws; NaN without W_inf)."""
+        """pure eps / W_inf: the smallest eps of (eps, W_inf)-XDistP for the pair, rounded up (0 for equal laws; NaN
+        without W_inf)."""
         if math.isnan(self.w_inf):
             return math.nan
         if self.w_inf == 0:
             return 0.0 if self.pure_epsilon == 0 else math.inf
-        return self.pure_epsilon / self.w_inf
+        return upper(self.pure_epsilon / self.w_inf, rel_error=2.0 ** -53)   # the quotient's rounding, upward
 
 
 def pair_privacy(channel, lambda0, lambda1, *, domain=None) -> PairPrivacy:

@@ -28,8 +28,11 @@ from pufferfish.checks import integer, real, reals
 from pufferfish.distp.grid import GridTooLarge, chernoff_bound, directed_float, grid_positive_part, tilt_parameter
 from pufferfish.errors import InvalidArgumentError
 
-__all__ = ["MAX_COUNT_VECTORS", "PositivePart", "count_vectors", "exact_positive_part", "certified_positive_part"]
+__all__ = ["MAX_COUNT_VECTORS", "PositivePart", "count_vectors", "exact_positive_part", "exact_positive_part_bounds",
+           "certified_positive_part"]
 
+#: u = 2^-53
+_U = 2.0 ** -53
 #: the relative level below which the tails of the walk are cut (their mass is carried to the upper end)
 _THRESHOLD = 1e-14
 #: the width of a grid pass falls like step^a; a before two passes have measured it
@@ -110,7 +113,7 @@ def _compositions(atoms: int, n: int) -> np.ndarray:
 
 
 def exact_positive_part(w, nu, n) -> float:
-    """E[(sum_{i<=n} w(Z_i))^+] = sum over count vectors c of n!/prod c_j! prod nu_j^c_j (sum c_j w_j)^+.
+    """E[(sum_{i<=n} w(Z_i))^+] = sum over count vectors c of n!/prod c_j! prod nu_j^c_j (sum c_j w_j)^+, certified.
 
     Parameters
     ----------
@@ -125,8 +128,8 @@ def exact_positive_part(w, nu, n) -> float:
     Returns
     -------
     float
-        The sum of the non-negative terms (fsum). Each term is exact to a few ulps of
-        sum_j c_j |w_j| times its weight (relative (M + 4) u from the log-gamma weights).
+        The upper end of :func:`exact_positive_part_bounds` (w, w, nu, n): at least the exact
+        value of the floats given.
 
     Raises
     ------
@@ -134,16 +137,71 @@ def exact_positive_part(w, nu, n) -> float:
         Bad arguments, or more than :data:`MAX_COUNT_VECTORS` count vectors.
     """
     values, masses, draws = _check(w, nu, n)
-    total = count_vectors(values.size, draws)
+    return _exact_bounds(values, values, masses, draws)[1]
+
+
+def exact_positive_part_bounds(w_lo, w_hi, nu, n) -> tuple[float, float]:
+    """[lower, upper] containing E[(sum_{i<=n} w(Z_i))^+] for every w with w_lo <= w <= w_hi, by count vectors.
+
+    Each count vector's sum c.w is bounded by c.w_lo and c.w_hi in floats widened by their rounding
+    ((M + 1) u of c.|w|); its weight exp(log n! - sum log c_j! + c.log nu) by the rounding of that
+    exponent ((M + 24) u of the sum of its parts' moduli, the log-gamma and log values within 8 u
+    each, assumed and tested) and of exp; the sum of the terms is exactly rounded (fsum) and
+    widened by u. Derivation: docs/math/paper003-distribution.md, "Certified values".
+
+    Parameters
+    ----------
+    w_lo, w_hi : array_like
+        Bounds on the values w_j, w_lo <= w_hi entry by entry.
+    nu : array_like
+        The law of each draw: nu_j > 0 per atom.
+    n : int
+        The number of draws (>= 1).
+
+    Returns
+    -------
+    tuple of float
+        (lower, upper), 0 <= lower <= the value <= upper.
+
+    Raises
+    ------
+    InvalidArgumentError, ArgumentTypeError
+        Bad arguments, w_hi below w_lo, or more than :data:`MAX_COUNT_VECTORS` count vectors.
+    """
+    lo, masses, draws = _check(w_lo, nu, n, name="w_lo")
+    hi, _, _ = _check(w_hi, nu, n, name="w_hi")
+    if np.any(hi < lo):
+        raise InvalidArgumentError(f"w_hi[{int(np.argmax(hi < lo))}]: below w_lo, must be >= it")
+    return _exact_bounds(lo, hi, masses, draws)
+
+
+def _exact_bounds(lo: np.ndarray, hi: np.ndarray, masses: np.ndarray, draws: int) -> tuple[float, float]:
+    """:func:`exact_positive_part_bounds` of validated arrays."""
+    total = count_vectors(lo.size, draws)
     if total > MAX_COUNT_VECTORS:
-        raise InvalidArgumentError(f"n = {draws}: {total} count vectors over {values.size} atoms, at most "
+        raise InvalidArgumentError(f"n = {draws}: {total} count vectors over {lo.size} atoms, at most "
                                    f"MAX_COUNT_VECTORS = {MAX_COUNT_VECTORS} (use certified_positive_part)")
-    counts = _compositions(values.size, draws)
-    sums = counts @ values
-    positive = sums > 0
-    counts, sums = counts[positive], sums[positive]
-    log_weight = gammaln(draws + 1) - np.sum(gammaln(counts + 1), axis=1) + counts @ np.log(masses)
-    return math.fsum((np.exp(log_weight) * sums).tolist())
+    counts = _compositions(lo.size, draws)
+    size = lo.size
+    # |fl(c.w) - c.w| <= M u c.|w| (M products and M - 1 sums); the sums rounded outwards
+    spread = (counts @ np.maximum(np.abs(lo), np.abs(hi))) * ((size + 1) * _U * (1.0 + 2.0 ** -40)) + 2.0 ** -1070
+    top = np.nextafter(counts @ hi + spread, math.inf)
+    keep = top > 0
+    if not keep.any():
+        return 0.0, 0.0
+    counts, top, spread = counts[keep], top[keep], spread[keep]
+    bottom = np.maximum(np.nextafter(counts @ lo - spread, -math.inf), 0.0)
+    logs = np.log(masses)
+    lg_n, lg_c = gammaln(draws + 1), np.sum(gammaln(counts + 1), axis=1)
+    log_weight = lg_n - lg_c + counts @ logs
+    # log-gamma and log within 8 u of their values, the sums within (M + 2) u of the parts' moduli, one more sum
+    slack = (lg_n + lg_c + counts @ np.abs(logs)) * ((size + 24) * _U) + 2.0 ** -60
+    weight_hi = np.exp(log_weight + slack) * (1.0 + 8 * _U)          # exp within 4 ulps
+    weight_lo = np.exp(log_weight - slack) * (1.0 - 8 * _U)
+    floor = counts.shape[0] * 2.0 ** -1073                           # products among the subnormals
+    upper = math.fsum((weight_hi * top).tolist()) * (1.0 + 4 * _U) + floor
+    lower = math.fsum((weight_lo * bottom).tolist()) * (1.0 - 4 * _U) - floor
+    return max(lower, 0.0), math.nextafter(upper, math.inf)
 
 
 def certified_positive_part(w_lo, w_hi, nu, n, *, rtol: float = 1e-6, atol: float = 0.0,

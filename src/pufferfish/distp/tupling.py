@@ -28,10 +28,9 @@ import numpy as np
 
 from pufferfish.checks import choice, integer, real
 from pufferfish.distp.divergences import check_channel, check_law, pure_epsilon
-from pufferfish.distp.grid import EXP_ULPS, directed_float
-from pufferfish.distp.moment_bounds import UNIT_ROUNDOFF
+from pufferfish.distp.grid import directed_float
 from pufferfish.distp.sums import (MAX_COUNT_VECTORS, certified_positive_part, count_vectors,
-                                   exact_positive_part)
+                                   exact_positive_part_bounds)
 from pufferfish.errors import InvalidArgumentError
 
 __all__ = ["MAX_EPSILON", "DUMMY_DISTRIBUTIONS", "TuplingDelta", "Tupling", "tupling_over"]
@@ -48,9 +47,10 @@ _MAX_TUPLES = 1_000_000
 
 @dataclass(frozen=True)
 class TuplingDelta:
-    """delta <= the DistP delta at ``epsilon`` <= delta_upper (equal when ``method`` is ``"exact"``).
+    """delta <= the DistP delta at ``epsilon`` <= delta_upper: a certified interval.
 
-    ``method``: ``"exact"`` (count vectors), ``"grid"`` (certified interval, grid ``step``),
+    ``method``: ``"exact"`` (count vectors, every rounding bounded: an interval of relative width
+    about 1e-12), ``"grid"`` (certified interval, grid ``step``),
     ``"chernoff"`` (below the absolute tolerance: [0, bound]), ``"zero"`` (no output has
     P0 > e^eps P1: delta = 0 exactly). ``within_tolerance``: delta_upper <= delta (1 + rtol) + atol.
     """
@@ -145,8 +145,9 @@ class Tupling:
         Returns
         -------
         TuplingDelta
-            Exact (count vectors over the M outputs nu reaches, at most ``MAX_COUNT_VECTORS``),
-            or certified. 0 exactly when mu0 <= e^eps mu1 and mu1 <= e^eps mu0 everywhere
+            By count vectors over the M outputs nu reaches (at most ``MAX_COUNT_VECTORS``; every
+            rounding bounded, :func:`~pufferfish.distp.sums.exact_positive_part_bounds`), or by the
+            certified grid; ``delta_upper`` is an upper bound on the delta of the channel given. 0 exactly when mu0 <= e^eps mu1 and mu1 <= e^eps mu0 everywhere
             (eps at least the pure eps; checked with e^eps bracketed, in exact fractions).
 
         Raises
@@ -163,10 +164,11 @@ class Tupling:
         if all(float(np.max(hi)) <= 0.0 for _, hi in bounds):      # mu0 <= e^eps mu1 and back, certified
             return TuplingDelta(eps, 0.0, 0.0, "zero", math.nan, True)
         if count_vectors(nu.size, n) <= MAX_COUNT_VECTORS:
-            big = math.exp(eps)
-            value = max(exact_positive_part((mu0 - big * mu1) / nu, nu, n),
-                        exact_positive_part((mu1 - big * mu0) / nu, nu, n)) / n
-            return TuplingDelta(eps, value, value, "exact", math.nan, True)
+            ends = [exact_positive_part_bounds(lo, hi, nu, n) for lo, hi in bounds]
+            lower = math.nextafter(max(low for low, _ in ends) / n, -math.inf) if n > 1 else max(low for low, _ in ends)
+            upper = math.nextafter(max(high for _, high in ends) / n, math.inf) if n > 1 else max(h for _, h in ends)
+            lower = max(lower, 0.0)
+            return TuplingDelta(eps, lower, upper, "exact", math.nan, upper <= lower * (1 + rel) + floor)
         return _certified(bounds, nu, n, eps, rel, floor, max_points)
 
     def tuple_law(self, mu) -> np.ndarray:
@@ -201,10 +203,17 @@ class Tupling:
 
 
 def _exp_interval(eps: float) -> tuple[Fraction, Fraction]:
-    """[lo, hi] containing e^eps: math.exp to EXP_ULPS ulps."""
-    value = Fraction(math.exp(eps))
-    margin = value * Fraction(2 * EXP_ULPS) * Fraction(UNIT_ROUNDOFF)
-    return value - margin, value + margin
+    """[lo, hi] containing e^eps: the ends of an arb ball at 192 bits (exact 1 at eps = 0)."""
+    from flint import arb, ctx
+
+    saved = ctx.prec
+    ctx.prec = 192
+    try:
+        ball = arb(eps).exp()
+        ends = [end.man_exp() for end in (ball.lower(), ball.upper())]
+    finally:
+        ctx.prec = saved
+    return tuple(Fraction(int(m)) * Fraction(2) ** int(e) for m, e in ends)
 
 
 def _w_bounds(a: np.ndarray, b: np.ndarray, nu: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray]:

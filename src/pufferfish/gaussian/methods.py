@@ -25,6 +25,7 @@ import numpy as np
 
 from pufferfish.checks import real, reals
 from pufferfish.errors import ConfigError, InvalidArgumentError
+from pufferfish.gaussian.certified_values import lambertw_tau_upper, max_log_ratio_upper, tau_star_upper
 
 __all__ = [
     "tau_star", "tau_lambertw", "theorem1", "remark1", "corollary1a", "corollary1b",
@@ -89,6 +90,14 @@ def _check_std(value, *, name: str) -> np.ndarray:
     return reals(value, name=name, lo=0.0)
 
 
+def _rounded_up(values, ulps: int):
+    """``values`` (>= 0, each computed from exact inputs through at most ``ulps`` / 2 roundings of non-negative terms)
+    times 1 + ``ulps`` u, one float up: above the exact value (the scales and bounds of the Theorems are then
+    never below the paper's formula)."""
+    values = np.asarray(values, dtype=float) * (1.0 + ulps * 2.0 ** -53)
+    return np.where(values > 0, np.nextafter(values, np.inf), values)
+
+
 def _out(values):
     """A Python float for a 0-d result, the array otherwise."""
     values = np.asarray(values, dtype=float)
@@ -103,9 +112,11 @@ def tau_star(delta):
     :math:`Q(t) = \Pr(Z > t)` for :math:`Z \sim N(0, 1)`, so
     :math:`\tau^*(\delta) = \min\{\tau : \Pr(Z > \tau) \le \delta / 2\}` is
     ``scipy.stats.norm.isf(delta / 2)``, which scipy computes as ``-ndtri(delta / 2)``: that is
-    what is called here, bit for bit the same (tested) without loading scipy.stats (half a
-    second per job). Decreasing in :math:`\delta \in (0, 1)` (Fig. 5); positive for every
-    :math:`\delta < 1`.
+    called here (without loading scipy.stats, half a second per job), then raised one float at a
+    time until an arb ball of :math:`Q(\tau)` is surely :math:`\le \delta / 2`
+    (:func:`pufferfish.gaussian.certified_values.tau_star_upper`): the value is at least the true
+    quantile, so every scale set from it is at least the paper's. Decreasing in
+    :math:`\delta \in (0, 1)` (Fig. 5); positive for every :math:`\delta < 1`.
 
     Parameters
     ----------
@@ -115,7 +126,7 @@ def tau_star(delta):
     Returns
     -------
     float or numpy.ndarray
-        :math:`\tau^*(\delta)`, a float for a scalar ``delta``.
+        :math:`\tau^*(\delta)` rounded up (certified), a float for a scalar ``delta``.
 
     Raises
     ------
@@ -124,7 +135,10 @@ def tau_star(delta):
     """
     from scipy.special import ndtri
     d = check_delta(delta)
-    return _out(-ndtri(d / 2.0))
+    values = -ndtri(d / 2.0)
+    flat = np.atleast_1d(values).ravel()
+    out = np.array([tau_star_upper(float(x), float(t)) for x, t in zip(np.atleast_1d(d).ravel(), flat)])
+    return _out(out.reshape(np.shape(values)))
 
 
 def tau_lambertw(delta):
@@ -149,7 +163,10 @@ def tau_lambertw(delta):
     Returns
     -------
     float or numpy.ndarray
-        The bound, a float for a scalar ``delta``.
+        The bound, raised one float at a time until an arb ball confirms it
+        (:func:`pufferfish.gaussian.certified_values.lambertw_tau_upper`), a float for a scalar
+        ``delta``. ``W_0`` is scipy's ``lambertw`` where :math:`2 / (\pi \delta^2)` is a float,
+        else Newton's method on :math:`w + \log w = \log x`.
 
     Raises
     ------
@@ -158,8 +175,15 @@ def tau_lambertw(delta):
     """
     from scipy.special import lambertw
     d = check_delta(delta)
-    w = lambertw(2.0 / (math.pi * d ** 2), k=0)
-    return _out(np.sqrt(np.real(w)))
+    flat = np.atleast_1d(d).ravel()
+    # log x = log(2 / pi) - 2 log delta: W0 in logarithms where x overflows (w + log w = log x, Newton from log x)
+    level = math.log(2.0 / math.pi) - 2.0 * np.log(flat)
+    with np.errstate(over="ignore"):
+        w = np.real(lambertw(np.exp(np.minimum(level, 700.0)), k=0))
+    for _ in range(8):
+        w = np.where(level > 700.0, w - (w + np.log(w) - level) / (1.0 + 1.0 / w), w)
+    out = np.array([lambertw_tau_upper(float(x), float(t)) for x, t in zip(flat, np.sqrt(w))])
+    return _out(out.reshape(np.shape(d)))
 
 
 # ----------------------------------------------------------------------------- Theorem 1
@@ -203,7 +227,7 @@ def theorem1(mu_i, sigma_i, mu_j, sigma_j, *, epsilon, delta):
     tau = tau_star(delta)
     mi, mj = _check_real(mu_i, name="mu_i"), _check_real(mu_j, name="mu_j")
     si, sj = _check_std(sigma_i, name="sigma_i"), _check_std(sigma_j, name="sigma_j")
-    return _out((np.abs(mi - mj) + np.abs(si - sj) * tau) / eps)
+    return _out(_rounded_up((np.abs(mi - mj) + np.abs(si - sj) * tau) / eps, 8))
 
 
 def remark1(mu_i, mu_j, *, epsilon):
@@ -230,7 +254,7 @@ def remark1(mu_i, mu_j, *, epsilon):
     """
     eps = check_epsilon(epsilon)
     mi, mj = _check_real(mu_i, name="mu_i"), _check_real(mu_j, name="mu_j")
-    return _out(np.abs(mi - mj) / eps)
+    return _out(_rounded_up(np.abs(mi - mj) / eps, 4))
 
 
 # ----------------------------------------------------------------------------- Corollary 1
@@ -293,7 +317,7 @@ def corollary1a(mus, sigmas, *, epsilon, delta):
     # sum over the other users, without subtracting (no cancellation)
     rest = np.array([var[np.arange(var.size) != k].sum() for k in range(var.size)])
     worst = np.max(np.abs(mu) + _delta_sigma(sd, rest) * tau)
-    return _out(worst / eps)
+    return _out(_rounded_up(worst / eps, 2 * mu.size + 24))
 
 
 def corollary1b(a, a_prime, *, epsilon):
@@ -320,7 +344,7 @@ def corollary1b(a, a_prime, *, epsilon):
     """
     eps = check_epsilon(epsilon)
     x, y = _check_real(a, name="a"), _check_real(a_prime, name="a_prime")
-    return _out(np.abs(x - y) / eps)
+    return _out(_rounded_up(np.abs(x - y) / eps, 4))
 
 
 def corollary1_identical(mu, sigma, K, *, epsilon, delta):
@@ -364,7 +388,7 @@ def corollary1_identical(mu, sigma, K, *, epsilon, delta):
         if not float(value).is_integer():
             raise InvalidArgumentError(f"K = {float(value)!r}: must be an integer >= 1")
     gap = 1.0 / (np.sqrt(k) + np.sqrt(k - 1.0))
-    return _out((np.abs(m) + gap * s * tau) / eps)
+    return _out(_rounded_up((np.abs(m) + gap * s * tau) / eps, 16))
 
 
 # ----------------------------------------------------------------------------- Gaussian noise (Fig. 1)
@@ -391,7 +415,9 @@ def gaussian_noise_max_log_ratio(mu_i: float, sd_i: float, mu_j: float, sd_j: fl
     Returns
     -------
     float
-        The maximum; over all :math:`y`, inf unless the priors are equal (then 0).
+        The maximum, certified from above (each point's log-ratio an arb ball, the vertex a ball
+        around the exact one: :func:`pufferfish.gaussian.certified_values.max_log_ratio_upper`);
+        over all :math:`y`, inf unless the priors are equal (then 0).
 
     Raises
     ------
@@ -404,24 +430,9 @@ def gaussian_noise_max_log_ratio(mu_i: float, sd_i: float, mu_j: float, sd_j: fl
     noise_sd = real(noise_sd, name="noise_sd", lo=0.0, lo_open=True)
     if window is not None:
         window = _window(window)
-    vi, vj = sd_i ** 2 + noise_sd ** 2, sd_j ** 2 + noise_sd ** 2
-
-    def r(y):
-        y = np.asarray(y, dtype=float)
-        return (-0.5 * np.log(vi) - (y - mu_i) ** 2 / (2 * vi)) - (-0.5 * np.log(vj) - (y - mu_j) ** 2 / (2 * vj))
-
     if window is None:
-        if vi == vj and mu_i == mu_j:
-            return 0.0
-        return math.inf
-    lo, hi = window
-    points = [lo, hi]
-    a2 = -1 / (2 * vi) + 1 / (2 * vj)
-    if a2 != 0:
-        vertex = -(mu_i / vi - mu_j / vj) / (2 * a2)
-        if lo < vertex < hi:
-            points.append(vertex)
-    return float(np.max(np.abs(r(points))))
+        return 0.0 if sd_i == sd_j and mu_i == mu_j else math.inf
+    return max_log_ratio_upper(mu_i, sd_i, mu_j, sd_j, noise_sd, *window)
 
 
 def _window(window) -> tuple[float, float]:

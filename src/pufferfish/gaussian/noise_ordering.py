@@ -21,8 +21,10 @@ import math
 
 import numpy as np
 
+from pufferfish.certified import upper
 from pufferfish.checks import real
 from pufferfish.errors import InvalidArgumentError
+from pufferfish.gaussian.certified_values import total_variation_upper
 from pufferfish.mixture import GMM
 
 __all__ = ["gaussian_noise_total_variation", "laplace_noise_total_variation", "crossover_half_width",
@@ -31,6 +33,8 @@ __all__ = ["gaussian_noise_total_variation", "laplace_noise_total_variation", "c
 #: the epsilon at which the hockey-stick divergence stands for the total variation:
 #: TV - (e^eps - 1) <= H_eps <= TV, and e^eps - 1 = 1e-300 is below double precision
 TV_EPSILON = 1e-300
+#: above e^TV_EPSILON - 1 (= TV_EPSILON (1 + TV_EPSILON / 2 + ...)): TV <= H_eps + this
+_TV_GAP = 1.000001e-300
 #: points of the scan of W (from 0 to a width where Gaussian noise is surely worse)
 _SCAN = 2000
 #: at most this many doublings of W to pass the Laplace supremum
@@ -47,18 +51,6 @@ def _gauss_coefficients(mi: float, vi: float, mj: float, vj: float) -> tuple[flo
     b = mi / vi - mj / vj
     c = 0.5 * mj ** 2 / vj - 0.5 * mi ** 2 / vi - 0.5 * math.log(vi / vj)
     return a, b, c
-
-
-def _quadratic_roots(a: float, b: float, c: float) -> list[float]:
-    """Real roots of a y^2 + b y + c, sorted, without cancellation (a = 0: the linear root)."""
-    if a == 0.0:
-        return [] if b == 0.0 else [-c / b]
-    disc = b * b - 4.0 * a * c
-    if disc <= 0.0:
-        return []
-    q = -0.5 * (b + math.copysign(math.sqrt(disc), b))
-    roots = [q / a] if q == 0.0 else [q / a, c / q]
-    return sorted(roots)
 
 
 def gaussian_noise_total_variation(mu_i: float, sd_i: float, mu_j: float, sd_j: float, *, noise_sd: float) -> float:
@@ -85,7 +77,8 @@ def gaussian_noise_total_variation(mu_i: float, sd_i: float, mu_j: float, sd_j: 
     Returns
     -------
     float
-        The total variation, in :math:`[0, 1]`.
+        The total variation, certified from above (arb balls, the roots' uncertainty added:
+        :func:`pufferfish.gaussian.certified_values.total_variation_upper`).
 
     Raises
     ------
@@ -95,17 +88,7 @@ def gaussian_noise_total_variation(mu_i: float, sd_i: float, mu_j: float, sd_j: 
     mi, si = _prior(mu_i, sd_i, name="i")
     mj, sj = _prior(mu_j, sd_j, name="j")
     s = real(noise_sd, name="noise_sd", lo=0.0, lo_open=True)
-    return _gaussian_tv(mi, si * si + s * s, mj, sj * sj + s * s)
-
-
-def _gaussian_tv(mi: float, vi: float, mj: float, vj: float) -> float:
-    from scipy.special import ndtr
-
-    cuts = [-math.inf, *_quadratic_roots(*_gauss_coefficients(mi, vi, mj, vj)), math.inf]
-    edges = np.asarray(cuts)
-    fi = ndtr((edges - mi) / math.sqrt(vi))
-    fj = ndtr((edges - mj) / math.sqrt(vj))
-    return float(0.5 * np.sum(np.abs(np.diff(fi) - np.diff(fj))))
+    return total_variation_upper(mi, si, mj, sj, s)
 
 
 def laplace_noise_total_variation(mu_i: float, sd_i: float, mu_j: float, sd_j: float, *, b: float) -> float:
@@ -127,7 +110,8 @@ def laplace_noise_total_variation(mu_i: float, sd_i: float, mu_j: float, sd_j: f
     Returns
     -------
     float
-        The total variation, in :math:`[0, 1]`.
+        The larger hockey stick plus :math:`e^\epsilon - 1` (``_TV_GAP``, above it): an upper
+        bound on the total variation whenever the hockey sticks are.
 
     Raises
     ------
@@ -140,7 +124,7 @@ def laplace_noise_total_variation(mu_i: float, sd_i: float, mu_j: float, sd_j: f
     mj, sj = _prior(mu_j, sd_j, name="j")
     b = real(b, name="b", lo=0.0, lo_open=True)
     hs = hockey_stick(GMM.gaussian(mi, si), GMM.gaussian(mj, sj), epsilon=TV_EPSILON, b=b)
-    return float(max(hs.forward, hs.backward))
+    return upper(float(max(hs.forward, hs.backward)), _TV_GAP)
 
 
 def crossover_half_width(mu_i: float, sd_i: float, mu_j: float, sd_j: float, *, b: float, noise_sd: float,

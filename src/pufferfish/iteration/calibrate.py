@@ -22,7 +22,7 @@ from pufferfish.audit.target import Target, target_for
 from pufferfish.audit.verdict import NO_NOISE_NOTE, NOT_MET_AT_ZERO_NOTE, Verdict
 from pufferfish.checks import as_vector, real
 from pufferfish.errors import ArgumentTypeError, InvalidArgumentError
-from pufferfish.iteration.accountants import ACCOUNTANTS, ORDERS, epsilon_of_cost
+from pufferfish.iteration.accountants import ACCOUNTANTS, ORDERS, claimed, epsilon_of_cost
 from pufferfish.iteration.exact import ExactAudit
 from pufferfish.iteration.model import ModelAccount
 
@@ -72,6 +72,8 @@ def sigma_for_renyi(cost: float, *, alpha: float, epsilon: float) -> float:
     Returns
     -------
     float
+        The closed form raised by the relative
+        :data:`~pufferfish.iteration.accountants.CLAIM_MARGIN` (:func:`~pufferfish.iteration.accountants.claimed`).
 
     Raises
     ------
@@ -84,7 +86,9 @@ def sigma_for_renyi(cost: float, *, alpha: float, epsilon: float) -> float:
 
 
 def _renyi_sigma(cost: float, alpha: float, epsilon: float) -> float:
-    return math.sqrt(alpha * cost / (2.0 * epsilon))
+    """sqrt(alpha X / (2 epsilon)) raised by :data:`~pufferfish.iteration.accountants.CLAIM_MARGIN` (the accountant's
+    claimed sigma: a tight accountant's is then met under the exact audit's certified value)."""
+    return claimed(math.sqrt(alpha * cost / (2.0 * epsilon)))
 
 
 def sigma_for_epsilon_delta(cost: float, *, epsilon: float, delta: float, orders=ORDERS) -> float:
@@ -190,13 +194,15 @@ def audit_sigma(audit: ExactAudit, sigma: float, *, epsilon: float, delta: float
     epsilon, delta, alpha : float
         As :func:`exact_sigma`.
     rtol : float, optional
-        The target is met when the exact value is <= bound (1 + rtol).
+        Validated and not used: the target is met when the certified value is <= the bound, with no
+        tolerance (kept for the callers that pass the configured ``audit.rtol``).
 
     Returns
     -------
     Verdict
-        ``scale`` = sigma; ``forward`` = ``backward`` = the exact delta at epsilon or the exact
-        :math:`D_\alpha` (the two secrets' laws are translates: both orders are equal).
+        ``scale`` = sigma; ``forward`` = ``backward`` = the certified delta at epsilon or the certified
+        :math:`D_\alpha` (at least the exact value, :meth:`pufferfish.iteration.exact.ExactAudit.delta`;
+        the two secrets' laws are translates: both orders are equal).
 
     Raises
     ------
@@ -206,18 +212,18 @@ def audit_sigma(audit: ExactAudit, sigma: float, *, epsilon: float, delta: float
         A value out of range.
     """
     target = _target(epsilon, delta, alpha)
-    rtol = real(rtol, name="rtol", lo=0.0)
-    return _verdict(_audit(audit), real(sigma, name="sigma", lo=0.0), target, rtol)
+    real(rtol, name="rtol", lo=0.0)
+    return _verdict(_audit(audit), real(sigma, name="sigma", lo=0.0), target)
 
 
-def _verdict(audit: ExactAudit, sigma: float, target: Target, rtol: float) -> Verdict:
-    """:func:`audit_sigma` of validated arguments."""
+def _verdict(audit: ExactAudit, sigma: float, target: Target) -> Verdict:
+    """:func:`audit_sigma` of validated arguments: certified value <= bound, no tolerance."""
     if sigma == 0.0 and audit.data_variance == 0.0:   # no noise at all: w_T reveals the secret unless Delta = 0
         exact = 0.0 if audit.mean_gap == 0.0 else (1.0 if target.delta is not None else math.inf)
     else:
         at = audit.at(sigma)
         exact = at.delta(epsilon=target.epsilon) if target.delta is not None else at.renyi(alpha=target.alpha)
-    meets = bool(exact <= target.bound * (1.0 + rtol))
+    meets = bool(exact <= target.bound)
     note = "" if sigma > 0 else (NO_NOISE_NOTE if meets else NOT_MET_AT_ZERO_NOTE)
     return Verdict(sigma, target, exact, exact, meets, note)
 
@@ -254,7 +260,7 @@ def calibrate_account(account: ModelAccount, *, epsilon: float, delta: float, al
     alpha : float
         The Renyi order, > 1.
     rtol : float, optional
-        The audit's relative tolerance (as :func:`audit_sigma`).
+        Validated and not used (as :func:`audit_sigma`: no tolerance).
 
     Returns
     -------
@@ -272,7 +278,7 @@ def calibrate_account(account: ModelAccount, *, epsilon: float, delta: float, al
         raise ArgumentTypeError(f"account = {account!r:.60}: must be a ModelAccount "
                                 f"(pufferfish.iteration.account_quadratic_model)")
     pair, renyi = _target(epsilon, _delta(delta), None), _target(epsilon, None, alpha)
-    rtol = real(rtol, name="rtol", lo=0.0)
+    real(rtol, name="rtol", lo=0.0)
     audit = account.audit
     smallest = audit.smallest_sigma(epsilon=pair.epsilon, delta=pair.delta)
     smallest_renyi = audit.smallest_sigma(epsilon=renyi.epsilon, alpha=renyi.alpha)
@@ -284,7 +290,6 @@ def calibrate_account(account: ModelAccount, *, epsilon: float, delta: float, al
             cost = account.costs[name]
             sigma = _epsilon_delta_sigma(cost, pair.epsilon, pair.delta, ORDERS)
             sigma_renyi = _renyi_sigma(cost, renyi.alpha, renyi.epsilon)
-        out.append(AccountantCalibration(name, _verdict(audit, sigma, pair, rtol), _verdict(audit, sigma_renyi, renyi,
-                                                                                             rtol),
+        out.append(AccountantCalibration(name, _verdict(audit, sigma, pair), _verdict(audit, sigma_renyi, renyi),
                                          smallest, smallest_renyi))
     return tuple(out)

@@ -29,26 +29,26 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from pufferfish.checks import integer, real
-from pufferfish.errors import InvalidArgumentError
+from pufferfish.errors import ComputationError, InvalidArgumentError
 from pufferfish.iteration.covariance import Covariance, check_covariance
-from pufferfish.iteration.exact import ExactAudit
+from pufferfish.iteration.exact import ExactAudit, certified_fields, field_tolerance
+from pufferfish.iteration.gaussian_delta import certified_delta, delta_upper, renyi_upper
 from pufferfish.iteration.geometric import noise_gain
 
 __all__ = ["AllSecretsAudit", "all_secrets_audit", "hockey_stick"]
 
-#: relative step by which a smallest sigma is nudged up until its exact delta meets the target
-NUDGE = 4.0 * 2.0 ** -52
-#: below this a = Delta / (2 s) - epsilon s / Delta, Phi(a) = 0 in float64 (Phi(-38.5) < 2^-1074): delta = 0
-NEGLIGIBLE_A = -40.0
+#: the first relative step by which a smallest sigma's variance is raised until its certified value meets the target
+#: (each further step doubles; the certified values are at most 2^-33 above the exact ones)
+NUDGE = 2.0 ** -40
 
 
 def hockey_stick(mean_gap, std, *, epsilon: float) -> np.ndarray:
-    """delta(epsilon) of N(Delta, V) against N(0, V), elementwise: Phi(a) - e^eps Phi(b), clipped at 0.
+    """delta(epsilon) of N(Delta, V) against N(0, V), elementwise: Phi(a) - e^eps Phi(b), certified from above.
 
     a = Delta / (2 s) - epsilon s / Delta, b = -Delta / (2 s) - epsilon s / Delta, s = sqrt(V)
-    (Balle and Wang 2018, Thm 8; the formula of :func:`pufferfish.mechanisms.gaussian.balle_wang_delta`,
-    with e^eps Phi(b) as exp(eps + log Phi(b)) so that it neither overflows nor underflows early);
-    0 where Delta = 0.
+    (Balle and Wang 2018, Thm 8). Each value is at least the true delta of the floats given and at
+    most 1 + 2^-33 times it (the smallest subnormal where the true delta is below it), by
+    :func:`pufferfish.iteration.gaussian_delta.certified_delta`; 0 exactly where Delta = 0.
 
     Parameters
     ----------
@@ -62,7 +62,7 @@ def hockey_stick(mean_gap, std, *, epsilon: float) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
-        The exact delta of each pair.
+        The certified delta of each pair.
 
     Raises
     ------
@@ -79,24 +79,8 @@ def hockey_stick(mean_gap, std, *, epsilon: float) -> np.ndarray:
 
 
 def _hockey_stick(gap: np.ndarray, std: np.ndarray, epsilon: float) -> np.ndarray:
-    """:func:`hockey_stick` of validated 1-D arrays."""
-    from scipy.special import log_ndtr, ndtr
-
-    out = np.zeros(gap.size)
-    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
-        a = gap / (2.0 * std) - epsilon * std / gap     # -inf (or NaN) at Delta = 0: left at 0 below
-    # Phi(a) is 0 in float64 for a < -38.5, and then so is the clipped difference: only the rest is computed
-    keep = np.flatnonzero(a >= NEGLIGIBLE_A)
-    w, s, a = gap[keep], std[keep], a[keep]
-    half = w / (2.0 * s)
-    half += epsilon * s / w
-    np.negative(half, out=half)                     # b = -w / (2 s) - epsilon s / w
-    value = ndtr(a)
-    b = log_ndtr(half)
-    b += epsilon
-    value -= np.exp(b, out=b)
-    out[keep] = np.maximum(value, 0.0, out=value)
-    return out
+    """:func:`hockey_stick` of validated 1-D arrays: the certified upper ends of :mod:`pufferfish.iteration.gaussian_delta`."""
+    return certified_delta(gap, std, epsilon)
 
 
 @dataclass(frozen=True)
@@ -156,18 +140,13 @@ class AllSecretsAudit:
                                self.data_variance)
 
     def renyi(self, *, alpha: float) -> np.ndarray:
-        """D_alpha = alpha Delta_k^2 / (2 V_k) for every record (both orders), exactly."""
-        alpha = real(alpha, name="alpha", lo=1.0, lo_open=True)
-        out = self.mu
-        np.square(out, out=out)
-        out *= alpha * 0.5
-        return out
+        """D_alpha = alpha Delta_k^2 / (2 V_k) for every record (both orders), certified from above (relative
+        error bound added, :func:`pufferfish.iteration.gaussian_delta.renyi_upper`)."""
+        return renyi_upper(self.mean_gap, self.variance, real(alpha, name="alpha", lo=1.0, lo_open=True))
 
     def delta(self, *, epsilon: float) -> np.ndarray:
-        """The exact delta(epsilon) of every record (:func:`hockey_stick`)."""
-        epsilon = real(epsilon, name="epsilon", lo=0.0)
-        std = self.variance
-        return _hockey_stick(self.mean_gap, np.sqrt(std, out=std), epsilon)
+        """The certified delta(epsilon) of every record (:func:`hockey_stick` at the standard deviation rounded down)."""
+        return delta_upper(self.mean_gap, self.variance, real(epsilon, name="epsilon", lo=0.0))
 
     def most_exposed(self) -> int:
         """The 1-based record of largest mu_k (the first if tied): the largest D_alpha and delta at every
@@ -186,9 +165,9 @@ class AllSecretsAudit:
         Renyi: sigma_k^2 = (alpha Delta_k^2 / (2 epsilon) - data_k) / gain, as
         :func:`pufferfish.iteration.calibrate.exact_sigma`. (epsilon, delta): the hockey stick depends on mu only, so
         one root mu* (:func:`pufferfish.mechanisms.gaussian.analytic_gaussian_sigma` at Delta = 1)
-        serves every record: V_k = (Delta_k / mu*)^2; each sigma is then checked by the exact
-        delta and nudged up by relative steps of :data:`NUDGE` until it meets the target.
-        0 where the data's own variance suffices (or Delta_k = 0).
+        serves every record: V_k = (Delta_k / mu*)^2. Each sigma is then checked by the certified value
+        (:meth:`delta`, :meth:`renyi`) and V_k raised by relative steps (:data:`NUDGE`, doubling) until it meets
+        the target with no tolerance. 0 where the data's own variance suffices (or Delta_k = 0).
         """
         epsilon = real(epsilon, name="epsilon", lo=0.0, lo_open=True)
         if delta is None:
@@ -202,19 +181,27 @@ class AllSecretsAudit:
                 real(alpha, name="alpha", lo=1.0, lo_open=True)
             needed = (self.mean_gap * analytic_gaussian_sigma(1.0, epsilon=epsilon, delta=delta)) ** 2
         sigma = np.sqrt(np.maximum(needed - self.data_variance, 0.0) / self.gain)
-        if delta is not None:   # V_k >= needed_k > 0 wherever Delta_k > 0
-            check = np.flatnonzero(self.mean_gap > 0)
-            for _ in range(64):
-                variance = sigma[check] ** 2 * self.gain + self.data_variance[check]
-                bad = hockey_stick(self.mean_gap[check], np.sqrt(variance), epsilon=epsilon) > delta
-                if not bad.any():
-                    return sigma
-                check = check[bad]                  # V up by a factor 1 + NUDGE
-                sigma[check] = np.sqrt(sigma[check] ** 2 + NUDGE * variance[bad] / self.gain)
-            raise InvalidArgumentError(f"epsilon = {epsilon}: no sigma meets delta = {delta} for record "
-                                       f"{check[0] + 1} after 64 nudges")  # pragma: no cover - rounding only
-        return sigma
+        return self._raise_until_met(sigma, epsilon, delta, alpha)
 
+    def _raise_until_met(self, sigma: np.ndarray, epsilon: float, delta: float | None, alpha: float | None
+                         ) -> np.ndarray:
+        """Raise V_k = sigma_k^2 gain + data_k by 1 + NUDGE, 1 + 2 NUDGE, ... where the certified value exceeds the
+        target (the certified values are at most 1 + 2^-33 above the exact ones, so a few steps suffice)."""
+        check, step = np.flatnonzero(self.mean_gap > 0), NUDGE
+        for _ in range(64):
+            variance = sigma[check] ** 2 * self.gain + self.data_variance[check]
+            gap = self.mean_gap[check]
+            if delta is not None:
+                bad = delta_upper(gap, variance, epsilon) > delta
+            else:
+                bad = renyi_upper(gap, variance, alpha) > epsilon
+            if not bad.any():
+                return sigma
+            check = check[bad]
+            sigma[check] = np.sqrt(sigma[check] ** 2 + step * variance[bad] / self.gain)
+            step *= 2.0
+        raise ComputationError(f"epsilon = {epsilon}: no sigma certified to meet the target for record "
+                               f"{check[0] + 1} after 64 raises")  # pragma: no cover - a few steps suffice
 
 def all_secrets_audit(covariance: Covariance, *, eta: float, sigma: float, diameter: float) -> AllSecretsAudit:
     """The exact audit of :func:`pufferfish.iteration.exact.exact_audit` for every record k = 1..T as the secret, at once.
@@ -254,9 +241,6 @@ def all_secrets_audit(covariance: Covariance, *, eta: float, sigma: float, diame
     own = covariance.constant_variance()
     if own is None:
         own = covariance.record_variances()
-    gap = cross * (eta * diameter)                   # |eta D cross / own|, as exact_audit, in one array
-    gap /= own
-    np.abs(gap, out=gap)
-    data = data * (eta * eta)
-    return AllSecretsAudit(eta=eta, sigma=sigma, gain=noise_gain(covariance.size, eta), mean_gap=gap,
-                           data_variance=data)
+    gap, data = certified_fields(covariance, eta, diameter, cross, data, own)     # as exact_audit, in arrays
+    gain = noise_gain(covariance.size, eta) * (1.0 - field_tolerance(covariance.size))
+    return AllSecretsAudit(eta=eta, sigma=sigma, gain=gain, mean_gap=gap, data_variance=data)

@@ -24,12 +24,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from pufferfish.checks import real
-from pufferfish.errors import InvalidArgumentError
+from pufferfish.errors import ComputationError, InvalidArgumentError
 from pufferfish.iteration.covariance import Covariance, check_covariance
+from pufferfish.iteration.gaussian_delta import delta_upper, renyi_upper
 from pufferfish.iteration.geometric import noise_gain, step_weights
 
-__all__ = ["ExactAudit", "exact_audit", "noise_gain", "step_weights"]
+__all__ = ["ExactAudit", "exact_audit", "noise_gain", "step_weights", "field_tolerance", "certified_fields"]
+
+_U = 2.0 ** -53
 
 
 def _eta(eta) -> float:
@@ -99,21 +104,24 @@ class ExactAudit:
         return self.mean_gap / math.sqrt(self.variance)
 
     def renyi(self, *, alpha: float) -> float:
-        r""":math:`D_\alpha = \alpha \Delta^2 / (2V)`, exactly (both orders); ``alpha`` > 1."""
+        r""":math:`D_\alpha = \alpha \Delta^2 / (2V)` (both orders), certified from above
+        (:func:`pufferfish.iteration.gaussian_delta.renyi_upper`: at least the exact value of the fields, at most
+        :math:`1 + 2^{-49}` times it); ``alpha`` > 1."""
         alpha = real(alpha, name="alpha", lo=1.0, lo_open=True)
-        return float(alpha * 0.5 * self.mu ** 2)
+        return float(renyi_upper(np.array([self.mean_gap]), np.array([self.variance]), alpha)[0])
 
     def delta(self, *, epsilon: float) -> float:
-        r"""The exact :math:`\delta(\epsilon)` of the Gaussian hockey stick (Balle and Wang 2018, Thm 8); ``epsilon`` >= 0."""
-        from pufferfish.mechanisms.gaussian import balle_wang_delta
-
+        r"""The certified :math:`\delta(\epsilon)` of the Gaussian hockey stick (Balle and Wang 2018, Thm 8): at least
+        the exact value of the fields, at most :math:`1 + 2^{-33}` times it
+        (:func:`pufferfish.iteration.gaussian_delta.delta_upper`); ``epsilon`` >= 0."""
         epsilon = real(epsilon, name="epsilon", lo=0.0)
-        return max(0.0, balle_wang_delta(self.mean_gap, math.sqrt(self.variance), epsilon=epsilon))
+        return float(delta_upper(np.array([self.mean_gap]), np.array([self.variance]), epsilon)[0])
 
     def epsilon(self, *, delta: float) -> float:
-        r"""The exact :math:`\epsilon` at ``delta`` in (0, 1): the root of :math:`\delta(\epsilon) = \delta` (0 if
-        :math:`\delta(0) \le \delta`), bracketed by 0 and a doubling upper end, found by Brent's method
-        (:math:`\delta(\epsilon)` is continuous and strictly decreasing where positive)."""
+        r"""The certified :math:`\epsilon` at ``delta`` in (0, 1): the root of :math:`\delta(\epsilon) = \delta` (0 if
+        :math:`\delta(0) \le \delta`), bracketed by 0 and a doubling upper end, found by Brent's method on the
+        certified :meth:`delta`, then raised by relative steps until that certified value is at most ``delta``: at
+        least the exact :math:`\epsilon` (:math:`\delta(\epsilon)` is strictly decreasing where positive)."""
         from scipy.optimize import brentq
 
         delta = real(delta, name="delta", lo=0.0, hi=1.0, lo_open=True, hi_open=True)
@@ -122,7 +130,12 @@ class ExactAudit:
         hi = max(1.0, self.mu * self.mu)
         while self.delta(epsilon=hi) > delta:
             hi *= 2.0
-        return float(brentq(lambda e: self.delta(epsilon=e) - delta, 0.0, hi, xtol=1e-15, rtol=1e-14))
+        root = float(brentq(lambda e: self.delta(epsilon=e) - delta, 0.0, hi, xtol=1e-300, rtol=4 * 2.0 ** -52))
+        step = 2.0 ** -50
+        while self.delta(epsilon=root) > delta:
+            root = max(root * (1.0 + step), math.nextafter(root, math.inf))
+            step *= 2.0
+        return root
 
     def smallest_sigma(self, *, epsilon: float, delta: float | None = None, alpha: float | None = None) -> float:
         r"""The smallest :math:`\sigma` this audit accepts: :math:`(\epsilon, \delta)` if ``delta`` is given, else
@@ -167,7 +180,84 @@ class ExactAudit:
         else:
             needed = alpha * self.mean_gap ** 2 / (2.0 * epsilon)
         noise = needed - self.data_variance
-        return math.sqrt(noise / self.gain) if noise > 0 else 0.0
+        return self._raise_until_met(math.sqrt(noise / self.gain) if noise > 0 else 0.0, epsilon, delta, alpha)
+
+    def _raise_until_met(self, sigma: float, epsilon: float, delta: float | None, alpha: float | None) -> float:
+        """Raise V = sigma^2 gain + data by 1 + 2^-40, 1 + 2^-39, ... until the certified value meets the target (no
+        tolerance; the certified values are at most 1 + 2^-33 above the exact ones)."""
+        step = 2.0 ** -40
+        for _ in range(64):
+            audit = self.at(sigma) if sigma > 0 or self.data_variance > 0 else None
+            if audit is not None and (audit.delta(epsilon=epsilon) <= delta if delta is not None
+                                      else audit.renyi(alpha=alpha) <= epsilon):
+                return sigma
+            variance = sigma * sigma * self.gain + self.data_variance
+            sigma = math.sqrt(sigma * sigma + step * max(variance, self.mean_gap ** 2) / self.gain)
+            step *= 2.0
+        raise ComputationError(f"epsilon = {epsilon}: no sigma certified to meet the target after 64 raises"
+                               )  # pragma: no cover - a few steps suffice
+
+
+def field_tolerance(size: int) -> float:
+    """kappa(T) = (T + 64) u: the relative error allowed to the prior's sums (q^T Sigma_{.k}, q^T Sigma q, sum q_t^2 and
+    the structured conditional variances) over T records: the bound gamma_T of a T-term sum of non-negative terms,
+    plus the closed forms' few u (measured below (T + 1) u / 2 against 50-digit sums, docs/math/iteration.md,
+    "Certified audit")."""
+    return (size + 64) * 2.0 ** -53
+
+
+def _moduli_sums(covariance: Covariance, eta: float, secret_index: int | None):
+    """(q^T |Sigma_{.k}| per record (or of record ``secret_index``), q^T |Sigma| q), or None when no covariance is
+    negative (the sums are then the moments themselves)."""
+    from pufferfish.iteration.covariance import DenseCovariance, EqualCorrelation, StationaryCovariance
+
+    if isinstance(covariance, EqualCorrelation):
+        return None                                     # rho in [0, 1]
+    if isinstance(covariance, StationaryCovariance):
+        g = covariance.autocovariance
+        if (g >= 0).all():
+            return None
+        moduli = StationaryCovariance(np.abs(g))
+        spread = (moduli.step_covariances(eta) if secret_index is None
+                  else np.array([moduli.step_covariance(eta, secret_index)]))
+        return spread, moduli.step_variance(eta)
+    if isinstance(covariance, DenseCovariance):
+        m = covariance.matrix
+        if (m >= 0).all():
+            return None
+        q = step_weights(covariance.size, eta)
+        columns = np.abs(m) @ q
+        spread = columns if secret_index is None else columns[secret_index - 1:secret_index]
+        return spread, float(q @ columns)
+    raise ComputationError(f"covariance: no error bound for a {type(covariance).__name__} (the exact audit "
+                           "certifies DenseCovariance, StationaryCovariance and EqualCorrelation priors)")
+
+
+def certified_fields(covariance: Covariance, eta: float, diameter: float, cross: np.ndarray, conditional: np.ndarray,
+                     own, secret_index: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(|Delta| rounded up, eta^2 Var(q^T x | x_k) rounded down) from the prior's float moments (arrays, one per record).
+
+    |Delta| = eta D |cross| / own, raised by kappa(T) eta D q^T |Sigma_{.k}| / own (the moduli's sum) and 4 u; the
+    conditional variance lowered by kappa(T) of itself where the prior computes it without a difference
+    (EqualCorrelation, DecayingCorrelation), else by kappa(T) (q^T |Sigma| q + 3 |cross| q^T |Sigma_{.k}| / own + it),
+    a bound on the error of total - cross^2 / own; then 4 u (the products by eta^2), at least 0. A prior with a
+    negative covariance pays one more pass over its moduli (q^T |Sigma_{.k}| for every record, q^T |Sigma| q).
+    The entries are every record's (``secret_index`` None) or the one record's.
+    """
+    kappa = field_tolerance(covariance.size)
+    sums = _moduli_sums(covariance, eta, secret_index)
+    if sums is None:
+        spread, total = np.abs(cross), conditional + cross * cross / own
+    else:
+        spread, total = sums
+    scale = eta * diameter
+    gap = (np.abs(cross) * scale / own + kappa * scale * spread / own) * (1.0 + 4 * _U)
+    if type(covariance).conditional_moments is not Covariance.conditional_moments:
+        loss = kappa * conditional                      # computed without a difference
+    else:
+        loss = kappa * (total + 3.0 * np.abs(cross) * spread / own + conditional)
+    data = np.maximum((conditional - loss) * (eta * eta) * (1.0 - 4 * _U), 0.0)
+    return np.nextafter(gap, np.inf), data
 
 
 def exact_audit(covariance: Covariance, *, secret_index: int, eta: float, sigma: float,
@@ -205,6 +295,7 @@ def exact_audit(covariance: Covariance, *, secret_index: int, eta: float, sigma:
     diameter = real(diameter, name="diameter", lo=0.0)
     own = covariance.record_variance(secret_index)
     cross, conditional = covariance.conditional_moments(eta, secret_index)
-    gap = abs(eta * diameter * cross / own)
-    data = eta * eta * conditional
-    return ExactAudit._of(mean_gap=gap, gain=noise_gain(covariance.size, eta), data_variance=data, sigma=sigma)
+    gap, data = certified_fields(covariance, eta, diameter, np.array([cross]), np.array([conditional]), own,
+                                 secret_index)
+    gain = noise_gain(covariance.size, eta) * (1.0 - field_tolerance(covariance.size))
+    return ExactAudit._of(mean_gap=float(gap[0]), gain=gain, data_variance=float(data[0]), sigma=sigma)
