@@ -209,7 +209,9 @@ def field_tolerance(size: int) -> float:
 def _moduli_sums(covariance: Covariance, eta: float, secret_index: int | None):
     """(q^T |Sigma_{.k}| per record (or of record ``secret_index``), q^T |Sigma| q), or None when no covariance is
     negative (the sums are then the moments themselves)."""
-    from pufferfish.iteration.covariance import DenseCovariance, EqualCorrelation, StationaryCovariance
+    from pufferfish.iteration.dense_covariance import DenseCovariance
+    from pufferfish.iteration.equal_correlation import EqualCorrelation
+    from pufferfish.iteration.stationary_covariance import StationaryCovariance
 
     if isinstance(covariance, EqualCorrelation):
         return None                                     # rho in [0, 1]
