@@ -16,7 +16,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from pufferfish.errors import PufferfishError, UsageError
+from pufferfish.errors import PufferfishError, TargetNotMetError, UsageError
 
 __all__ = ["main"]
 
@@ -90,15 +90,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    except TargetNotMetError as err:  # the table, then the line naming what was not met
+        _write(err.output)
+        print(f"error: {err}", file=sys.stderr)
+        return 1
     except (PufferfishError, OSError) as err:
         print(f"error: {_one_line(err)}", file=sys.stderr)
         return 1
+    _write(text)
+    return 0
+
+
+def _write(text: str) -> None:
     try:
         sys.stdout.write(text)
         sys.stdout.flush()
     except BrokenPipeError:  # `pufferfish ... | head`
-        return 0
-    return 0
+        pass
 
 
 def _one_line(err: BaseException) -> str:

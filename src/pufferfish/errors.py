@@ -7,7 +7,7 @@ stderr and a non-zero exit, never a traceback (see :mod:`pufferfish.pipeline.job
 from __future__ import annotations
 
 __all__ = ["PufferfishError", "ConfigError", "DataError", "DownloadError", "NotApplicableError", "InvalidDistributionError",
-           "InvalidArgumentError", "ArgumentTypeError", "OutputError", "ComputationError", "UsageError"]
+           "InvalidArgumentError", "ArgumentTypeError", "OutputError", "ComputationError", "UsageError", "TargetNotMetError"]
 
 
 class PufferfishError(Exception):
@@ -59,3 +59,14 @@ class ComputationError(PufferfishError, ArithmeticError):
 class UsageError(PufferfishError):
     """A mistake in the command line of ``pufferfish`` (exit status 2): an option missing, two
     options that exclude each other; the message names the option."""
+
+
+class TargetNotMetError(PufferfishError):
+    """A calibration ran and printed its table, but for some target no parameter met it (exit status 1).
+
+    ``output`` holds the table (printed on stdout as for a success); the message, one line on
+    stderr, names the targets not met."""
+
+    def __init__(self, message: str, output: str):
+        super().__init__(message)
+        self.output = output

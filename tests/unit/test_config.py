@@ -126,6 +126,11 @@ CASES = [
      "datasets.bank_marketing.columns"),
     (SERIES + ["order"], "", "config: iteration.series.bank.order = '': must have at least 1 character(s)"),
     (ITER + ["series"], _DELETE, "config: iteration.series: missing required key"),
+    # paper 003: an (epsilon, delta) pair's epsilon above 700 (e^epsilon is no float), refused before any job
+    (["distp", "grid", "targets"], [0.5, 800.0], "config: distp.grid.targets[1] = 800.0: must be <= 700"),
+    (["distp", "grid", "tupling_epsilons"], [0.5, 701], "config: distp.grid.tupling_epsilons[1] = 701: must be <= 700"),
+    (["distp", "grid", "epsilons"], {"start": 600, "stop": 800, "step": 100},
+     "config: distp.grid.epsilons (its value 800): must be <= 700"),
 ]
 
 

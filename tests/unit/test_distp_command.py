@@ -77,3 +77,25 @@ def test_usage_errors_one_line(capsys, data, argv, code, message):
 def test_data_errors_one_line(capsys, data, options, message):
     got, out, err = run(capsys, "distp", data, *options, "--mechanism", "rr", "--base-epsilon", "1", "--epsilon", "1")
     assert got == 1 and out == "" and message in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("pair, shown", [(["1", "9"], "s = 9 "), (["1", "9.50"], "s = 9.50 "), (["1", "1e1"], "s = 1e1 ")])
+def test_a_numeric_pair_value_is_named_as_given(capsys, tmp_path, pair, shown):
+    path = tmp_path / "n.csv"
+    pd.DataFrame({"x": [0, 1, 0, 1], "s": [1, 1, 7, 7]}).to_csv(path, index=False)
+    got, out, err = run(capsys, "distp", str(path), "--released", "x", "--secret", "s", "--pair", *pair,
+                        "--mechanism", "rr", "--base-epsilon", "1", "--epsilon", "1")
+    assert got == 1 and out == "" and err.count("\n") == 1
+    assert f"--pair: no record with {shown}" in err
+
+
+def test_a_target_no_parameter_meets_exits_1_after_the_table(capsys, data):
+    # tupling with k = 0 dummies is RR with eps_A = 8 on x: P(x = 0) = 3/4 given a, 1/2 given b; its
+    # outputs keep x with probability e^8 / (e^8 + 1), so delta(0.01) is about (3/4 - 1/2) (1 - 2e^-8), far above 1e-12
+    got, out, err = run(capsys, "distp", data, "--released", "x", "--secret", "s", "--pair", "a", "b",
+                        "--mechanism", "tupling_rr", "--base-epsilon", "8", "--dummies", "0", "--epsilon", "0.01",
+                        "--delta", "1e-12")
+    assert got == 1
+    assert "NOT every parameter is confirmed" in out and " NO " in out
+    assert err.count("\n") == 1 and err.startswith("error: --mechanism tupling_rr: no parameter meets (epsilon, 1e-12)")
+    assert "epsilon = 0.01" in err

@@ -114,23 +114,31 @@ def _laws(args):
         raise DataError(f"--released and --secret are both {args.released!r}")
     if args.pair[0] == args.pair[1]:
         raise DataError(f"--pair {args.pair[0]!r} {args.pair[1]!r}: the two values must differ")
-    column = frame[args.secret]
-    values = []
-    for text in args.pair:
-        value = text
-        if column.dtype.kind in "iufb":
-            try:
-                value = float(text)
-            except ValueError:
-                raise DataError(f"--pair {text!r}: {args.secret!r} is numeric") from None
-        values.append(value)
+    numeric = frame[args.secret].dtype.kind in "iufb"
+    values = [_pair_value(text, args.secret) if numeric else text for text in args.pair]
     spec = {"released": args.released, "protected": args.secret, "values": values, "kind": args.kind}
     try:
         return case_laws(frame, spec, name="command")
     except DataError as err:
-        raise DataError(str(err).replace("distp.cases.command", args.data)
+        message = str(err)
+        for text, value in zip(args.pair, values):  # a number as the user wrote it (7, not 7.0)
+            if value is not text:
+                message = message.replace(f"{args.secret} = {value!r} ", f"{args.secret} = {text} ")
+        raise DataError(message.replace("distp.cases.command", args.data)
                         .replace(f"no record with {args.secret} =", f"--pair: no record with {args.secret} =")
                         .replace("kind ordinal needs", "--kind ordinal (the default) needs")) from None
+
+
+def _pair_value(text: str, secret: str):
+    """A ``--pair`` value of a numeric column: an int where the text is one (``7``), else a float."""
+    from pufferfish.errors import DataError
+
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            continue
+    raise DataError(f"--pair {text!r}: {secret!r} is numeric")
 
 
 def run(args) -> str:
@@ -140,11 +148,15 @@ def run(args) -> str:
     ------
     UsageError, DataError, InvalidArgumentError
         One line naming the option or the file.
+    TargetNotMetError
+        With ``--delta``: some target has no parameter the exact audit confirms (the table is
+        its ``output``; the command prints it and exits with status 1).
     """
     import pandas as pd
 
     from pufferfish.audit.target import target_for
     from pufferfish.distp.experiments import calibrate, evaluate
+    from pufferfish.errors import TargetNotMetError
 
     _check_options(args)
     laws = _laws(args)
@@ -164,10 +176,15 @@ def run(args) -> str:
                      "base_epsilon": row.get("base_epsilon", math.nan),
                      "delta_achieved": math.nan if verdict is None else verdict.value,
                      "audit_confirms": verdict is not None and verdict.meets})
-    confirmed = all(r["audit_confirms"] for r in rows)
-    note = ("the exact audit confirms every parameter" if confirmed else
+    unmet = [r["epsilon"] for r in rows if not r["audit_confirms"]]
+    note = ("the exact audit confirms every parameter" if not unmet else
             "NOT every parameter is confirmed by the exact audit (audit_confirms = NO; see reason)")
-    return _render(pd.DataFrame(rows), CALIBRATE_COLUMNS, args, laws, note)
+    text = _render(pd.DataFrame(rows), CALIBRATE_COLUMNS, args, laws, note)
+    if unmet:
+        raise TargetNotMetError(f"--mechanism {args.mechanism}: no parameter meets (epsilon, {args.delta:g}) at "
+                                f"epsilon = {', '.join(f'{e:g}' for e in unmet)} (see the table's reason column)",
+                                output=text)
+    return text
 
 
 def _render(frame, columns: list, args, laws, note: str) -> str:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
+from pufferfish.audit.target import EPSILON_DELTA_MAX
 from pufferfish.errors import ConfigError
 from pufferfish.settings import DataRequest, epsilon_grid, floats, read_section
 
@@ -107,12 +108,26 @@ def check_references(config: Mapping) -> None:
         if spec["released"] == spec["protected"]:
             raise ConfigError(f"{where}: released and protected are both {spec['released']!r}")
     grid = section["grid"]
+    for key in ("epsilons", "tupling_epsilons", "targets"):  # each an (epsilon, delta) pair's epsilon
+        _check_epsilon_limit(grid[key], f"distp.grid.{key}")
     if float(grid["figure_base_epsilon"]) not in floats(grid["base_epsilons"], "distp.grid.base_epsilons"):
         raise ConfigError(f"config: distp.grid.figure_base_epsilon = {grid['figure_base_epsilon']!r}: not one of "
                           "distp.grid.base_epsilons")
     if float(grid["figure_epsilon"]) not in epsilon_grid(grid["tupling_epsilons"], "distp.grid.tupling_epsilons"):
         raise ConfigError(f"config: distp.grid.figure_epsilon = {grid['figure_epsilon']!r}: not one of "
                           "distp.grid.tupling_epsilons")
+
+
+def _check_epsilon_limit(grid, where: str) -> None:
+    """Every epsilon of ``grid`` (a list or {start, stop, step}) is at most
+    :data:`~pufferfish.audit.target.EPSILON_DELTA_MAX` (e^epsilon past it is not a float)."""
+    values = epsilon_grid(grid, where)
+    for k, value in enumerate(values):
+        if value > EPSILON_DELTA_MAX:
+            at = f"{where}[{k}]" if isinstance(grid, list) else f"{where} (its value {value:g})"
+            shown = f" = {grid[k]!r}" if isinstance(grid, list) else ""
+            raise ConfigError(f"config: {at}{shown}: must be <= {EPSILON_DELTA_MAX:g} (an (epsilon, delta) "
+                              "target's e^epsilon must be a float)")
 
 
 def data_requests(config: Mapping, reader: Callable) -> list[DataRequest]:
