@@ -13,8 +13,6 @@ panel's floor, labelled, never dropped. Log axes spanning few decades get labell
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 
@@ -110,41 +108,6 @@ def _floor_marks(ax, zeros) -> None:
                    label="scale 0: no noise needed (a row per method, in legend order)" if k == 0 else None)
 
 
-def _tick_text(value: float, _pos=None) -> str:
-    """A log-axis tick as plain text (``20``, ``0.5``), or ``2×10⁻⁴`` outside [1e-3, 1e5)."""
-    from pufferfish.plotting import superscript
-
-    if value <= 0 or not math.isfinite(value):
-        return ""
-    if 1e-3 <= value < 1e5:
-        return f"{value:g}"
-    exponent = math.floor(math.log10(value) + 1e-9)
-    mantissa = value / 10 ** exponent
-    head = "" if abs(mantissa - 1) < 1e-9 else f"{mantissa:g}×"
-    return f"{head}10{superscript(str(exponent))}"
-
-
-#: the multiples of each power of ten tried, in turn, as labelled ticks of a log axis
-_SUBS = ((1.0,), (1.0, 2.0, 5.0), (1.0, 2.0, 3.0, 5.0, 7.0), (1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0))
-
-
-def _readable_log_ticks(ax) -> None:
-    """Give a log y axis at least three labelled ticks: the powers of ten if it spans enough of
-    them, else 1, 2 and 5 times them, else finer multiples (matplotlib's own would label one or two)."""
-    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
-
-    lo, hi = ax.get_ylim()
-    decades = range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
-    for subs in _SUBS:
-        ticks = [s * 10.0 ** e for e in decades for s in subs if lo <= s * 10.0 ** e <= hi]
-        if len(ticks) >= 3:
-            break
-    ax.yaxis.set_major_locator(FixedLocator(ticks))
-    ax.yaxis.set_major_formatter(FuncFormatter(_tick_text))
-    ax.yaxis.set_minor_formatter(NullFormatter())
-    ax.set_ylim(lo, hi)
-
-
 def _nouns(names) -> str:
     """``Laplace, Gaussian and geometric``."""
     names = [n.capitalize() for n in names]
@@ -175,7 +138,7 @@ def plot_pair(frame: pd.DataFrame, *, title: str, png, pdf, csv) -> None:
     import matplotlib.pyplot as plt
 
     from pufferfish.files import write_csv
-    from pufferfish.plotting import save_figure, setup_style
+    from pufferfish.plotting import readable_log_ticks, save_figure, setup_style
 
     setup_style()
     styles = _styles(frame)
@@ -191,7 +154,7 @@ def plot_pair(frame: pd.DataFrame, *, title: str, png, pdf, csv) -> None:
         if zeros:   # room below the curves for the rows of triangles
             lo, hi = ax.get_ylim()
             ax.set_ylim(lo / (hi / lo) ** (0.04 * len(zeros)), hi)
-        _readable_log_ticks(ax)
+        readable_log_ticks(ax)
         ax.set_xlabel("privacy budget ε")
         ax.set_ylabel(ylabel)
         _floor_marks(ax, zeros)
