@@ -190,12 +190,16 @@ def _data_artists(ax) -> list:
     return [*ax.lines, *ax.collections, *ax.patches, *ax.images]
 
 
-def _children(handle) -> list:
-    """The artists of a legend handle (a container's parts, or the artist itself)."""
+def _children(handle, ax) -> list:
+    """The artists of a legend handle: a container's parts, the bars of the histogram or bar chart
+    whose first bar carries the label, or the artist itself."""
     from matplotlib.container import Container
 
     if isinstance(handle, Container):
         return [a for a in handle.get_children() if a is not None]
+    for container in ax.containers:
+        if any(part is handle for part in container.get_children()):
+            return [a for a in container.get_children() if a is not None]
     return [handle]
 
 
@@ -397,7 +401,7 @@ def _legend_problems(fig, render) -> list[str]:
         for ax in fig.axes:
             handles, labels = ax.get_legend_handles_labels()
             for handle, label in zip(handles, labels):
-                parts = _children(handle)
+                parts = _children(handle, ax)
                 with _hidden(parts):
                     moved = int(_changed(render.pixels(), base).sum())
                 with _hidden([a for a in every if all(a is not p for p in parts)]):
