@@ -33,7 +33,7 @@ from pufferfish.files import atomic_path  # noqa: E402
 
 __all__ = ["OKABE_ITO", "LINE_COLOURS", "series_style", "setup_style", "save_figure", "tight_bbox", "TIGHT_STYLE",
            "log_axis", "superscript", "check_figure", "words", "math_texts", "legend_below", "readable_log_ticks",
-           "log_tick_text"]
+           "log_tick_text", "figure_key"]
 
 #: Okabe & Ito (2008) colour-blind-safe palette (black first): fills with a black edge (bars, histograms)
 OKABE_ITO = ["#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7"]
@@ -138,6 +138,37 @@ def legend_below(ax, handles=None, **options):
                **options}
     legend = ax.legend(handles=handles, **options) if handles is not None else ax.legend(**options)
     math_texts(legend)
+    return legend
+
+
+def figure_key(fig, handles, *, ncol: int, rect_top: float = 1.0, **options):
+    """One legend for every panel, at the bottom of the figure and inside it: the panels are laid
+    out (``tight_layout``) above it. Returns the legend.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure, its panels drawn.
+    handles : sequence of matplotlib.artist.Artist
+        The entries.
+    ncol : int
+        Columns of the key.
+    rect_top : float
+        The top of the panels' area (below a two-line suptitle, say), in figure fractions.
+    **options
+        Passed on to :meth:`matplotlib.figure.Figure.legend`.
+
+    Returns
+    -------
+    matplotlib.legend.Legend
+    """
+    options = {"loc": "lower center", "bbox_to_anchor": (0.5, 0.0), "frameon": False,
+               "fontsize": plt.rcParams["legend.fontsize"], **options}
+    legend = fig.legend(handles=handles, ncol=ncol, **options)
+    math_texts(legend)
+    fig.draw_without_rendering()
+    height = legend.get_window_extent().height / fig.bbox.height
+    fig.tight_layout(rect=(0.0, height + 0.01, 1.0, rect_top))
     return legend
 
 
