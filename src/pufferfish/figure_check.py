@@ -99,6 +99,17 @@ def _axes_name(fig, ax) -> str:
     return f'axes {index} "{_short(title)}"' if title else f"axes {index}"
 
 
+def _owner(fig, text):
+    """The axes a text belongs to (its tick labels and axis labels included), or None (the figure's)."""
+    if text.axes is not None:
+        return text.axes
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            if text is axis.label or any(text is t for t in axis.get_ticklabels(which="both")):
+                return ax
+    return None
+
+
 def _short(text: str, width: int = 60) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= width else text[:width - 1] + "…"
@@ -129,21 +140,22 @@ class _Render:
             fig.set_layout_engine("none")     # hiding an artist must not move the others
 
     def _draw_recording(self) -> list:
-        """Draw once, returning every Text artist that was drawn (tick labels not drawn are not)."""
-        canvas = self.fig.canvas
-        renderer = canvas.get_renderer()
-        drawn, original = {}, renderer.draw_text
+        """Draw once, returning every Text artist that was drawn (tick labels not drawn are not; a
+        multi-line text reaches the renderer without its artist, so Text.draw itself is watched)."""
+        from matplotlib.text import Text
 
-        def draw_text(gc, x, y, s, prop, angle, ismath=False, mtext=None):
-            if mtext is not None and s.strip():
-                drawn.setdefault(id(mtext), mtext)
-            return original(gc, x, y, s, prop, angle, ismath=ismath, mtext=mtext)
+        drawn, original = {}, Text.draw
 
-        renderer.draw_text = draw_text
+        def draw(text, renderer):
+            if text.get_visible() and str(text.get_text()).strip():
+                drawn.setdefault(id(text), text)
+            return original(text, renderer)
+
+        Text.draw = draw
         try:
-            canvas.draw()
+            self.fig.canvas.draw()
         finally:
-            del renderer.draw_text
+            Text.draw = original
         return list(drawn.values())
 
     def pixels(self) -> np.ndarray:
@@ -210,7 +222,7 @@ def _text_problems(fig, texts, renderer) -> list[str]:
 
     problems, boxes = [], []
     for text in texts:
-        where, string = _axes_name(fig, text.axes), text.get_text()
+        where, string = _axes_name(fig, _owner(fig, text)), text.get_text()
         if text.get_fontsize() < MIN_FONT_PT - 1e-9:
             problems.append(f'{where}: text "{_short(string)}" is {text.get_fontsize():.3g} pt '
                             f"(at least {MIN_FONT_PT:g} pt)")
@@ -225,14 +237,14 @@ def _text_problems(fig, texts, renderer) -> list[str]:
     frame = fig.bbox
     for text, box in boxes:
         if box.x0 < frame.x0 - 1 or box.y0 < frame.y0 - 1 or box.x1 > frame.x1 + 1 or box.y1 > frame.y1 + 1:
-            problems.append(f'{_axes_name(fig, text.axes)}: text "{_short(text.get_text())}" leaves the figure')
+            problems.append(f'{_axes_name(fig, _owner(fig, text))}: text "{_short(text.get_text())}" leaves the figure')
     for i, (a, box_a) in enumerate(boxes):
         for b, box_b in boxes[i + 1:]:
             w = min(box_a.x1, box_b.x1) - max(box_a.x0, box_b.x0)
             h = min(box_a.y1, box_b.y1) - max(box_a.y0, box_b.y0)
             if w > 1 and h > 1:
-                problems.append(f'{_axes_name(fig, a.axes)}: text "{_short(a.get_text(), 40)}" overlaps '
-                                f'text "{_short(b.get_text(), 40)}" ({_axes_name(fig, b.axes)})')
+                problems.append(f'{_axes_name(fig, _owner(fig, a))}: text "{_short(a.get_text(), 40)}" overlaps '
+                                f'text "{_short(b.get_text(), 40)}" ({_axes_name(fig, _owner(fig, b))})')
     return problems
 
 
