@@ -23,6 +23,7 @@ import re
 from pathlib import Path
 
 import matplotlib
+import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -33,7 +34,7 @@ from pufferfish.files import atomic_path  # noqa: E402
 
 __all__ = ["OKABE_ITO", "LINE_COLOURS", "series_style", "setup_style", "save_figure", "tight_bbox", "TIGHT_STYLE",
            "log_axis", "superscript", "check_figure", "words", "math_texts", "legend_below", "readable_log_ticks",
-           "log_tick_text", "figure_key"]
+           "log_tick_text", "figure_key", "coinciding", "NEAR"]
 
 #: Okabe & Ito (2008) colour-blind-safe palette (black first): fills with a black edge (bars, histograms)
 OKABE_ITO = ["#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7"]
@@ -84,8 +85,8 @@ def setup_style() -> None:
 _SUPERSCRIPT = str.maketrans("0123456789-+.", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺·")
 #: identifiers of the results written as words or symbols in a figure (others: underscores become spaces)
 _WORDS = {"W_inf": "W∞", "W_2": "W₂", "W_1": "W₁", "b_min": "bₘᵢₙ", "theta_min": "θₘᵢₙ", "s_i": "sᵢ", "s_j": "sⱼ",
-          "adult_train": "adult (training file)", "dp_assumption": "DP assumption", "student_mat": "student (maths)",
-          "heart_cleveland": "heart (Cleveland)", "hungarian_heart": "heart (Hungarian)",
+          "adult_train": "adult training data", "dp_assumption": "DP assumption", "student_mat": "student maths grades",
+          "heart_cleveland": "Cleveland heart", "hungarian_heart": "Hungarian heart",
           "Table4_si": "Table 4's prior of sᵢ", "Table4_sj": "Table 4's prior of sⱼ",
           # no Unicode subscript: mathtext (math_texts renders it in the texts that show it)
           "Δ_δ": r"$\Delta_\delta$", "D_α": r"$D_\alpha$", "ε_A": r"$\varepsilon_A$"}
@@ -93,7 +94,7 @@ _WORDS = {"W_inf": "W∞", "W_2": "W₂", "W_1": "W₁", "b_min": "bₘᵢₙ", 
 
 def words(text: str) -> str:
     """An identifier of the results in words: ``W_inf`` -> ``W∞``, ``b_min`` -> ``bₘᵢₙ``, ``adult_train``
-    -> ``adult (training file)``, any other ``snake_case`` name with spaces (``bank_marketing`` ->
+    -> ``adult training data``, any other ``snake_case`` name with spaces (``bank_marketing`` ->
     ``bank marketing``); the rest of ``text`` is left as it is.
 
     Parameters
@@ -170,6 +171,42 @@ def figure_key(fig, handles, *, ncol: int, rect_top: float = 1.0, **options):
     height = legend.get_window_extent().height / fig.bbox.height
     fig.tight_layout(rect=(0.0, height + 0.01, 1.0, rect_top))
     return legend
+
+
+#: curves within this relative distance at every point are one curve seen twice (≈; equal: =)
+NEAR = 0.01
+
+
+def coinciding(curves) -> dict:
+    """Which curves lie on an earlier one: name -> (the first curve of its group, ``"="`` if equal at
+    every x to a relative 1e-9, ``"≈"`` if within :data:`NEAR`). Curves drawn on top of each other
+    hide each other: a figure draws such a group once, or staggers its markers, and says so.
+
+    Parameters
+    ----------
+    curves : Mapping[str, tuple of array_like]
+        Name -> (x, y), in drawing order; only curves with the same x are compared.
+
+    Returns
+    -------
+    dict of str to tuple of (str, str)
+    """
+    same, seen = {}, []
+    for name, (x, y) in curves.items():
+        x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+        for other in seen:
+            ox, oy = (np.asarray(v, dtype=float) for v in curves[other])
+            if x.shape != ox.shape or not np.array_equal(x, ox):
+                continue
+            head = same.get(other, (other,))[0]
+            if np.allclose(y, oy, rtol=1e-9, atol=0.0):
+                same[name] = (head, "=")
+                break
+            if np.allclose(y, oy, rtol=NEAR, atol=0.0):
+                same[name] = (head, "≈")
+                break
+        seen.append(name)
+    return same
 
 
 def math_texts(*artists) -> None:

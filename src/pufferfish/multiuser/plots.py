@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 
 from pufferfish.files import write_csv
-from pufferfish.plotting import (LINE_COLOURS, OKABE_ITO, TIGHT_STYLE, legend_below, save_figure, series_style,
-                                 setup_style, words)
+from pufferfish.plotting import (LINE_COLOURS, NEAR, OKABE_ITO, TIGHT_STYLE, coinciding, legend_below, save_figure,
+                                 series_style, setup_style, words)
 
 __all__ = ["method_label", "plot_theta", "plot_plan", "FIGURE_COLUMNS"]
 
@@ -83,30 +83,6 @@ def _short(label: str) -> str:
     return label.split(":")[0]
 
 
-#: scales within this relative distance at every epsilon are drawn and labelled as one curve seen twice (≈)
-_NEAR = 0.01
-
-
-def _coincide(curves: Mapping[str, pd.DataFrame]) -> dict[str, tuple[str, str]]:
-    """Method -> (the first method before it whose theta it equals at every epsilon, ``=``), or
-    (the first it is within :data:`_NEAR` of, ``≈``)."""
-    same, seen = {}, []
-    for method, sub in curves.items():
-        values = sub.set_index("epsilon").theta.astype(float)
-        for other in seen:
-            them = curves[other].set_index("epsilon").theta.astype(float)
-            if not values.index.equals(them.index):
-                continue
-            if np.allclose(values, them, rtol=1e-9, atol=0.0):
-                same[method] = (same.get(other, (other,))[0], "=")
-                break
-            if np.allclose(values, them, rtol=_NEAR, atol=0.0):
-                same[method] = (same.get(other, (other,))[0], "≈")
-                break
-        seen.append(method)
-    return same
-
-
 def _wide(values) -> bool:
     """Whether the positive values span more than :data:`_LOG_RATIO`."""
     values = np.asarray(values, dtype=float)
@@ -127,7 +103,7 @@ def _theta_axes(ax, frame: pd.DataFrame, methods: Sequence[str], *, legend: bool
 
     curves = {m: frame[frame.method == m] for m in [m for m in methods if m != "tight"] + ["tight"]
               if (frame.method == m).any()}
-    same = _coincide(curves)
+    same = coinciding({m: (sub.epsilon, sub.theta) for m, sub in curves.items()})
     first = {m: same[m][0] if m in same else m for m in curves}
     groups = {m: [n for n in curves if first[n] == first[m]] for m in curves}
     zeros = []
@@ -137,7 +113,7 @@ def _theta_axes(ax, frame: pd.DataFrame, methods: Sequence[str], *, legend: bool
         if method in same:
             other, sign = same[method]
             name = TIGHT_STYLE["label"] if other == "tight" else _short(words(method_label(other)))
-            label += f" (= {name})" if sign == "=" else f" (≈ {name}, within {100 * _NEAR:g} %)"
+            label += f" (= {name})" if sign == "=" else f" (≈ {name}, within {100 * NEAR:g} %)"
         if method == "tight":
             style = dict(TIGHT_STYLE)
             if len(group) > 1:    # black markers of its own between the others'
