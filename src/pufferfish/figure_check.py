@@ -4,16 +4,16 @@
 naming the axes (its title, else its index) and the artist (its label or text):
 
 * a **labelled artist that is not visible**: hiding it changes fewer than :data:`HANDFUL` pixels
-  of the rendered figure, or less than a tenth of what it draws alone (hidden under other
+  of the rendered figure, or less than 5 % of what it draws alone (hidden under other
   curves, outside the axes, no data), or a legend entry whose marker or line style nothing
   drawn has;
 * a **line or marker colour** whose contrast with the axes' background is below
   :data:`MIN_CONTRAST` (WCAG 2: ``(L1 + 0.05) / (L2 + 0.05)`` of the relative luminances);
 * **text** smaller than :data:`MIN_FONT_PT` at the saved size, text boxes that overlap each other
   or leave the figure, a **legend that covers drawn data**;
-* **data that uses less than** :data:`MIN_SPAN` of an axis's span: the union over the data
-  artists of the middle 90 % of each one's points (a curve sampled evenly along its x extent,
-  bars by their corners), in display space, so linear or log;
+* **data that uses less than** :data:`MIN_SPAN` of an axis's span: from the lowest 5th to the
+  highest 95th percentile of the data artists' points (a curve sampled evenly along its x
+  extent, bars by their corners), in display space, so linear or log;
 * a **raw identifier** in a title, label, legend or tick: a ``_`` or ``^`` that mathtext did not
   render (a snake_case name, ``W_inf``, ``e^(-t)``).
 
@@ -43,7 +43,7 @@ HANDFUL = 20
 #: a pixel counts as changed when one of its channels moves by at least this (of 255)
 _PIXEL_STEP = 64
 #: an artist of which less than this fraction shows (the rest under other artists) is not visible
-_SEEN = 0.1
+_SEEN = 0.05
 #: the smallest contrast of a line or marker with the axes' background (WCAG 2, non-text graphics)
 MIN_CONTRAST = 3.0
 #: the smallest font size, in points at the saved size
@@ -354,39 +354,46 @@ def _sample_points(artist, ax) -> tuple[np.ndarray, tuple[bool, bool]]:
     return np.empty((0, 2)), (False, False)
 
 
-def _union_length(intervals) -> float:
-    """The total length of a union of intervals."""
-    total, end = 0.0, -np.inf
-    for lo, hi in sorted(intervals):
-        if hi > end:
-            total += hi - max(lo, end)
-            end = hi
-    return total
+def _intervals(ax) -> dict:
+    """Per dimension (0: x, 1: y), the middle-90 % interval of each data artist of ``ax``, in axes fractions."""
+    intervals = {0: [], 1: []}
+    to_axes = ax.transAxes.inverted()
+    for artist in _data_artists(ax):
+        if not artist.get_visible():
+            continue
+        xy, dims = _sample_points(artist, ax)
+        frac = to_axes.transform(xy) if len(xy) else np.empty((0, 2))
+        frac = frac[np.all(np.isfinite(frac), axis=1)]
+        frac = frac[np.all((frac > -0.02) & (frac < 1.02), axis=1)]
+        for d in (0, 1):
+            if dims[d] and len(frac):
+                intervals[d].append(tuple(np.quantile(frac[:, d], [0.05, 0.95])))
+    return intervals
 
 
 def _span_problems(fig) -> list[str]:
-    """Per axis: the union over the data artists of the middle 90 % of each one's samples."""
+    """Per axis: from the lowest 5th to the highest 95th percentile of the data artists' points (an
+    axis shared between panels pools theirs; an axis of named categories, or data at one position
+    only, has no span to use)."""
+    from matplotlib.ticker import FixedFormatter
+
     problems = []
-    for ax in _checked_axes(fig):
-        intervals = {0: [], 1: []}
-        to_axes = ax.transAxes.inverted()
-        for artist in _data_artists(ax):
-            if not artist.get_visible():
-                continue
-            xy, dims = _sample_points(artist, ax)
-            frac = to_axes.transform(xy) if len(xy) else np.empty((0, 2))
-            frac = frac[np.all(np.isfinite(frac), axis=1)]
-            frac = frac[np.all((frac > -0.02) & (frac < 1.02), axis=1)]
-            for d in (0, 1):
-                if dims[d] and len(frac):
-                    intervals[d].append(tuple(np.quantile(frac[:, d], [0.05, 0.95])))
+    checked = _checked_axes(fig)
+    found = {id(ax): _intervals(ax) for ax in checked}
+    for ax in checked:
         for d, name in ((0, "x"), (1, "y")):
-            if not intervals[d]:
+            axis = ax.xaxis if d == 0 else ax.yaxis
+            if isinstance(axis.get_major_formatter(), FixedFormatter):
                 continue
-            used = _union_length(intervals[d])
-            if used < MIN_SPAN:
+            shared = (ax.get_shared_x_axes() if d == 0 else ax.get_shared_y_axes()).get_siblings(ax)
+            spans = [iv for other in shared if id(other) in found for iv in found[id(other)][d]]
+            if not spans:
+                continue
+            lo, hi = min(a for a, _ in spans), max(b for _, b in spans)
+            length = (ax.bbox.width if d == 0 else ax.bbox.height) * (hi - lo)
+            if hi - lo < MIN_SPAN and not (length < 2 and all(b - a < 1e-9 for a, b in spans)):
                 scale = ax.get_xscale() if d == 0 else ax.get_yscale()
-                problems.append(f"{_axes_name(fig, ax)}: the data use {100 * used:.0f} % of the {name} axis "
+                problems.append(f"{_axes_name(fig, ax)}: the data use {100 * (hi - lo):.0f} % of the {name} axis "
                                 f"({scale}; at least {100 * MIN_SPAN:.0f} %)")
     return problems
 

@@ -278,9 +278,9 @@ _SUBS = ((1.0,), (1.0, 2.0, 5.0), (1.0, 2.0, 3.0, 5.0, 7.0), (1.0, 1.5, 2.0, 3.0
 
 def readable_log_ticks(ax, which: str = "y") -> None:
     """Give a log axis (``which``: "x" or "y") at least three labelled ticks, as plain numbers
-    (:func:`log_tick_text`): the powers of ten if it spans enough of them, else 1, 2 and 5 times
-    them, else finer multiples (matplotlib's own would label one or two). Call it once the
-    axis's limits are final.
+    (:func:`log_tick_text`): the powers of ten if it spans enough of them (every 2nd, 5th, 10th...
+    power, at multiples of it, past 8 decades), else 1, 2 and 5 times them, else finer multiples
+    (matplotlib's own would label one or two). Call it once the axis's limits are final.
 
     Parameters
     ----------
@@ -297,9 +297,10 @@ def readable_log_ticks(ax, which: str = "y") -> None:
 
     lo, hi = ax.get_ylim() if which == "y" else ax.get_xlim()
     decades = range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
+    stride = next(s for s in (1, 2, 5, 10, 20, 25, 50, 100, 200) if len(decades) / s <= 8)
     for subs in _SUBS:
-        ticks = [s * 10.0 ** e for e in decades for s in subs if lo <= s * 10.0 ** e <= hi]
-        if len(ticks) >= 3:
+        ticks = [s * 10.0 ** e for e in decades for s in subs if lo <= s * 10.0 ** e <= hi and e % stride == 0]
+        if len(ticks) >= 3 or stride > 1:
             break
     axis = ax.yaxis if which == "y" else ax.xaxis
     axis.set_major_locator(FixedLocator(ticks))
