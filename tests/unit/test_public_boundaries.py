@@ -745,7 +745,8 @@ JOB_MODULES = ("pufferfish.pipeline.", "pufferfish.files.", "pufferfish.plotting
                "pufferfish.gaussian.experiments", "pufferfish.gaussian.plots", "pufferfish.comparison.experiments",
                "pufferfish.comparison.plots", "pufferfish.multiuser.captions", "pufferfish.gaussian.captions",
                "pufferfish.iteration.captions", "pufferfish.sensitivity.captions",
-               "pufferfish.distp.experiments.", "pufferfish.distp.plots.", "pufferfish.distp.settings.")
+               "pufferfish.distp.experiments.", "pufferfish.distp.plots.", "pufferfish.distp.settings.",
+               "pufferfish.distp.captions.", "pufferfish.wasserstein.captions.", "pufferfish.figure_check.")
 
 
 def _key(module: str, name: str, obj) -> str:
