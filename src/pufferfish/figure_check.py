@@ -194,8 +194,7 @@ def _furniture(fig) -> list:
 
 
 def _legends(fig) -> list:
-    out = [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
-    return [leg for leg in out + list(fig.legends) if leg.get_visible()]
+    return [leg for leg in [ax.get_legend() for ax in fig.axes] + list(fig.legends) if leg and leg.get_visible()]
 
 
 def _data_artists(ax) -> list:
@@ -251,8 +250,7 @@ def _text_problems(fig, texts, renderer) -> list[str]:
 def _background(ax):
     from matplotlib.colors import to_rgba
 
-    face = np.array(to_rgba(ax.patch.get_facecolor()))
-    page = np.array(to_rgba(ax.figure.get_facecolor()))
+    face, page = np.array(to_rgba(ax.patch.get_facecolor())), np.array(to_rgba(ax.figure.get_facecolor()))
     page = page[:3] * page[3] + (1 - page[3])
     return tuple(face[:3] * face[3] + page * (1 - face[3]))
 
@@ -575,13 +573,10 @@ def summarize(records, figures=None) -> tuple[int, list[str]]:
 
     checked, problems, seen = 0, [], set()
     for record in sorted(Path(records).glob("*.txt")):
-        lines = record.read_text(encoding="utf-8").splitlines()
-        if not lines:
-            continue
-        checked += 1
-        png = Path(lines[0]).resolve()
+        png, *found = record.read_text(encoding="utf-8").splitlines() or [""]
+        checked, png = checked + 1, Path(png).resolve()
         seen.add(png)
-        problems += [f"{shown(png)}: {line}" for line in lines[1:] if line.strip()]
+        problems += [f"{shown(png)}: {line}" for line in found if line.strip()]
     if figures is not None:
         problems += [f"{shown(png)}: drawn without the figure check"
                      for png in sorted(Path(figures).resolve().rglob("*.png")) if png not in seen]
@@ -596,9 +591,7 @@ def main(argv=None) -> int:
         print("error: usage: python -m pufferfish.figure_check RECORDS [FIGURES]", file=sys.stderr)
         return 2
     checked, problems = summarize(args[0], args[1] if len(args) == 2 else None)
-    for line in problems:
-        print(line)
-    print(f"figures checked: {checked}, problems: {len(problems)}")
+    print("\n".join([*problems, f"figures checked: {checked}, problems: {len(problems)}"]))
     return 0 if checked and not problems else 1
 
 

@@ -129,7 +129,8 @@ def _interval_keys(frame: pd.DataFrame) -> list:
                            label=f"filled: certified δ (its interval within {max(width, 0.1):g} %)"))
     if bound.any():
         keys.append(Line2D([], [], linestyle=":", **_marks("0.3", "o", filled=False, size=4),
-                           label="hollow, dotted: a Chernoff bound only (the interval is [0, bound]: δ is at most there)"))
+                           label="hollow, dotted: a Chernoff bound only (the interval is [0, bound]: δ is at "
+                                 "most there)"))
     return keys
 
 

@@ -106,13 +106,12 @@ def plot_fig1(pi: GMM, pj: GMM, *, b: float, noise_sd: float, window: tuple[floa
         ax.legend(loc="upper right", fontsize=8)
         if note:
             ax.text(0.02, 0.97, note, transform=ax.transAxes, va="top", ha="left", fontsize=7.5, bbox=_BOX)
-    for edge in (centre - crossover, centre + crossover):
-        if window[0] < edge < window[1]:   # up to the curves' height: clear of the legend and the note
-            axes[2].axvline(edge, ymax=0.62, color="0.4", linestyle=":", linewidth=1.0)
+    for edge in [e for e in (centre - crossover, centre + crossover) if window[0] < e < window[1]]:
+        axes[2].axvline(edge, ymax=0.62, color="0.4", linestyle=":", linewidth=1.0)   # clear of the legend, the note
     reverses = gau_row.max_log_ratio_window > lap_row.max_log_ratio_window
-    fig.suptitle("Fig. 1: Gaussian priors with Laplace vs Gaussian noise of equal variance (priors and window are "
-                 "our choice: the paper does not give them" + ("; under them its conclusion reverses)" if reverses
-                                                                else ")"), fontsize=10)
+    fig.suptitle("Fig. 1: Gaussian priors with Laplace vs Gaussian noise of equal variance (priors and window are our"
+                 f" choice: the paper does not give them{'; under them its conclusion reverses' if reverses else ''})",
+                 fontsize=10)
     fig.tight_layout()
     write_csv(pd.DataFrame({"y": y, "prior_i": prior[0], "prior_j": prior[1], "laplace_i": lap[0],
                             "laplace_j": lap[1], "gaussian_i": gau[0], "gaussian_j": gau[1],

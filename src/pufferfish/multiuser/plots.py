@@ -4,8 +4,10 @@ r"""Figures of the multi-user paper (000): the noise scale :math:`\theta` agains
 dashed black), one subplot per panel and noise family (the families in the order of
 :func:`pufferfish.audit.auditor.noises`); a scale of 0 (the priors meet the target without noise) is a
 downward triangle on the axis, and a scale that misses its target by the exact audit a cross.
+Methods whose scales coincide are all drawn and their labels say so.
 :func:`plot_plan` draws the two query priors, the monotone plan :math:`\pi^*` of eq. (6) (cell
-labels in whole % of the mass, where they fit at 7 pt or more) and :math:`\theta`. The methods: docs/math/paper000-multiuser.md.
+labels in whole %, where they fit at 7 pt or more) and :math:`\theta`.
+The methods: docs/math/paper000-multiuser.md.
 """
 
 from __future__ import annotations
