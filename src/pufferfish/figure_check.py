@@ -67,7 +67,7 @@ def contrast_ratio(colour, background="white") -> float:
 
     Parameters
     ----------
-    colour, background : matplotlib colour
+    colour, background : str or tuple of float
         Any colour matplotlib accepts (``"#F0E442"``, ``(r, g, b, a)``, ``"0.4"``).
 
     Returns

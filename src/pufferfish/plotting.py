@@ -286,8 +286,8 @@ def readable_log_ticks(ax, which: str = "y") -> None:
     ----------
     ax : matplotlib.axes.Axes
         The axes.
-    which : {"x", "y"}
-        The axis.
+    which : str
+        The axis, ``"x"`` or ``"y"``.
 
     Returns
     -------
