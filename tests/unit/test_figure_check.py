@@ -153,20 +153,14 @@ def test_text_below_7_pt_is_found_and_7_pt_passes():
     assert _problems(fig) == []
 
 
-def test_overlapping_text_boxes_are_found():
+@pytest.mark.parametrize("second, overlap", [((0.52, 15.2), True), ((0.6, 8), False)])
+def test_overlapping_text_boxes_are_found_and_labels_apart_pass(second, overlap):
     fig, ax = _axes()
     ax.plot(EPS, 2 / EPS, color=BLUE)
-    ax.text(0.5, 15, "record 45,193", fontsize=9)
-    ax.text(0.52, 15.2, "record 45,211", fontsize=9)
-    assert "overlaps" in _one(_problems(fig), "record 45,193")
-
-
-def test_labels_placed_apart_pass():
-    fig, ax = _axes()
-    ax.plot(EPS, 2 / EPS, color=BLUE)
-    ax.text(0.3, 15, "record 45,193", fontsize=9)
-    ax.text(0.6, 8, "record 45,211", fontsize=9)
-    assert _problems(fig) == []
+    ax.text(0.3 if not overlap else 0.5, 15, "record 45,193", fontsize=9)
+    ax.text(*second, "record 45,211", fontsize=9)
+    problems = _problems(fig)
+    assert ("overlaps" in _one(problems, "record 45,193")) if overlap else problems == []
 
 
 def test_text_leaving_the_figure_is_found():
