@@ -281,11 +281,11 @@ def plot_exposure(curve, table, png_path, pdf_path) -> None:
     fig.suptitle(f"{words(first.dataset)}, column {first.column}: every one of the T = {int(first.records):,} "
                  f"records as the secret, σ = {first.sigma:g}, α = {first.alpha:g}", fontsize=10)
     _key_below(fig, axes, ncol=2)
-    for ax, note, star in notes:    # after the layout: placed where it covers no point
+    for ax, note, star in notes:    # after the layout, where it covers no point (iter_lim: a run's time never matters)
         points = np.concatenate([line.get_xydata()[::max(1, len(line.get_xydata()) // 2000)] for line in ax.lines])
         points = points[np.all(np.isfinite(points), axis=1)]
         adjust_text([note], x=points[:, 0], y=points[:, 1], objects=[star], ax=ax, expand=(1.3, 1.8),
-                    arrowprops=dict(arrowstyle="-", color="0.3", linewidth=0.6))
+                    iter_lim=300, arrowprops=dict(arrowstyle="-", color="0.3", linewidth=0.6))
     save_figure(fig, png_path, pdf_path)
 
 
