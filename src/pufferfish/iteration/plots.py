@@ -269,8 +269,9 @@ def plot_exposure(curve, table, png_path, pdf_path) -> None:
         row = table[table.eta == eta].iloc[0]
         star, = ax.plot([row.most_exposed], [row.exact], linestyle="none", marker="*", markersize=14, color="#D55E00",
                         markeredgecolor="#000000", zorder=20, label="most exposed record")
-        notes.append((ax, ax.text(row.most_exposed, row.exact, f"record {int(row.most_exposed):,}: D = {row.exact:.3g}",
-                                  ha="center", va="center", fontsize=8), star))
+        # the label starts left of and below the star (in the bounds' gap), adjustText moves it off every point
+        notes.append((ax, ax.text(0.75 * row.most_exposed, row.exact / 20, f"record {int(row.most_exposed):,}: "
+                                  f"D = {row.exact:.3g}", ha="center", va="center", fontsize=8), star))
         _position_axes(ax, eta)
         # the floor at the exact values' 1st percentile: a few records' dips to 10⁻¹¹ would squeeze the rest
         floor = 10.0 ** math.floor(math.log10(np.quantile(_positive(sub.secret_index, sub.exact)[1], 0.01)))
@@ -284,8 +285,9 @@ def plot_exposure(curve, table, png_path, pdf_path) -> None:
     for ax, note, star in notes:    # after the layout, where it covers no point (iter_lim: a run's time never matters)
         points = np.concatenate([line.get_xydata()[::max(1, len(line.get_xydata()) // 2000)] for line in ax.lines])
         points = points[np.all(np.isfinite(points), axis=1)]
-        adjust_text([note], x=points[:, 0], y=points[:, 1], objects=[star], ax=ax, expand=(1.3, 1.8),
-                    iter_lim=300, arrowprops=dict(arrowstyle="-", color="0.3", linewidth=0.6))
+        adjust_text([note], x=points[:, 0], y=points[:, 1], objects=[star], ax=ax, expand=(1.2, 1.6),
+                    target_x=star.get_xdata(), target_y=star.get_ydata(), iter_lim=300,
+                    arrowprops=dict(arrowstyle="-", color="0.3", linewidth=0.6))
     save_figure(fig, png_path, pdf_path)
 
 
