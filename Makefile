@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 CORES  ?= all
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: setup reproduce test test-slow test-faults test-fast test-slurm test-pages docs lint clean
+.PHONY: setup reproduce test test-slow test-faults test-fast test-slurm test-pages test-figures docs lint clean
 
 setup: $(STAMP)
 
@@ -59,6 +59,18 @@ test-slurm: $(STAMP)
 # artifacts/pages/; last line `pages checked: N, problems: M`
 test-pages: $(STAMP)
 	bash .ci/pages
+
+# every figure of a full run drawn with the figure check on (pufferfish.figure_check: hidden artists,
+# contrast, text, legends over data, squeezed axes, raw identifiers): the workflow runs in a scratch
+# directory (the downloaded data copied in; results/ is left alone), each figure's problems go to a
+# record there, and the last line is `figures checked: N, problems: M` (exit 1 unless M = 0)
+test-figures: $(STAMP)
+	@scratch=$$(mktemp -d) && trap 'rm -rf "$$scratch"' EXIT && mkdir -p "$$scratch/data" && \
+	cp config.yaml "$$scratch/" && { [ ! -d data/raw ] || cp -r data/raw "$$scratch/data/"; } && \
+	{ PUFFERFISH_CHECK_FIGURES="$$scratch/records" $(BIN)/snakemake --workflow-profile workflow/profiles/default \
+	    --cores $(CORES) --snakefile "$(CURDIR)/Snakefile" --configfile "$(CURDIR)/config.yaml" \
+	    --directory "$$scratch" --quiet > "$$scratch/run.log" 2>&1 || { tail -40 "$$scratch/run.log"; exit 1; }; } && \
+	$(BIN)/python -m pufferfish.figure_check "$$scratch/records" "$$scratch/results/figures"
 
 # the unit tests only (no Snakemake run, nothing slow), under a minute
 test-fast: $(STAMP)

@@ -762,7 +762,7 @@ EXEMPT = {
 SHARED_JOB_MODULES = ("pufferfish.pipeline.", "pufferfish.files.", "pufferfish.plotting.", "pufferfish.data_priors.",
                       "pufferfish.settings.", "pufferfish.papers.", "pufferfish.command_line.")
 JOB_ROLES = ("paper", "settings", "command", "experiments", "plots", "captions")
-OTHER_JOB_MODULES = ("pufferfish.wasserstein.conditionals.", "pufferfish.iteration.exposure.",
+OTHER_JOB_MODULES = ("pufferfish.wasserstein.conditionals.", "pufferfish.iteration.exposure.", "pufferfish.figure_check.",
                      "pufferfish.multiuser.user_priors.", "pufferfish.multiuser.secret_pairs.",
                      "pufferfish.gaussian.streams.", "pufferfish.gaussian.gmm_fits.")
 JOB_MODULES = (*SHARED_JOB_MODULES,

@@ -3,6 +3,8 @@
 # bound and service loss (results/theta/distp_<case>.csv), each family's calibrated parameter
 # (results/theta/distp_<case>_calibration.csv) audited exactly (results/audit/distp_<case>.csv),
 # and four figures. The work is in pufferfish.distp.experiments; the script only unpacks snakemake.
+from pufferfish.distp.captions import missing_released  # captions (standard library only)
+
 DISTP = config["distp"]  # the validated mapping: params (a change reruns the job)
 DISTP_CASES = sorted(DISTP["cases"])
 DISTP_FIGURES = ["delta", "loss", "dummies", "bound"]  # pufferfish.distp.plots.FIGURES
@@ -42,6 +44,10 @@ rule distp_case:
         spec=lambda w: DISTP["cases"][w.case],
         grid=DISTP["grid"],
         audit=config["audit"],
+        # for the captions, once the job has run: the records without a released value
+        missing=lambda w, input, output: once_written(
+            output.table, lambda _: missing_released(input.csv, DISTP["cases"][w.case]), None
+        ),
     script:
         "../scripts/distp_case.py"
 

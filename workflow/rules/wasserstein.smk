@@ -4,6 +4,7 @@
 # settings, the sensitivities of every secret pair (results/theta/wasserstein_table1.csv).
 # The work is in pufferfish.wasserstein.conditionals and pufferfish.wasserstein.table1.
 from pufferfish.wasserstein.conditionals import read_priors_record, setting_table1_rows
+from pufferfish.wasserstein.captions import table1_printed
 
 WASSERSTEIN = config["wasserstein"].get("settings", {})
 WASSERSTEIN_CATEGORY = "Renyi pufferfish privacy (paper 002)"
@@ -38,6 +39,8 @@ rule wasserstein_conditionals:
         # output never triggers a rerun): the rows and the setting's rows of Table 1
         record=lambda w, output: once_written(output.json, read_priors_record, {}),
         rows=lambda w, output: once_written(output.json, setting_table1_rows, []),
+        # the values the paper's Table 1 prints for the setting (workflow/report/paper_values/wasserstein.yaml)
+        printed=lambda w: table1_printed(f"{workflow.basedir}/workflow/report/paper_values/wasserstein.yaml", w.setting),
     script:
         "../scripts/wasserstein_conditionals.py"
 

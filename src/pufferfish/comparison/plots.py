@@ -2,18 +2,18 @@ r"""The figure of one pair of the noise comparison: the noise each mechanism nee
 
 Left panel: the rows of an :math:`(\epsilon, \delta)`-or-stronger guarantee whose noise has a standard
 deviation (:data:`~pufferfish.comparison.compare.COMPARABLE`), by that standard deviation.
-Right panel: the Rényi rows, by their scale. Each noise family has one colour, taken in the
-order of :func:`pufferfish.audit.auditor.noises` from an ordered colour-blind-safe palette
-(:data:`PALETTE`); within a family, the closed forms are solid lines with filled markers and the
-tight scales of the exact audits dashed with open ones. A scale of 0 (the priors meet the
-target without noise) cannot sit on a log axis: it is drawn as a downward triangle on the
-panel's floor, labelled, never dropped. Log axes spanning few decades get labelled ticks at
-1, 2 and 5 times each power of ten.
+Then one panel per noise family of the Rényi rows, by its own scale (a Cauchy γ and a geometric
+b are not comparable on one axis). Each noise family has one colour, taken in the order of
+:func:`pufferfish.audit.auditor.noises` from an ordered colour-blind-safe palette with at least
+3:1 contrast on white (:data:`PALETTE`); within a family, the closed forms are solid lines with
+filled markers and the tight scales of the exact audits dashed with open ones. Methods whose
+scales coincide (within 1 %) are drawn once, under one legend entry naming them all. A scale of
+0 (the priors meet the target without noise) cannot sit on a log axis: it is its method's marker
+on the panel's floor, a row per method, never dropped. Log axes spanning few decades get
+labelled ticks at 1, 2 and 5 times each power of ten.
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import pandas as pd
@@ -23,8 +23,9 @@ from pufferfish.comparison.compare import COMPARABLE, PAPER000_BEST
 __all__ = ["PALETTE", "plot_pair", "method_label"]
 
 #: the colours of the noise families, in the order of :func:`pufferfish.audit.auditor.noises`: Okabe-Ito
-#: (blue, vermillion, bluish green, reddish purple, orange, sky blue), the pale yellow last
-PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442"]
+#: (blue, vermillion, bluish green, reddish purple, orange, sky blue, yellow), the last three darkened to
+#: 3.2:1 on white (:data:`pufferfish.plotting.LINE_COLOURS`)
+PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#BD8300", "#1D96DB", "#9C920C"]
 _CLOSED_MARKERS = ["o", "s", "^", "v", "P", "X"]
 _TIGHT_MARKERS = ["D", "o", "s", "^"]
 _TIGHT_DASHES = ["--", ":", "-.", (0, (5, 1, 1, 1))]
@@ -66,6 +67,7 @@ def _styles(frame: pd.DataFrame) -> dict[str, dict]:
     by its rank among its family's closed forms or tight scales."""
     from pufferfish import registry
     from pufferfish.audit import noises
+    from pufferfish.plotting import words
 
     order = list(noises())
     styles, seen = {}, {}
@@ -82,67 +84,66 @@ def _styles(frame: pd.DataFrame) -> dict[str, dict]:
             styles[method] = dict(color=colour, linestyle="-", linewidth=max(1.0, 3.2 - 1.1 * k), markersize=7 - k,
                                   marker=_CLOSED_MARKERS[k % 6], markerfacecolor=colour if k % 2 == 0 else "white",
                                   zorder=2 + k)
-        styles[method]["label"] = method_label(method)
+        styles[method]["label"] = words(method_label(method))
     return styles
 
 
 def _draw(ax, frame: pd.DataFrame, column: str, styles: dict) -> list:
-    """Every method of ``frame`` against epsilon (positive values; the zeros returned for the floor)."""
+    """Every method of ``frame`` against epsilon (positive values; the zeros returned for the floor).
+
+    Methods whose values coincide (:func:`pufferfish.plotting.coinciding`) are drawn once, in the
+    first one's style, under one legend entry that names them all (``=``, or ``≈`` within 1 %)."""
+    from pufferfish.plotting import NEAR, coinciding
+
+    subs = {m: frame[frame.method == m] for m in dict.fromkeys(frame.method)}
+    same = coinciding({m: (sub.epsilon, sub[column]) for m, sub in subs.items()})
     zeros = []
-    for method in dict.fromkeys(frame.method):
-        sub = frame[frame.method == method]
+    for method, sub in subs.items():
+        if method in same:
+            continue
+        label = styles[method]["label"]
+        for other, (head, sign) in same.items():
+            if head == method:
+                label += f"\n= {styles[other]['label']}" if sign == "=" else \
+                    f"\n≈ {styles[other]['label']} (within {100 * NEAR:g} %)"
         values = sub[column].to_numpy(dtype=float)
         positive = values > 0
-        ax.plot(sub.epsilon[positive], values[positive], **styles[method])
+        if positive.any():
+            ax.plot(sub.epsilon[positive], values[positive], **{**styles[method], "label": label})
         if (~positive).any():
-            zeros.append((sub.epsilon[~positive].to_numpy(), styles[method]["color"]))
+            own = None if positive.any() else label + ": 0 at every ε"
+            zeros.append((sub.epsilon[~positive].to_numpy(), styles[method], own))
     return zeros
 
 
-def _floor_marks(ax, zeros) -> None:
-    """The zero scales as downward triangles on the floor of a log axis, in their series' colours,
-    one row per series (stacked, so that series at 0 at the same epsilon all show; one legend entry)."""
-    if not zeros:
-        return
-    for k, (eps, colour) in enumerate(zeros):
-        ax.scatter(eps, np.full(eps.size, 0.035 * k), marker="v", s=45, color=colour, edgecolors="black",
-                   linewidths=0.6, zorder=12, clip_on=False, transform=ax.get_xaxis_transform(),
-                   label="scale 0: no noise needed (a row per method, in legend order)" if k == 0 else None)
+def _floor_marks(ax, zeros) -> list:
+    """The zero scales as their methods' markers on the floor of a log axis, one row per method
+    (stacked, so that methods at 0 at the same epsilon all show); returns the key entry saying so."""
+    from matplotlib.lines import Line2D
+
+    for k, (eps, style, label) in enumerate(zeros):
+        ax.plot(eps, np.full(eps.size, 0.035 * k), linestyle="none", marker=style["marker"], markersize=6,
+                color=style["color"], markerfacecolor=style["markerfacecolor"], zorder=12, clip_on=False,
+                transform=ax.get_xaxis_transform(), label=label)
+    return [Line2D([], [], linestyle="none", label="on the floor: a scale of 0 (no noise needed), a row per "
+                   "method")] if zeros else []
 
 
-def _tick_text(value: float, _pos=None) -> str:
-    """A log-axis tick as plain text (``20``, ``0.5``), or ``2×10⁻⁴`` outside [1e-3, 1e5)."""
-    from pufferfish.plotting import superscript
-
-    if value <= 0 or not math.isfinite(value):
-        return ""
-    if 1e-3 <= value < 1e5:
-        return f"{value:g}"
-    exponent = math.floor(math.log10(value) + 1e-9)
-    mantissa = value / 10 ** exponent
-    head = "" if abs(mantissa - 1) < 1e-9 else f"{mantissa:g}×"
-    return f"{head}10{superscript(str(exponent))}"
+_SYMBOLS = {"laplace": "b", "gaussian": "σ", "cauchy": "γ", "geometric": "b"}
 
 
-#: the multiples of each power of ten tried, in turn, as labelled ticks of a log axis
-_SUBS = ((1.0,), (1.0, 2.0, 5.0), (1.0, 2.0, 3.0, 5.0, 7.0), (1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0))
+def _title(description: str) -> str:
+    """The figure's title from the pair's description: ``fig5/adult: ...`` -> ``Fig. 5, adult panel: ...``,
+    identifiers in words (:func:`pufferfish.plotting.words`)."""
+    import re
 
+    from pufferfish.plotting import words
 
-def _readable_log_ticks(ax) -> None:
-    """Give a log y axis at least three labelled ticks: the powers of ten if it spans enough of
-    them, else 1, 2 and 5 times them, else finer multiples (matplotlib's own would label one or two)."""
-    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
+    def reference(match) -> str:
+        kind, number, name = match.groups()
+        return f"{kind.capitalize()}. {number}, {name} panel" if kind == "fig" else f"Table {number}, {name}"
 
-    lo, hi = ax.get_ylim()
-    decades = range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
-    for subs in _SUBS:
-        ticks = [s * 10.0 ** e for e in decades for s in subs if lo <= s * 10.0 ** e <= hi]
-        if len(ticks) >= 3:
-            break
-    ax.yaxis.set_major_locator(FixedLocator(ticks))
-    ax.yaxis.set_major_formatter(FuncFormatter(_tick_text))
-    ax.yaxis.set_minor_formatter(NullFormatter())
-    ax.set_ylim(lo, hi)
+    return words(re.sub(r"^(fig|table)(\d+)/([^:]+)", reference, description))
 
 
 def _nouns(names) -> str:
@@ -175,40 +176,44 @@ def plot_pair(frame: pd.DataFrame, *, title: str, png, pdf, csv) -> None:
     import matplotlib.pyplot as plt
 
     from pufferfish.files import write_csv
-    from pufferfish.plotting import save_figure, setup_style
+    from pufferfish.plotting import legend_below, readable_log_ticks, save_figure, setup_style
 
     setup_style()
     styles = _styles(frame)
     left_rows = frame.guarantee.isin(COMPARABLE) & frame["std"].notna()
-    panels = [(frame[left_rows], "std", "noise standard deviation"), (frame[~left_rows], "scale", "noise scale")]
-    fig, axes = plt.subplots(1, 2, figsize=(11.5, 5.6), gridspec_kw={"width_ratios": [1.45, 1]})
-    for ax, (rows, column, ylabel) in zip(axes, panels):
-        if rows.empty:
-            ax.set_axis_off()
-            continue
+    left, right = frame[left_rows], frame[~left_rows]
+    # the standard deviation is comparable across noises; a scale is not: one panel per noise
+    panels = [(left, "std", "noise standard deviation")] if len(left) else []
+    panels += [(right[right.noise == noise], "scale", f"{noise.capitalize()} scale {_SYMBOLS.get(noise, '')}".strip())
+               for noise in dict.fromkeys(right.noise)]
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.6 + 4.2 * len(panels), 6.2), squeeze=False,
+                             gridspec_kw={"width_ratios": [1.45] + [1] * (len(panels) - 1)})
+    for ax, (rows, column, ylabel) in zip(axes[0], panels):
         zeros = _draw(ax, rows, column, styles)
         ax.set_yscale("log")
-        if zeros:   # room below the curves for the rows of triangles
+        if zeros:   # room below the curves for the rows of floor marks
             lo, hi = ax.get_ylim()
             ax.set_ylim(lo / (hi / lo) ** (0.04 * len(zeros)), hi)
-        _readable_log_ticks(ax)
+        readable_log_ticks(ax)
+        if not (rows[column].astype(float) > 0).any():   # every scale 0: no scale to read off the axis
+            ax.set_yticks([])
         ax.set_xlabel("privacy budget ε")
         ax.set_ylabel(ylabel)
-        _floor_marks(ax, zeros)
+        key = _floor_marks(ax, zeros)
         # legends below the panels: the curves span the whole plotting area
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2 if ax is axes[0] else 1, fontsize=7.5,
-                  frameon=False)
-    left, right = panels[0][0], panels[1][0]
-    if len(left):
-        delta = left["delta"].dropna()
-        axes[0].set_title("(ε, δ)-PP" + (f", δ = {delta.iloc[0]:g}" if len(delta) else "")
-                          + f": {_nouns(dict.fromkeys(left.noise))} noise")
-    if len(right):
-        alpha = right["alpha"].dropna()
-        what = ("(α, ε)-Renyi PP" + (f", α = {alpha.iloc[0]:g}" if len(alpha) else "")
-                if (right.guarantee == "renyi").all() else "by noise scale")
-        axes[1].set_title(f"{what}: {_nouns(dict.fromkeys(right.noise))} noise")
-    fig.suptitle(title)
+        legend_below(ax, handles=ax.get_legend_handles_labels()[0] + key, ncol=2 if column == "std" else 1,
+                     fontsize=7.5)
+    for ax, (rows, column, _) in zip(axes[0], panels):
+        if column == "std":
+            delta = rows["delta"].dropna()
+            ax.set_title("(ε, δ)-PP" + (f", δ = {delta.iloc[0]:g}" if len(delta) else "")
+                         + f": {_nouns(dict.fromkeys(rows.noise))} noise")
+        else:
+            alpha = rows["alpha"].dropna()
+            what = ("(α, ε)-Rényi PP" + (f", α = {alpha.iloc[0]:g}" if len(alpha) else "")
+                    if (rows.guarantee == "renyi").all() else "by noise scale")
+            ax.set_title(f"{what}: {_nouns(dict.fromkeys(rows.noise))} noise")
+    fig.suptitle(_title(title))
     fig.tight_layout()
     save_figure(fig, png, pdf)
     plt.close(fig)

@@ -16,16 +16,11 @@ import pandas as pd
 from pufferfish.audit.laplace_mixture import emg_pdf
 from pufferfish.mixture import GMM
 from pufferfish.files import write_csv
-from pufferfish.plotting import OKABE_ITO, TIGHT_STYLE, save_figure, series_style, setup_style
+from pufferfish.plotting import OKABE_ITO, TIGHT_STYLE, save_figure, series_style, setup_style, words
 
 __all__ = ["plot_fig1", "plot_fig2", "plot_gmm_figure", "plot_theta", "plot_fig5"]
 
 _BOX = dict(boxstyle="round,pad=0.3", facecolor="white", edgecolor="0.7", alpha=0.9)
-
-
-def _style(k: int) -> dict:
-    """series_style, skipping the Okabe-Ito yellow (hard to read as a thin line on white)."""
-    return series_style(k if k < 3 else k + 1)
 
 
 def _fmt(value: float) -> str:
@@ -81,7 +76,7 @@ def plot_fig1(pi: GMM, pj: GMM, *, b: float, noise_sd: float, window: tuple[floa
     gau = [_gauss_pdf(y, mi, math.hypot(si, noise_sd)), _gauss_pdf(y, mj, math.hypot(sj, noise_sd))]
     lap_row = values.set_index("noise").loc["laplace"]
     gau_row = values.set_index("noise").loc["gaussian"]
-    labels = [f"s_i: G({mi:g}, {si:g}²)", f"s_j: G({mj:g}, {sj:g}²)"]
+    labels = [f"sᵢ: G({mi:g}, {si:g}²)", f"sⱼ: G({mj:g}, {sj:g}²)"]
     fig, axes = plt.subplots(1, 3, figsize=(14, 4.1), sharex=True)
     crossover = float(gau_row.crossover_half_width)
     centre = 0.5 * (window[0] + window[1])
@@ -100,23 +95,23 @@ def plot_fig1(pi: GMM, pj: GMM, *, b: float, noise_sd: float, window: tuple[floa
     ]
     for ax, (title, xlabel, dens, note) in zip(axes, panels):
         for k, d in enumerate(dens):
-            style = _style(k)
+            style = series_style(k)
             ax.plot(y, d, color=style["color"], linestyle="-" if k == 0 else "--", linewidth=1.6, label=labels[k])
         ax.set_title(title)
         ax.set_xlabel(xlabel)
         ax.set_ylabel("probability density")
         ax.set_xlim(*window)
-        ax.set_ylim(0, 1.6 * max(float(np.max(d)) for d in dens))
+        # room above the curves for the legend (and the note's lines): it covers none of them
+        ax.set_ylim(0, (1.6 if note else 1.25) * max(float(np.max(d)) for d in dens))
         ax.legend(loc="upper right", fontsize=8)
         if note:
             ax.text(0.02, 0.97, note, transform=ax.transAxes, va="top", ha="left", fontsize=7.5, bbox=_BOX)
-    for edge in (centre - crossover, centre + crossover):
-        if window[0] < edge < window[1]:
-            axes[2].axvline(edge, color="0.4", linestyle=":", linewidth=1.0)
+    for edge in [e for e in (centre - crossover, centre + crossover) if window[0] < e < window[1]]:
+        axes[2].axvline(edge, ymax=0.62, color="0.4", linestyle=":", linewidth=1.0)   # clear of the legend, the note
     reverses = gau_row.max_log_ratio_window > lap_row.max_log_ratio_window
-    fig.suptitle("Fig. 1: Gaussian priors with Laplace vs Gaussian noise of equal variance (priors and window are "
-                 "our choice: the paper does not give them" + ("; under them its conclusion reverses)" if reverses
-                                                                else ")"), fontsize=10)
+    fig.suptitle("Fig. 1: Gaussian priors with Laplace vs Gaussian noise of equal variance (priors and window are our"
+                 f" choice: the paper does not give them{'; under them its conclusion reverses' if reverses else ''})",
+                 fontsize=10)
     fig.tight_layout()
     write_csv(pd.DataFrame({"y": y, "prior_i": prior[0], "prior_j": prior[1], "laplace_i": lap[0],
                             "laplace_j": lap[1], "gaussian_i": gau[0], "gaussian_j": gau[1],
@@ -160,7 +155,7 @@ def plot_fig2(frame: pd.DataFrame, *, mu: float, violations: int, png, pdf, csv)
     fig, ax = plt.subplots(figsize=(7.5, 4.8))
     handles, zero_from, first = [], [], []
     for k, (sigma2, part) in enumerate(frame.groupby("sigma2", sort=True)):
-        style = _style(k)
+        style = series_style(k)
         line, = ax.plot(part.K, part.b, color=style["color"], marker=style["marker"], markersize=4,
                         markevery=max(1, len(part) // 10), linewidth=1.4, label=f"σ² = {sigma2:g}: eq. (11)")
         ax.plot(part.K, part.b_min, color=style["color"], linestyle="--", linewidth=1.3, marker="x", markersize=5,
@@ -170,7 +165,7 @@ def plot_fig2(frame: pd.DataFrame, *, mu: float, violations: int, png, pdf, csv)
         zero_from.append(int(positive.max()) + 1 if len(positive) else int(part.K.min()))
         first.append(f"{sigma2:g}: {float(part.b_min.iloc[0]):.3f}")
     handles.append(Line2D([], [], **{**TIGHT_STYLE, "marker": "x", "markersize": 5,
-                                     "label": "dashed: b_min (exact audit), same colour; × where b_min > 0"}))
+                                     "label": "dashed: bₘᵢₙ (exact audit), same colour; × where bₘᵢₙ > 0"}))
     eps, dl = frame.epsilon.iloc[0], frame.delta.iloc[0]
     ax.set_xscale("log")                              # K = 1, where b_min > 0, apart from K = 2
     ticks = [k for k in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000) if frame.K.min() <= k <= frame.K.max()]
@@ -180,8 +175,8 @@ def plot_fig2(frame: pd.DataFrame, *, mu: float, violations: int, png, pdf, csv)
     ax.set_title(f"Fig. 2: lower bound on b of eq. (11), (ε, δ) = ({eps:g}, {dl:g}), μ = {mu:g}")
     ax.set_ylim(bottom=-0.03 * float(frame.b.max()))  # keeps the dashed b_min = 0 lines visible
     ax.legend(handles=handles, loc="upper right")
-    ax.text(0.98, 0.06, f"b_min at K = {int(frame.K.min())} (×), by σ²: " + ", ".join(first) + "\n"
-            f"b_min = 0 for K ≥ {max(zero_from)} at every σ²: the Gaussian priors alone already meet the target",
+    ax.text(0.98, 0.06, f"bₘᵢₙ at K = {int(frame.K.min())} (×), by σ²: " + ", ".join(first) + "\n"
+            f"bₘᵢₙ = 0 for K ≥ {max(zero_from)} at every σ²: the Gaussian priors alone already meet the target",
             transform=ax.transAxes, ha="right", va="bottom", fontsize=8, bbox=_BOX)
     _violation_note(fig, violations)
     fig.tight_layout()
@@ -217,6 +212,7 @@ def _noisy_panels(axes_row, sample: Mapping, gmm: GMM, *, grid: np.ndarray, r: i
         ax.set_xlabel(xlabel)
         ax.set_ylabel("density")
         ax.set_xlim(lo, hi)
+        ax.set_ylim(0, 1.35 * max(float(counts.max()), float(model.max())))   # the legend above the data
         ax.legend(loc="upper left", fontsize=7)
     return rows
 
@@ -252,7 +248,7 @@ def _data_panel(ax, sample: Mapping, gmm: GMM, record: Mapping, *, grid: np.ndar
     ax.set_xlabel(xlabel)
     ax.set_ylabel("density")
     ax.set_xlim(lo, hi)
-    ax.set_ylim(0, min(ax.get_ylim()[1], 1.3 * max(counts.max(), 1e-12)))
+    ax.set_ylim(0, 1.5 * max(float(counts.max()), float(dens.max()), 1e-12))   # the legend and the box above the data
     ax.legend(loc="upper left", fontsize=7)
     return rows
 
@@ -308,8 +304,8 @@ def plot_gmm_figure(samples: Sequence[Mapping], gmms: Sequence[GMM], *, record: 
         rows += _noisy_panels(axes[r, 1:], sample, gmm, grid=grid, r=r, letters=letters,
                               xlabel=f"privatized {record.get('attribute', 'x')}{suffix}")
     # lettering as in the paper: (a, b, c) first secret, (d, e, f) second
-    fig.suptitle(f"{title}: {samples[0]['label']} vs {samples[1]['label']}; noise calibrated by Theorem 2 (eq. 13)",
-                 fontsize=10)
+    fig.suptitle(words(f"{title}: {samples[0]['label']} vs {samples[1]['label']}; noise calibrated by Theorem 2 "
+                       "(eq. 13)"), fontsize=10)
     _violation_note(fig, violations)
     fig.tight_layout()
     write_csv(pd.DataFrame(rows, columns=["panel", "series", "x_left", "x_right", "value"]), csv)
@@ -350,7 +346,7 @@ def plot_theta(theta: pd.DataFrame, *, title: str, violations: int, png, pdf, cs
         part = theta[theta.delta == dl].sort_values("epsilon")
         t2 = part[part.method == "theorem2"]
         tight = part[part.method == "tight"]
-        ax.plot(t2.epsilon, t2.b, **_style(0), label="Theorem 2, eq. (13)")
+        ax.plot(t2.epsilon, t2.b, **series_style(0), label="Theorem 2, eq. (13)")
         ax.plot(tight.epsilon, tight.b, **TIGHT_STYLE)
         ax.set_title(f"δ = {dl:g}")
         ax.set_xlabel("privacy budget ε")
@@ -358,17 +354,17 @@ def plot_theta(theta: pd.DataFrame, *, title: str, violations: int, png, pdf, cs
         ax.set_ylim(bottom=-0.03 * float(part.b.max()))
         note = None
         if len(tight) and (tight.b == 0).all():
-            note = "b_min = 0 at every ε:\nthe fitted priors alone meet the target"
+            note = "bₘᵢₙ = 0 at every ε:\nthe fitted priors alone meet the target"
         elif len(tight) and (tight.b == 0).any():
-            note = f"b_min = 0 for ε ≥ {tight.epsilon[tight.b == 0].min():g}:\nthe fitted priors alone meet the target"
+            note = f"bₘᵢₙ = 0 for ε ≥ {tight.epsilon[tight.b == 0].min():g}:\nthe fitted priors alone meet the target"
         elif len(tight):
             first, last = tight.iloc[0], tight.iloc[-1]
-            note = (f"b_min from {first.b:.3g} (ε = {first.epsilon:g}) to {last.b:.3g} (ε = {last.epsilon:g})\n"
-                    f"Theorem 2 / b_min from {t2.b.iloc[0] / first.b:.3g} to {t2.b.iloc[-1] / last.b:.3g}")
+            note = (f"bₘᵢₙ from {first.b:.3g} (ε = {first.epsilon:g}) to {last.b:.3g} (ε = {last.epsilon:g})\n"
+                    f"Theorem 2 / bₘᵢₙ from {t2.b.iloc[0] / first.b:.3g} to {t2.b.iloc[-1] / last.b:.3g}")
         if note:
             ax.text(0.97, 0.6, note, transform=ax.transAxes, ha="right", va="top", fontsize=8, bbox=_BOX)
         ax.legend(loc="upper right")
-    fig.suptitle(title, fontsize=10)
+    fig.suptitle(words(title), fontsize=10)
     _violation_note(fig, violations)
     fig.tight_layout()
     write_csv(theta[["method", "epsilon", "delta", "b"]], csv)
@@ -400,15 +396,15 @@ def plot_fig5(frame: pd.DataFrame, *, png, pdf, csv) -> None:
     setup_style()
     fig, ax = plt.subplots(figsize=(6.5, 4.2))
     every = max(1, len(frame) // 12)
-    ax.plot(frame.delta, frame.tau_q, **{**_style(0), "markevery": every},
+    ax.plot(frame.delta, frame.tau_q, **{**series_style(0), "markevery": every},
             label="τ*(δ) = Q⁻¹(δ/2), eq. (20)")
-    ax.plot(frame.delta, frame.tau_lambertw, **{**_style(1), "markevery": every, "linestyle": "--"},
+    ax.plot(frame.delta, frame.tau_lambertw, **{**series_style(1), "markevery": (every // 2, every), "linestyle": "--"},
             label="upper bound √W₀(2/(πδ²)), eq. (23)")
     ax.set_xlabel("δ")
     ax.set_ylabel("τ*(δ)")
     ax.set_title(f"Fig. 5: τ*(δ) for δ in [{frame.delta.min():g}, {frame.delta.max():g}]")
-    ax.set_xlim(0, 1)
-    ax.set_ylim(bottom=0)
+    ax.set_xlim(-0.02, 1.02)     # the markers at delta = 0.001 and 0.999 whole, clear of the spines
+    ax.set_ylim(bottom=-0.03 * float(frame.tau_lambertw.max()))
     ax.legend(loc="upper right")
     fig.tight_layout()
     write_csv(frame, csv)

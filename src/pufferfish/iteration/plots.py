@@ -16,6 +16,8 @@ line and the CSV keeps it.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 __all__ = ["plot_fig6", "plot_series", "plot_exposure", "plot_sigma", "LABELS"]
@@ -25,17 +27,19 @@ LABELS = {
     "paper_bound": "paper's bound (Thm 5.2, c = 1)",
     "contraction_bound": "contraction bound (ours, c = 1 − η)",
     "dp_assumption": "DP assumption (records independent)",
-    "composition": "composition (a_t = s_t)",
+    "composition": "composition (aₜ = sₜ)",
     "exact": "exact (linear-Gaussian audit)",
 }
 _LINES = {"paper_bound": "-", "contraction_bound": "--", "composition": ":"}
 #: the stretch of matplotlib's viridis (colour-blind safe, ordered in lightness) the rho curves take:
-#: the pale yellow end left out (thin lines on white)
-_RHO_MAP = ("viridis", 0.05, 0.85)
+#: up to its teal (contrast 3.4:1 on white), the paler green and yellow end left out (thin lines on white)
+_RHO_MAP = ("viridis", 0.0, 0.56)
 #: the lower end of Fig. 6's y axis: the contraction bound falls exponentially for weak
 #: correlations (below 10^-90 at T = 1000) and would flatten every other curve; the CSV has all values
 FIG6_FLOOR = 1e-7
-_TITLES = {"equal": "equal correlations Σ_tu = ρ", "decaying": "decaying correlations Σ_tu = ρ^|t−u|"}
+_TITLES = {"equal": "equal correlations Σₜᵤ = ρ", "decaying": r"decaying correlations Σₜᵤ = $\rho^{|t-u|}$"}
+#: the y label of the divergence panels (mathtext: Unicode has no subscript alpha)
+_D_ALPHA = r"Rényi divergence $D_\alpha$"
 
 
 def _positive(x, y):
@@ -60,14 +64,19 @@ def _zero_marks(zeros) -> None:
                    zorder=12, clip_on=False)
 
 
-def _style_handles():
-    """Legend handles of the accountants' line styles (colour-neutral) in Fig. 6."""
+def _style_handles(frame):
+    """Legend handles of the accountants' line styles (colour-neutral) in Fig. 6; the DP assumption's
+    says at which rho a bound lies on it (the black line hides nothing: it is drawn on top)."""
     from matplotlib.lines import Line2D
 
     handles = [Line2D([], [], color="#555555", linestyle=_LINES[k], label=LABELS[k]) for k in _LINES]
     handles.append(Line2D([], [], color="#555555", linestyle="none", marker="o", markerfacecolor="white",
                           label=LABELS["exact"]))
-    handles.append(Line2D([], [], color="#000000", linestyle="-.", label=LABELS["dp_assumption"]))
+    same = [f"the {LABELS[name].split(' (')[0]} at ρ = {rho:g}"
+            for name in _LINES for rho, curve in frame.groupby("rho", sort=True)
+            if np.allclose(curve[name], curve.dp_assumption, rtol=1e-9, atol=0.0)]
+    label = LABELS["dp_assumption"] + (f", on it: {', '.join(dict.fromkeys(same))}" if same else "")
+    handles.append(Line2D([], [], color="#000000", linestyle="-.", label=label))
     return handles
 
 
@@ -106,7 +115,7 @@ def plot_fig6(frame, png_path, pdf_path) -> None:
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
 
-    from pufferfish.plotting import log_axis, save_figure, setup_style
+    from pufferfish.plotting import figure_key, legend_below, log_axis, save_figure, setup_style
 
     setup_style()
     colour_of = _rho_colours(frame.rho)
@@ -131,16 +140,14 @@ def plot_fig6(frame, png_path, pdf_path) -> None:
         top = float(np.nanmax(sub[["paper_bound", "composition", "exact", "contraction_bound"]].to_numpy()))
         ax.set_ylim(FIG6_FLOOR, top * 3.0)
         ax.set_xlabel("number of steps T (secret = record 1)")
-        ax.set_ylabel(f"Rényi divergence D_α (axis from 10⁻⁷; CSV has all)")
-        ax.set_title(_TITLES.get(family, family))
-        ax.legend(handles=colour_handles, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=len(colour_handles),
-                  fontsize=8, frameon=False)
-    # one key of the line styles for both panels, below them (inside the saved area: a figure legend)
-    fig.legend(handles=_style_handles(), loc="upper center", bbox_to_anchor=(0.5, -0.04), ncol=3, fontsize=8,
-               frameon=False)
+        ax.set_ylabel(_D_ALPHA + " (axis from 10⁻⁷; CSV has all)", parse_math=True)
+        ax.set_title(_TITLES.get(family, family), parse_math=True)
+        legend_below(ax, handles=colour_handles, ncol=len(colour_handles))
     row = frame.iloc[0]
     fig.suptitle(f"Noisy gradient descent, quadratic loss: η = {row.eta:g}, σ = {row.sigma:g}, α = {row.alpha:g}, "
                  f"D = 1, K = 1", fontsize=10)
+    # one key of the line styles for both panels, below them
+    figure_key(fig, _style_handles(frame), ncol=3)
     save_figure(fig, png_path, pdf_path)
 
 
@@ -149,7 +156,7 @@ def _bounds(ax, rows, suffix: str = "", **style) -> None:
     overrides them; ``suffix`` follows each label)."""
     from pufferfish.plotting import series_style
 
-    for i, name in zip((0, 1, 2, 4), ("paper_bound", "contraction_bound", "dp_assumption", "composition")):
+    for i, name in zip((0, 1, 2, 3), ("paper_bound", "contraction_bound", "dp_assumption", "composition")):
         look = series_style(i)
         look.update(label=LABELS[name] + suffix, **style)
         ax.plot(*_positive(rows.secret_index, rows[name]), **look)
@@ -161,14 +168,16 @@ def _position_axes(ax, eta) -> None:
 
     log_axis(ax, "y")
     ax.set_xlabel("secret record k (file order)")
-    ax.set_ylabel("Rényi divergence D_α")
+    ax.set_ylabel(_D_ALPHA, parse_math=True)
     ax.set_title(f"η = {eta:g}")
 
 
 def _key_below(fig, axes, *, ncol: int) -> None:
     """One key for every panel, below them, where it hides no point."""
+    from pufferfish.plotting import figure_key
+
     handles, _ = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=ncol, fontsize=8, frameon=False)
+    figure_key(fig, handles, ncol=ncol)
 
 
 def plot_series(frame, png_path, pdf_path) -> None:
@@ -204,10 +213,12 @@ def plot_series(frame, png_path, pdf_path) -> None:
         ax.plot(*_positive(sub.secret_index, sub.exact), color="#000000", linestyle="--", marker="o",
                 markerfacecolor="white", label=LABELS["exact"], zorder=10)
         _position_axes(ax, eta)
-    _key_below(fig, axes, ncol=3)
+    from pufferfish.plotting import words
+
     row = frame.iloc[0]
-    fig.suptitle(f"{row.dataset}.{row.column}: T = {row.records:,} records, D = {row.D:g}, σ = {row.sigma:g}, "
-                 f"α = {row.alpha:g}", fontsize=10)
+    fig.suptitle(f"{words(row.dataset)}, column {row.column}: T = {row.records:,} records, D = {row.D:g}, "
+                 f"σ = {row.sigma:g}, α = {row.alpha:g}", fontsize=10)
+    _key_below(fig, axes, ncol=3)
     save_figure(fig, png_path, pdf_path)
 
 
@@ -239,10 +250,13 @@ def plot_exposure(curve, table, png_path, pdf_path) -> None:
     """
     import matplotlib.pyplot as plt
 
-    from pufferfish.plotting import save_figure, setup_style
+    from adjustText import adjust_text
+
+    from pufferfish.plotting import save_figure, setup_style, superscript, words
 
     setup_style()
     etas = sorted(curve.eta.unique())
+    notes = []
     fig, axes = plt.subplots(1, len(etas), figsize=(6.0 * len(etas), 4.4), squeeze=False)
     for ax, eta in zip(axes[0], etas):
         sub = curve[curve.eta == eta]
@@ -253,15 +267,27 @@ def plot_exposure(curve, table, png_path, pdf_path) -> None:
         ax.plot(*_positive(listed.secret_index, listed.exact), color="#000000", linestyle="none", marker="o",
                 markerfacecolor="white", label="exact, listed secrets", zorder=10)
         row = table[table.eta == eta].iloc[0]
-        ax.plot([row.most_exposed], [row.exact], linestyle="none", marker="*", markersize=14, color="#D55E00",
-                markeredgecolor="#000000", zorder=20, label="most exposed record")
-        ax.annotate(f"record {int(row.most_exposed):,}: D = {row.exact:.3g}", (row.most_exposed, row.exact),
-                    textcoords="offset points", xytext=(-10, -12), ha="right", va="top", fontsize=8)
+        star, = ax.plot([row.most_exposed], [row.exact], linestyle="none", marker="*", markersize=14, color="#D55E00",
+                        markeredgecolor="#000000", zorder=20, label="most exposed record")
+        # the label starts left of and below the star (in the bounds' gap), adjustText moves it off every point
+        notes.append((ax, ax.text(0.75 * row.most_exposed, row.exact / 20, f"record {int(row.most_exposed):,}: "
+                                  f"D = {row.exact:.3g}", ha="center", va="center", fontsize=8), star))
         _position_axes(ax, eta)
-    _key_below(fig, axes, ncol=2)
+        # the floor at the exact values' 1st percentile: a few records' dips to 10⁻¹¹ would squeeze the rest
+        floor = 10.0 ** math.floor(math.log10(np.quantile(_positive(sub.secret_index, sub.exact)[1], 0.01)))
+        ax.set_ylim(bottom=floor)
+        ax.set_ylabel(f"{_D_ALPHA}\n(axis from 10{superscript(str(round(math.log10(floor))))}; CSV has all)",
+                      parse_math=True)
     first = table.iloc[0]
-    fig.suptitle(f"{first.dataset}.{first.column}: every one of the T = {int(first.records):,} records as the "
-                 f"secret, σ = {first.sigma:g}, α = {first.alpha:g}", fontsize=10)
+    fig.suptitle(f"{words(first.dataset)}, column {first.column}: every one of the T = {int(first.records):,} "
+                 f"records as the secret, σ = {first.sigma:g}, α = {first.alpha:g}", fontsize=10)
+    _key_below(fig, axes, ncol=2)
+    for ax, note, star in notes:    # after the layout, where it covers no point (iter_lim: a run's time never matters)
+        points = np.concatenate([line.get_xydata()[::max(1, len(line.get_xydata()) // 2000)] for line in ax.lines])
+        points = points[np.all(np.isfinite(points), axis=1)]
+        adjust_text([note], x=points[:, 0], y=points[:, 1], objects=[star], ax=ax, expand=(1.2, 1.6),
+                    target_x=star.get_xdata(), target_y=star.get_ydata(), iter_lim=300,
+                    arrowprops=dict(arrowstyle="-", color="0.3", linewidth=0.6))
     save_figure(fig, png_path, pdf_path)
 
 
@@ -293,7 +319,7 @@ def plot_sigma(frame, png_path, pdf_path) -> None:
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
 
-    from pufferfish.plotting import TIGHT_STYLE, log_axis, save_figure, series_style, setup_style
+    from pufferfish.plotting import TIGHT_STYLE, figure_key, log_axis, save_figure, series_style, setup_style
 
     setup_style()
     etas = sorted(frame.eta.unique())
@@ -303,7 +329,7 @@ def plot_sigma(frame, png_path, pdf_path) -> None:
                                               ("per_secret", "secret_index", "secret record k (file order)"))):
         for ax, eta in zip(axes[row], etas):
             sub = frame[(frame.eta == eta) & (frame.panel == panel)]
-            for i, name in zip((0, 1, 2, 4, 5), ("paper_bound", "contraction_bound", "dp_assumption", "composition",
+            for i, name in zip((0, 1, 2, 3, 5), ("paper_bound", "contraction_bound", "dp_assumption", "composition",
                                                  "exact")):
                 curve = sub[sub.accountant == name].sort_values(x)
                 if name == "exact":
@@ -336,10 +362,10 @@ def plot_sigma(frame, png_path, pdf_path) -> None:
                               markersize=7, label="σ = 0: no noise needed (line broken there)"))
     handles.append(Line2D([], [], linestyle="none", marker="x", color="#D55E00", markersize=9,
                           markeredgewidth=2.2, label="rejected by the exact audit (δ above target)"))
-    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, fontsize=8, frameon=False)
-    fig.subplots_adjust(hspace=0.32)  # the top row's x label clear of the bottom row's titles
     rejected = sorted(frame.loc[~frame.meets_target.astype(bool), "accountant"].unique())
-    note = ("rejected by the exact audit: " + ", ".join(rejected) + " (the records are correlated: treating them "
-            "as independent under-noises)") if rejected else "every accountant's σ passes the exact audit"
+    note = ("rejected by the exact audit: " + ", ".join(LABELS.get(r, r) for r in rejected) + " (the records are "
+            "correlated: treating them as independent under-noises)") if rejected else \
+        "every accountant's σ passes the exact audit"
     fig.suptitle("Gaussian noise for (ε, δ) through the RDP conversion, quadratic loss\n" + note, fontsize=10)
+    figure_key(fig, handles, ncol=3)
     save_figure(fig, png_path, pdf_path)

@@ -4,8 +4,10 @@ r"""Figures of the multi-user paper (000): the noise scale :math:`\theta` agains
 dashed black), one subplot per panel and noise family (the families in the order of
 :func:`pufferfish.audit.auditor.noises`); a scale of 0 (the priors meet the target without noise) is a
 downward triangle on the axis, and a scale that misses its target by the exact audit a cross.
+Methods whose scales coincide are all drawn and their labels say so.
 :func:`plot_plan` draws the two query priors, the monotone plan :math:`\pi^*` of eq. (6) (cell
-labels in % of the mass, where they fit) and :math:`\theta`. The methods: docs/math/paper000-multiuser.md.
+labels in whole %, where they fit at 7 pt or more) and :math:`\theta`.
+The methods: docs/math/paper000-multiuser.md.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ import numpy as np
 import pandas as pd
 
 from pufferfish.files import write_csv
-from pufferfish.plotting import OKABE_ITO, TIGHT_STYLE, save_figure, series_style, setup_style
+from pufferfish.plotting import (LINE_COLOURS, NEAR, OKABE_ITO, TIGHT_STYLE, coinciding, legend_below, save_figure,
+                                 series_style, setup_style, words)
 
 __all__ = ["method_label", "plot_theta", "plot_plan", "FIGURE_COLUMNS"]
 
@@ -46,10 +49,13 @@ def method_label(name: str) -> str:
     return record.label if record is not None else name
 
 
-_VIOLATION = dict(marker="x", color=OKABE_ITO[6], s=60, linewidths=2, zorder=5)
+_VIOLATION = dict(marker="x", color=LINE_COLOURS[6], s=60, linewidths=2, zorder=5)
 _ZERO = dict(marker="v", s=40, edgecolors="black", linewidths=0.6, zorder=12, clip_on=False)
 #: the relative slack of the audit (config audit.rtol's default) before a marker is drawn
 _RTOL = 1e-9
+#: a panel whose positive scales (or epsilons) span more than this ratio gets a log axis (Fig. 8: 1/eps
+#: over eps in [0.001, 0.04] would squeeze every curve into a corner of a linear one)
+_LOG_RATIO = 30.0
 
 
 def noise_of(frame: pd.DataFrame) -> pd.Series:
@@ -74,34 +80,76 @@ def violates(frame: pd.DataFrame) -> pd.Series:
     return bad
 
 
+def _short(label: str) -> str:
+    """The name part of a legend label: ``Theorem 1, eq. (10)`` of ``Theorem 1, eq. (10): |a − b| / ε``."""
+    return label.split(":")[0]
+
+
+def _wide(values) -> bool:
+    """Whether the positive values span more than :data:`_LOG_RATIO`."""
+    values = np.asarray(values, dtype=float)
+    values = values[values > 0]
+    return bool(len(values)) and values.max() / values.min() > _LOG_RATIO
+
+
 def _theta_axes(ax, frame: pd.DataFrame, methods: Sequence[str], *, legend: bool, noise: str = "laplace",
-                styles: Mapping[str, int] | None = None) -> None:
-    """One noise family's scales against epsilon (``tight`` dashed), zeros as triangles on the axis."""
-    series = [m for m in methods if m != "tight"]
+                styles: Mapping[str, int] | None = None, log: tuple[bool, bool] = (False, False)) -> None:
+    """One noise family's scales against epsilon (``tight`` dashed), zeros as triangles on the axis.
+
+    Methods whose scales coincide at every epsilon (or lie within 1 % of each other) are all drawn
+    (the later ones narrower, dashed, their markers between the earlier ones') and each later
+    one's label says which it equals (=) or nearly equals (≈).
+    ``log`` puts x and y on log axes; there a scale of 0 is a triangle on the floor, and a method
+    that is 0 at every epsilon is its row of triangles (its label says so)."""
+    from pufferfish.plotting import log_axis, readable_log_ticks
+
+    curves = {m: frame[frame.method == m] for m in [m for m in methods if m != "tight"] + ["tight"]
+              if (frame.method == m).any()}
+    same = coinciding({m: (sub.epsilon, sub.theta) for m, sub in curves.items()})
+    first = {m: same[m][0] if m in same else m for m in curves}
+    groups = {m: [n for n in curves if first[n] == first[m]] for m in curves}
     zeros = []
-    for k, method in enumerate(series):
-        sub = frame[frame.method == method]
-        step = max(1, len(sub) // 12)  # at most ~12 markers per series, staggered between series
-        index = styles[method] if styles is not None else k
-        style = series_style(index)
-        ax.plot(sub.epsilon, sub.theta, label=method_label(method), markevery=(index % step, step), **style)
-        zeros.append((sub[sub.theta == 0].epsilon, style["color"]))
-    tight = frame[frame.method == "tight"]
-    if len(tight):
-        ax.plot(tight.epsilon, tight.theta, **TIGHT_STYLE)
-        zeros.append((tight[tight.theta == 0].epsilon, TIGHT_STYLE["color"]))
-    zeros = [(eps, colour) for eps, colour in zeros if len(eps)]
-    for k, (eps, colour) in enumerate(zeros):
-        ax.scatter(eps, np.zeros(len(eps)), color=colour, label="scale 0: no noise needed" if k == 0 else None,
-                   **_ZERO)
+    for k, (method, sub) in enumerate(curves.items()):
+        group = groups[method]
+        label = words(method_label(method)) if method != "tight" else TIGHT_STYLE["label"]
+        if method in same:
+            other, sign = same[method]
+            name = TIGHT_STYLE["label"] if other == "tight" else _short(words(method_label(other)))
+            label += f" (= {name})" if sign == "=" else f" (≈ {name}, within {100 * NEAR:g} %)"
+        if method == "tight":
+            style = dict(TIGHT_STYLE)
+            if len(group) > 1:    # black markers of its own between the others'
+                style.update(marker="x", markersize=6, markevery=(group.index(method), len(group)))
+        else:
+            index = styles[method] if styles is not None else k
+            style = series_style(index)
+            step = max(len(group), len(sub) // 12)  # at most ~12 markers, staggered between coinciding series
+            style["markevery"] = (group.index(method) % step if len(group) > 1 else index % step, step)
+        shown = sub[sub.theta > 0] if log[1] else sub
+        if len(shown):
+            ax.plot(shown.epsilon, shown.theta, **{**style, "label": label})
+        zero = sub[sub.theta == 0].epsilon
+        if len(zero):
+            zeros.append((zero, style["color"], None if len(shown) else f"{label}: 0 at every ε (no noise needed)"))
+    generic = False
+    for eps, colour, own in zeros:
+        if own is None and not generic:
+            own, generic = "scale 0: no noise needed", True
+        ax.scatter(eps, np.zeros(len(eps)), color=colour, label=own,
+                   transform=ax.get_xaxis_transform() if log[1] else ax.transData, **_ZERO)
     bad = frame[violates(frame)]
     if len(bad):
         ax.scatter(bad.epsilon, bad.theta, label="misses its target (exact audit)", **_VIOLATION)
     ax.set_xlabel("privacy budget ε")
     ax.set_ylabel(f"{noise.capitalize()} scale θ")
-    ax.set_ylim(bottom=0)
+    for which, on in zip("xy", log):
+        if on:
+            log_axis(ax, which)
+            readable_log_ticks(ax, which)
+    if not log[1]:   # a little below 0: a scale of 0 is a line above the spine, not under it
+        ax.set_ylim(bottom=-0.04 * max(float(frame.theta.max()), 1e-12) if zeros else 0)
     if legend:
-        ax.legend(loc="upper right", frameon=True)
+        legend_below(ax)
 
 
 #: columns of the figure CSV (the numbers plotted, the audit of each and the noise they belong to)
@@ -149,18 +197,21 @@ def plot_theta(theta: pd.DataFrame, *, title: str, panel_titles: Mapping[str, st
     # one row per noise family and one column per panel; a single panel's families side by side
     side = len(panels) == 1 and len(noises) > 1
     shape = (1, len(noises)) if side else (len(noises), len(panels))
-    fig, axes = plt.subplots(*shape, figsize=(4.6 * shape[1], 3.8 * shape[0]), squeeze=False)
+    log = (_wide(theta.epsilon), _wide(theta.theta))     # the same axes in every panel
+    entries = len(methods) + 2                           # the legend below: one line each
+    fig, axes = plt.subplots(*shape, figsize=(max(4.6 * shape[1], 6.5), (3.8 + 0.16 * entries) * shape[0]),
+                             squeeze=False)
     for r, noise in enumerate(noises):
         for k, panel in enumerate(panels):
             ax = axes[0][r] if side else axes[r][k]
             rows = theta[(theta.panel.fillna("") == panel) & (theta.noise == noise)]
             _theta_axes(ax, rows, [m for m in methods if m in set(rows.method)],
-                        legend=side or k == len(panels) - 1, noise=noise, styles=styles)
+                        legend=side or k == len(panels) - 1, noise=noise, styles=styles, log=log)
             if panel and r == 0:
-                ax.set_title(f"({chr(97 + k)}) {panel_titles.get(panel, panel)}")
+                ax.set_title(f"({chr(97 + k)}) {words(panel_titles.get(panel, panel))}")
             elif side:
                 ax.set_title(f"({chr(97 + r)}) {noise.capitalize()} noise")
-    fig.suptitle(title)
+    fig.suptitle(words(title), wrap=True)
     fig.tight_layout()
     write_csv(theta[[c for c in FIGURE_COLUMNS if c in theta.columns]], csv)
     save_figure(fig, png, pdf)
@@ -172,7 +223,7 @@ def _priors_axes(ax, priors: pd.DataFrame, secret_labels: Sequence[str]) -> None
     for k, (secret, shift) in enumerate(zip(secrets, (-0.2, 0.2))):
         sub = priors[priors.secret == secret]
         ax.bar(sub.value + shift, sub.probability, width=0.4, color=OKABE_ITO[1 + 4 * k],
-               label=secret_labels[k] if k < len(secret_labels) else secret, edgecolor="black", linewidth=0.4)
+               label=words(secret_labels[k] if k < len(secret_labels) else secret), edgecolor="black", linewidth=0.4)
     ax.xaxis.get_major_locator().set_params(integer=True)
     ax.set_ylim(0, priors.probability.max() * 1.4)   # the top quarter holds the legend
     ax.set_xlabel("query answer x")
@@ -182,16 +233,14 @@ def _priors_axes(ax, priors: pd.DataFrame, secret_labels: Sequence[str]) -> None
 
 
 def _percent(mass: float) -> str:
-    """A cell label: the mass in %, at most four characters (``22.5``, ``5.5``, ``0.38``, ``<0.1``)."""
+    """A cell label: the mass in whole % (``16``, ``2``), ``<1`` below 1 % (the CSV has every digit)."""
     value = 100.0 * mass
-    if value >= 10:
-        return f"{value:.3g}"
-    return f"{value:.2g}" if value >= 0.1 else "<0.1"
+    return f"{value:.0f}" if value >= 0.995 else "<1"
 
 
-def _plan_axes(fig, ax, plan: pd.DataFrame, secret_labels: Sequence[str], span: int) -> None:
+def _plan_axes(fig, ax, plan: pd.DataFrame, secret_labels: Sequence[str], span: int):
     """(b) the plan as a heat map in % of the mass, cells with |x - x'| = span outlined, every
-    cell inside the axes (the labels come after the layout, :func:`_plan_labels`)."""
+    cell inside the axes (the labels come after the layout, :func:`_plan_labels`); returns the image."""
     from matplotlib.ticker import MaxNLocator
 
     lo = int(min(plan.x.min(), plan.x_prime.min()))
@@ -202,33 +251,38 @@ def _plan_axes(fig, ax, plan: pd.DataFrame, secret_labels: Sequence[str], span: 
     image = ax.imshow(matrix, origin="lower", cmap="viridis", extent=(lo - 0.5, hi + 0.5, lo - 0.5, hi + 0.5),
                       interpolation="nearest", aspect="equal")
     fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="π*(x, x′) in %")
-    ax.plot([lo - 0.5, hi + 0.5], [lo - 0.5, hi + 0.5], color="white", linewidth=0.8, linestyle=":")
+    ax.plot([lo - 0.5, hi + 0.5], [lo - 0.5, hi + 0.5], color="0.25", linewidth=0.8, linestyle=":")
     far = plan[np.abs(plan.x - plan.x_prime) == span]
     for x, xp in zip(far.x, far.x_prime):
-        ax.add_patch(plt.Rectangle((x - 0.5, xp - 0.5), 1, 1, fill=False, edgecolor=OKABE_ITO[6], linewidth=2))
+        ax.add_patch(plt.Rectangle((x - 0.5, xp - 0.5), 1, 1, fill=False, edgecolor=LINE_COLOURS[6], linewidth=2))
     ax.set_xlim(lo - 1, hi + 1)     # a margin: the outlines of the edge cells are not clipped
     ax.set_ylim(lo - 1, hi + 1)
     for axis in (ax.xaxis, ax.yaxis):
         axis.set_major_locator(MaxNLocator(integer=True))
     ax.grid(False)
-    ax.set_xlabel(f"x under {secret_labels[0]}")
-    ax.set_ylabel(f"x′ under {secret_labels[1]}")
+    ax.set_xlabel(words(f"x under {secret_labels[0]}"))
+    ax.set_ylabel(words(f"x′ under {secret_labels[1]}"))
     ax.set_title(f"(b) π*; sup |x − x′| over supp(π*) = {span} (outlined)")
+    return image
 
 
-def _plan_labels(fig, ax, plan: pd.DataFrame) -> None:
-    """Each cell's mass in % (:func:`_percent`), at the largest font size (at most 7 pt) at which the
-    widest label fits its cell once the figure is laid out; none below 5.5 pt (the CSV has them)."""
+def _plan_labels(fig, ax, plan: pd.DataFrame, image) -> None:
+    """Each cell's mass in whole % (:func:`_percent`), at the largest font size from 7 to 9 pt at which
+    the widest label fits its cell once the figure is laid out (none if 7 pt does not fit: the
+    colour bar and the CSV have them), black or white, whichever contrasts more with the cell."""
+    from pufferfish.figure_check import contrast_ratio
+
     labels = [_percent(m) for m in plan.mass]
     ax.apply_aspect()   # the axes' box as drawn (equal aspect)
     lo, hi = ax.get_xlim()
     cell = ax.get_window_extent().width * 72.0 / fig.dpi / (hi - lo)    # points per lattice step
-    fontsize = min(7.0, 0.9 * cell / (0.62 * max(map(len, labels))))
-    if fontsize < 5.5:
+    fontsize = min(9.0, 0.9 * cell / (0.62 * max(map(len, labels))))
+    if fontsize < 7.0:
         return
-    top = plan.mass.max()
     for x, xp, m, text in zip(plan.x, plan.x_prime, plan.mass, labels):
-        ax.text(x, xp, text, ha="center", va="center", fontsize=fontsize, color="white" if m < 0.6 * top else "black")
+        fill = image.cmap(image.norm(100.0 * m))
+        colour = "black" if contrast_ratio("black", fill) >= contrast_ratio("white", fill) else "white"
+        ax.text(x, xp, text, ha="center", va="center", fontsize=fontsize, color=colour)
 
 
 def plot_plan(plan: pd.DataFrame, priors: pd.DataFrame, theta: pd.DataFrame, *, title: str,
@@ -264,15 +318,16 @@ def plot_plan(plan: pd.DataFrame, priors: pd.DataFrame, theta: pd.DataFrame, *, 
     span = int(np.max(np.abs(plan.x - plan.x_prime))) if len(plan) else 0
     fig, (ax_p, ax_plan, ax_t) = plt.subplots(1, 3, figsize=(15.5, 5.4), gridspec_kw={"width_ratios": [1.0, 1.3, 1.1]})
     _priors_axes(ax_p, priors, secret_labels)
-    _plan_axes(fig, ax_plan, plan, secret_labels, span)
+    image = _plan_axes(fig, ax_plan, plan, secret_labels, span)
     # (c) theta against epsilon: the Laplace methods (other noises are in the theta table)
     laplace = theta[noise_of(theta) == "laplace"]
-    _theta_axes(ax_t, laplace, list(dict.fromkeys(laplace.method)), legend=True)
+    _theta_axes(ax_t, laplace, list(dict.fromkeys(laplace.method)), legend=True,
+                log=(_wide(laplace.epsilon), _wide(laplace.theta)))
     others = len(laplace) < len(theta)
     ax_t.set_title("(c) calibrated θ" + (" (Laplace methods)" if others else ""))
-    fig.suptitle(title)
+    fig.suptitle(words(title))
     fig.tight_layout()
-    _plan_labels(fig, ax_plan, plan)   # after the layout: the labels fit the final cells
+    _plan_labels(fig, ax_plan, plan, image)   # after the layout: the labels fit the final cells
     rows = [pd.DataFrame({"subplot": "a_priors", "series": priors.secret, "x": priors.value, "y": np.nan,
                           "value": priors.probability}),
             pd.DataFrame({"subplot": "b_plan", "series": "pi_star", "x": plan.x, "y": plan.x_prime, "value": plan.mass}),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
@@ -43,12 +45,12 @@ def plot_attribute_privacy(figure: pd.DataFrame, *, epsilons, png, pdf) -> None:
     """
     import matplotlib.pyplot as plt
 
-    from pufferfish.plotting import save_figure, series_style, setup_style
+    from pufferfish.plotting import save_figure, series_style, setup_style, words
     from pufferfish.sensitivity.captions import noise_list
 
     setup_style()
     n = len(figure)
-    fig, ax = plt.subplots(figsize=(10, 2.0 + 0.95 * n))
+    fig, ax = plt.subplots(figsize=(12, 2.0 + 0.95 * n))
     height = 0.8 / len(_ATTRIBUTE_BARS)
     ys = np.arange(n)[::-1]
     dp = figure["dp_sensitivity"].to_numpy(dtype=float)
@@ -64,22 +66,22 @@ def plot_attribute_privacy(figure: pd.DataFrame, *, epsilons, png, pdf) -> None:
         flagged = row["closed_form_flagged"]
         x = row["gaussian_w_inf"] / row["dp_sensitivity"] + 0.09
         if isinstance(flagged, str) and flagged:
-            ax.text(x, y + 0.4 - height * 3.5, f"✗ closed form fails the exact audit ({noise_list(flagged)})",
+            ax.text(x, y + 0.4 - height * 3.5, f"✗ closed form fails the exact audit: {noise_list(flagged)}",
                     va="center", fontsize=8, color="#D55E00")
         else:
             ax.text(x, y + 0.4 - height * 3.5, "✓ closed form passes the exact audit", va="center", fontsize=8)
     ax.set_yticks(ys)
-    ax.set_yticklabels([f"{r['dataset']}: {r['released']} | {r['protected']}\n"
+    ax.set_yticklabels([f"{words(r['dataset'])}: {r['released']} | {r['protected']}\n"
                         f"n = {r['rows']}, {r['protected_values']} values, rarest: {r['min_rows']} "
                         f"record{'s' if r['min_rows'] != 1 else ''}\nDP = {r['dp_sensitivity']:g} ({r['dp_source']})"
                         for r in figure.to_dict("records")], fontsize=8)
-    ax.set_xlim(0.0, 1.85)   # room for the notes right of the bars
+    ax.set_xlim(0.0, 2.2)   # room for the notes right of the bars
     ax.set_xticks(np.linspace(0.0, 1.0, 6))
     ax.set_xlabel("sensitivity as a fraction of the triple's DP sensitivity (linear; each bar's value at its end)")
     eps = ", ".join(f"{e:g}" for e in epsilons)
     ax.set_title("Attribute privacy on UCI data. Prop. 6.2's closed form assumes a Gaussian prior; its scales are\n"
                  f"audited exactly on the data's own conditionals (ε = {eps}): ✗ fails, ✓ passes", fontsize=9)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1 - 0.25 / max(n, 1)), ncol=2, fontsize=8)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1 - 0.25 / max(n, 1)), ncol=1, fontsize=8)
     fig.tight_layout()
     save_figure(fig, png, pdf)
 
@@ -109,7 +111,7 @@ def plot_diffusion(table: pd.DataFrame, *, violations: int, png, pdf) -> None:
     """
     import matplotlib.pyplot as plt
 
-    from pufferfish.plotting import log_axis, save_figure, series_style, setup_style
+    from pufferfish.plotting import log_axis, math_texts, save_figure, series_style, setup_style
 
     setup_style()
     lambdas = list(dict.fromkeys(table["lambda"]))
@@ -118,27 +120,37 @@ def plot_diffusion(table: pd.DataFrame, *, violations: int, png, pdf) -> None:
         part = table[table["lambda"] == lam]
         first = part[part["potential"] == part["potential"].iloc[0]]
         ax.plot(first["time"], first["bound"], color="#000000", linestyle="--", linewidth=1.6,
-                label="bound D e^(−λt) (Prop. 6.3)")
+                label=r"bound $D\,e^{-\lambda t}$ (Prop. 6.3)")
         for k, name in enumerate(dict.fromkeys(part["potential"])):
             rows = part[part["potential"] == name]
             style = series_style(k)
             ax.plot(rows["time"], rows["coupled_max"], color=style["color"], marker=style["marker"],
                     markerfacecolor=style["markerfacecolor"], linestyle="none", markersize=6,
-                    label=f"max coupled |Xₜ − X′ₜ|, {name}")
+                    label=f"max coupled |Xₜ − X′ₜ|, {name}{_on_bound(rows['coupled_max'], rows['bound'])}")
             if rows["ou_exact"].notna().any():
-                ax.plot(rows["time"], rows["ou_exact"], color=series_style(5)["color"], marker="x", linestyle="none",
-                        markersize=7, label="exact W∞ of the OU laws")
+                ax.plot(rows["time"], rows["ou_exact"], color="#000000", marker="x", linestyle="none",
+                        markersize=7, label=f"exact W∞ of the OU laws{_on_bound(rows['ou_exact'], rows['bound'])}")
         ax.set_xlabel("release time t")
         ax.set_ylabel("distance")
         ax.set_title(f"λ = {lam:g}, D = {part['diameter'].iloc[0]:g}")
         log_axis(ax, "y")
         _readable_log_ticks(ax)
-        ax.legend(fontsize=7, loc="lower left")
+        math_texts(ax.legend(fontsize=7, loc="lower left"))
     verdict = ("no coupled distance above the bound" if violations == 0
                else f"{violations} coupled distance(s) ABOVE the bound")
-    fig.suptitle(f"Diffusions: synchronous coupling (seeded Euler-Maruyama) vs D e^(−λt); {verdict}", fontsize=10)
+    fig.suptitle(f"Diffusions: synchronous coupling (seeded Euler-Maruyama) vs $D\\,e^{{-\\lambda t}}$; {verdict}",
+                 fontsize=10, parse_math=True)
     fig.tight_layout()
     save_figure(fig, png, pdf)
+
+
+def _on_bound(values, bound) -> str:
+    """`` (= the bound)`` or `` (within 2 % of the bound)`` where the points lie on the bound's line
+    (they are drawn on it: the legend says so), else nothing."""
+    gap = float(np.nanmax(np.abs(np.asarray(values, dtype=float) / np.asarray(bound, dtype=float) - 1.0)))
+    if gap <= 1e-9:
+        return " (= the bound)"
+    return f" (within {math.ceil(100 * gap)} % of the bound)" if gap <= 0.05 else ""
 
 
 def _readable_log_ticks(ax) -> None:

@@ -471,7 +471,7 @@ def plot_conditionals(priors: ConditionalPriors, *, title: str, attribute_label:
     """
     import matplotlib.pyplot as plt
 
-    from pufferfish.plotting import save_figure, series_style, setup_style
+    from pufferfish.plotting import save_figure, series_style, setup_style, words
 
     setup_style()
     conds = priors.conditionals
@@ -506,7 +506,7 @@ def plot_conditionals(priors: ConditionalPriors, *, title: str, attribute_label:
     if len(xs) <= 25:
         for ax in (ax_p, ax_c):
             ax.set_xticks(xs)
-    fig.suptitle(title)
+    fig.suptitle(words(title))
     fig.tight_layout()
     write_csv(pd.concat(table, ignore_index=True)[FIGURE_COLUMNS], csv)
     save_figure(fig, png, pdf)
@@ -538,10 +538,12 @@ def _label_axes(ax_p, ax_c, priors: ConditionalPriors, rows: list, attribute_lab
     ax_p.legend(title=priors.record.get("column"), loc="best")
     ax_c.set_xlabel(attribute_label)
     ax_c.set_ylabel("cumulative probability")
-    ax_c.set_ylim(0, 1.08)
+    # from 0, or just below the lowest CDF value when every CDF starts high (a binary attribute)
+    lowest = min(float(np.min(line.get_ydata())) for line in ax_c.get_lines())
+    ax_c.set_ylim(0.0 if lowest < 0.3 else np.floor(10 * lowest) / 10 - 0.05, 1.08)
     ax_c.set_title(f"(b) CDFs; max W∞ = {max(r.w_inf for r in rows if not r.is_max)}, "
                    f"max W₂ = {max(r.w_2 for r in rows if not r.is_max):.3f}, DP range = {priors.attribute_range:g}")
-    ax_c.legend(title=priors.record.get("column"), loc="lower right")
+    ax_c.legend(title=priors.record.get("column"), loc="best")
 
 
 def write_conditionals_figure(*, priors_json, spec: Mapping, png, pdf, csv) -> PairSensitivity:
