@@ -751,6 +751,11 @@ EXEMPT = {
                      "pufferfish.iteration.exact.field_tolerance", "pufferfish.iteration.accountants.claimed"],
                     "the engine of the exact audit and the accountants' claims, called on validated values"),
     "pufferfish.iteration.accountants.CLAIM_MARGIN": _DATA,
+    "pufferfish.certified.CERTIFIED_RTOL": _DATA,
+    **dict.fromkeys(["pufferfish.certified.upper", "pufferfish.certified.lower",
+                     "pufferfish.certified.round_up", "pufferfish.certified.round_down"],
+                    "the directed-rounding arithmetic of the audits, called with the floats and error bounds "
+                    "the audits computed (test_certified.py)"),
 }
 
 #: modules whose every public name is job-level (each name is still listed, by the walk, as exempt)
