@@ -68,8 +68,12 @@ def round_down(value: float, steps: int = 1) -> float:
 def _error(value: float, abs_error: float, rel_error: float) -> float:
     if not (math.isfinite(abs_error) and abs_error >= 0.0 and math.isfinite(rel_error) and rel_error >= 0.0):
         raise ComputationError(f"error bound abs {abs_error!r}, rel {rel_error!r}: must be finite and >= 0")
-    # |value| * rel_error + abs_error, each operation rounded up by one float
-    return round_up(round_up(abs(value) * rel_error) + abs_error) if rel_error else abs_error
+    # |value| * rel_error + abs_error, each inexact operation rounded up by one float (a product with a zero
+    # factor and a sum with a zero term are exact; a product that underflows to 0 is rounded up to 2^-1074)
+    if value == 0.0 or rel_error == 0.0:
+        return abs_error
+    product = round_up(abs(value) * rel_error)
+    return round_up(product + abs_error) if abs_error else product
 
 
 def upper(value: float, abs_error: float = 0.0, *, rel_error: float = 0.0) -> float:
