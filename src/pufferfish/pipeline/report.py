@@ -69,7 +69,7 @@ PROVENANCE_FIELDS = {
                      "(pufferfish.pipeline.report.config_hash)",
     "datasets": "per dataset: source, UCI id, url (where the data are published), member, sha256 of the bytes "
                 "read and whether it matched a pin, rows, citation; read_from, where this run read the bytes "
-                "(the URL, or the path in the mirror UCI_MIRROR), and retrieved, when (UTC: the modification time "
+                "(network: downloaded from url; else the path of the file in the mirror UCI_MIRROR), and retrieved, when (UTC: the modification time "
                 "of the cached table data/raw/<dataset>.csv)",
     "outputs_sha256": "sha256 of every file the run's jobs wrote under results/: each final target and every "
                       "other output of the job that makes it (pufferfish.pipeline.run_record.job_outputs), "

@@ -121,8 +121,8 @@ def _versions(runners: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
 
 
 def dataset_retrieval(record: dict, record_path: str | Path) -> dict:
-    """Where and when the bytes of a dataset were read: ``read_from`` (its record's: the URL, or
-    the mirror's path) and ``retrieved`` (UTC, ISO 8601 to the second: the modification time of
+    """Where and when the bytes of a dataset were read: ``read_from`` (its record's: ``network``, read
+    from its url, or the path of the file in the mirror) and ``retrieved`` (UTC, ISO 8601 to the second: the modification time of
     the cached table ``data/raw/<dataset>.csv`` beside the record, written when it was read;
     ``None`` if that file is not there)."""
     table = Path(record_path).with_suffix(".csv")
