@@ -348,14 +348,15 @@ def test_gaussian_renyi_one_shift_closed_form(shift, s, alpha):
 
 
 def log_mixture(pmf, s):
-    """y -> log sum_x P(x) phi_s(y - x), by a plain log-sum-exp (scalar y)."""
-    xs, ws = pmf.support.astype(float), np.log(pmf.probs[pmf.support - pmf.lo])
+    """y -> log sum_x P(x) phi_s(y - x), by a plain log-sum-exp (scalar y, in Python floats: quad calls
+    it one point at a time, where NumPy's per-call cost on a few atoms is most of the time)."""
+    atoms = [(float(x), math.log(w)) for x, w in zip(pmf.support, pmf.probs[pmf.support - pmf.lo])]
     const = math.log(s * math.sqrt(2 * math.pi))
 
     def f(y):
-        t = ws - 0.5 * ((y - xs) / s) ** 2
-        top = t.max()
-        return top + math.log(np.exp(t - top).sum()) - const
+        t = [w - 0.5 * ((y - x) / s) ** 2 for x, w in atoms]
+        top = max(t)
+        return top + math.log(math.fsum(math.exp(v - top) for v in t)) - const
     return f
 
 
