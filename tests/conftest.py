@@ -24,7 +24,10 @@ from tests.helpers import TABLE2, TABLE3  # noqa: E402
 # Every profile draws MAX_EXAMPLES examples per property test, and no test sets its own max_examples
 # (issue 41: one number sets the depth and the time of the whole suite; a test whose example is
 # costly draws smaller inputs instead). PUFFERFISH_MAX_EXAMPLES=n overrides it for a deeper run.
-MAX_EXAMPLES = int(os.environ.get("PUFFERFISH_MAX_EXAMPLES", "30"))
+_max_examples = os.environ.get("PUFFERFISH_MAX_EXAMPLES", "30")
+if not (_max_examples.isdigit() and int(_max_examples) >= 1):
+    raise pytest.UsageError(f"PUFFERFISH_MAX_EXAMPLES = {_max_examples!r}: a whole number of examples, at least 1")
+MAX_EXAMPLES = int(_max_examples)
 settings.register_profile("ci", max_examples=MAX_EXAMPLES, derandomize=True, database=None, print_blob=True)
 settings.register_profile("dev", max_examples=MAX_EXAMPLES)
 settings.register_profile("faults", settings.get_profile("ci"), deadline=None, suppress_health_check=list(HealthCheck),
