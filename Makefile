@@ -28,9 +28,14 @@ reproduce: $(STAMP)
 	$(BIN)/snakemake --workflow-profile workflow/profiles/default --cores $(CORES)
 	$(BIN)/snakemake --cores 1 --report results/report.html --report-stylesheet workflow/report/report.css
 
-# every test but those marked slow, under two minutes on 2 cores; CI runs `make test-slow` too
+# every test but those marked slow, under two minutes on 2 cores; CI runs `make test-slow` too.
+# pytest-xdist runs them on every CPU there is (-n auto; TEST_JOBS=n for n workers, 0 for one process);
+# worksteal: a worker that runs dry takes tests from the other. The property tests draw the number of
+# examples their Hypothesis profile sets (MAX_EXAMPLES in tests/conftest.py, the same for CI and a
+# local run; PUFFERFISH_MAX_EXAMPLES=n for a deeper run), never one of their own.
+TEST_JOBS ?= auto
 test: $(STAMP)
-	$(BIN)/python -m pytest -m "not slow"
+	$(BIN)/python -m pytest -m "not slow" -n $(TEST_JOBS) --dist worksteal
 
 # the tests marked slow (pyproject.toml): a second complete run of the tiny project (determinism),
 # killed and resumed runs, a non-editable install, the mpmath oracles

@@ -50,7 +50,7 @@ def test_theorem3_brent_is_exactly_tight_for_nonnegative_users(table2, p4):
     np.testing.assert_allclose(tight, brent, rtol=1e-10)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), theta=st.floats(0.2, 20.0))
 def test_audit_agrees_with_dense_grid(seed, theta):
     rng = np.random.default_rng(seed)
@@ -90,7 +90,7 @@ def test_loss_is_non_increasing_in_theta(table2, p4, q4):
     assert all(b <= a * (1 + 1e-12) for a, b in zip(losses, losses[1:]))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_property_kantorovich_and_theorems_never_violate_and_tight_is_tight(seed):
     rng = np.random.default_rng(seed)
@@ -145,7 +145,7 @@ def test_an_rtol_no_float_bracket_can_reach_is_refused():
         theta_min(LatticePMF.point(0), LatticePMF.point(1), 0.5, rtol=1e-300)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), p=st.floats(0.01, 0.99), q=st.floats(0.01, 0.99))
 def test_property_lemma5_lemma6_never_violate_for_bernoulli_users(seed, p, q):
     """Lemmas 5 and 6 (eqs. 18, 21) are sufficient conditions: the exact loss is at most epsilon."""
@@ -164,7 +164,7 @@ def test_property_lemma5_lemma6_never_violate_for_bernoulli_users(seed, p, q):
     assert np.all(lemma6(bern_p, bern_q, rest, epsilons=eps) <= lemma5(bern_p, bern_q, epsilons=eps) * (1 + 1e-12))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), a=st.integers(-6, 6), b=st.integers(-6, 6))
 def test_property_theorems_1_2_never_violate(seed, a, b):
     """Theorem 1 (eq. 10, reports a vs b) and Theorem 2 (eq. 12, reports a vs absent) for any rest."""
@@ -180,7 +180,7 @@ def test_property_theorems_1_2_never_violate(seed, a, b):
             assert lattice_privacy_loss(at_a, rest, theta).epsilon <= e * (1 + 1e-9)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_property_theorem3_brent_never_above_theorem3_max(seed):
     """eq. (13) solved exactly is never larger than its bound eq. (14) (E e^{|t|/theta} <= e^{max|t|/theta})."""

@@ -63,7 +63,10 @@ def records(tmp_path_factory):
     return path
 
 
-@pytest.mark.parametrize("noise,epsilon", [("laplace", "710"), ("gaussian", "1e300"), ("cauchy", "1e-300"),
+# cauchy at 1e-300 refines MAX_PANELS = 2,000,000 quadrature panels before its one line (about 15 s of
+# CPU): slow tier; its fast twin, below, is the same command with the cap at 2,000 panels
+@pytest.mark.parametrize("noise,epsilon", [("laplace", "710"), ("gaussian", "1e300"),
+                                           pytest.param("cauchy", "1e-300", marks=pytest.mark.slow),
                                            ("geometric", "1e300"), ("laplace", "1e-300")])
 def test_the_command_answers_extreme_epsilons_in_one_line_or_rows(records, noise, epsilon):
     run = subprocess.run([sys.executable, "-m", "pufferfish", "calibrate", str(records), "--released", "x",
@@ -76,3 +79,20 @@ def test_the_command_answers_extreme_epsilons_in_one_line_or_rows(records, noise
     else:
         frame = pd.read_csv(io.StringIO(run.stdout))
         assert len(frame) > 0 and frame["meets_target"].astype(bool).all()
+
+
+def test_the_command_answers_a_quadrature_beyond_its_panel_cap_in_one_line(records, monkeypatch, capsys):
+    """The fast twin of the command at cauchy, 1e-300 (slow tier): the same run in process with the
+    panel cap of the Renyi quadrature at 2,000 (a Cauchy audit at an everyday epsilon refines fewer)
+    reaches the same refusal: one ``error:`` line naming the cap, exit 1, nothing on stdout."""
+    from pufferfish.audit import quadrature
+    from pufferfish.cli import main
+
+    monkeypatch.setattr(quadrature, "MAX_PANELS", 2000)
+    args = ["calibrate", str(records), "--released", "x", "--secret", "s", "--noise", "cauchy", "--format", "csv"]
+    assert main([*args, "--epsilon", "0.5"]) == 0                   # under the lowered cap: rows
+    frame = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert len(frame) > 0 and frame["meets_target"].astype(bool).all()
+    assert main([*args, "--epsilon", "1e-300"]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err.strip().splitlines() == ["error: Renyi quadrature: more than 2000 panels to refine"]

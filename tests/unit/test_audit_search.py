@@ -383,7 +383,7 @@ def monotone_functions(draw):
     return f, math.exp(draw(st.floats(-40.0, 35.0)))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(fb=monotone_functions(), strategy=st.sampled_from(STRATEGIES),
        log_start=st.floats(-10.0, 10.0), rtol=st.sampled_from([1e-4, 1e-8, 1e-10, 1e-12]))
 def test_random_monotone_functions(fb, strategy, log_start, rtol):

@@ -51,7 +51,7 @@ def test_w2_and_winf_by_hand():
     assert wasserstein_inf(p, q) == 2 and wasserstein_p(p, q, math.inf) == 2.0
 
 
-@settings(max_examples=40, deadline=None)
+@settings(deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_w1_matches_scipy_and_w2_matches_pot(seed):
     rng = np.random.default_rng(seed)
@@ -108,7 +108,7 @@ def test_delta_is_read_as_written():
     assert delta_near(p, q, 0.1) == 0 and delta_near(p, q, 0.0999) == 5
 
 
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), distance=st.integers(0, 8))
 def test_near_mass_matches_linprog(seed, distance):
     rng = np.random.default_rng(seed)
@@ -116,7 +116,7 @@ def test_near_mass_matches_linprog(seed, distance):
     assert near_mass(p, q, distance) == pytest.approx(lp_near_mass(p, q, distance), abs=1e-9)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), delta=st.floats(0.0, 0.95))
 def test_delta_near_matches_linprog(seed, delta):
     rng = np.random.default_rng(seed)

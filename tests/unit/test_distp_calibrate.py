@@ -73,7 +73,7 @@ def test_clamped_and_unclamped_geometric_have_the_same_delta():
             hockey(unclamped[0], unclamped[1], eps), rel=1e-12, abs=1e-17)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(deadline=None)
 @given(st.integers(2, 6), st.floats(0, 1.5), st.data())
 def test_delta_does_not_decrease_in_eps_a(m, eps, data):
     lam0, lam1 = pmf(m, data), pmf(m, data)

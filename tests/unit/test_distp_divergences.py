@@ -51,7 +51,7 @@ def test_hockey_stick_by_hand():
     assert distp_delta(P, Q, epsilon=math.log(1.25) + 1e-12) == 0.0
 
 
-@settings(max_examples=30, deadline=None)
+@settings(deadline=None)
 @given(laws(), st.floats(0, 5))
 def test_distp_delta_against_mpmath(pair, eps):
     p, q = normalise(pair[0]), normalise(pair[1])
@@ -91,7 +91,7 @@ def test_f_divergences_by_hand():
     assert f_divergence(P, Q, "hellinger") == pytest.approx(float(hel), rel=1e-14)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(deadline=None)
 @given(laws())
 def test_kl_against_scipy(pair):
     p, q = normalise(pair[0]), normalise(pair[1])

@@ -32,7 +32,7 @@ def pmfs(size, data):
     return values / values.sum()
 
 
-@settings(max_examples=40, deadline=None)
+@settings(deadline=None)
 @given(domains(), st.data())
 def test_transport_distances_against_pot(domain, data):
     lam0, lam1 = pmfs(len(domain), data), pmfs(len(domain), data)
@@ -60,7 +60,7 @@ def test_pair_privacy_by_hand():
     assert math.isnan(categorical.w_inf) and math.isnan(categorical.xdistp_epsilon)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(deadline=None)
 @given(domains(), st.floats(0.01, 5.0), st.data())
 def test_claims_hold_for_the_geometric_mechanism(domain, eps_a, data):
     lam0, lam1 = pmfs(len(domain), data), pmfs(len(domain), data)
@@ -77,7 +77,7 @@ def test_claims_hold_for_the_geometric_mechanism(domain, eps_a, data):
         assert claim.holds, claim
 
 
-@settings(max_examples=20, deadline=None)
+@settings(deadline=None)
 @given(st.integers(2, 6), st.floats(0.01, 8.0), st.data())
 def test_claims_hold_for_randomized_response(m, eps_a, data):
     lam0, lam1 = pmfs(m, data), pmfs(m, data)

@@ -40,7 +40,7 @@ def brute_force(w, nu, n):
                      for t in itertools.product(range(len(w)), repeat=n))
 
 
-@settings(max_examples=30, deadline=None)
+@settings(deadline=None)
 @given(st.integers(1, 4), st.integers(1, 5), st.data())
 def test_exact_route_against_ordered_tuples(atoms, n, data):
     w = data.draw(st.lists(st.floats(-3, 3), min_size=atoms, max_size=atoms))
@@ -111,7 +111,7 @@ def test_interval_values_bound_both_ways():
     assert mp_positive_part(w_hi, nu, n) <= mp.mpf(got.upper)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(deadline=None)
 @given(st.lists(st.tuples(st.floats(0, 1), st.floats(1e-6, 1)), min_size=1, max_size=6), st.floats(0.01, 1),
        st.floats(0, 1))
 def test_moment_bounds_hold_for_every_measure(atoms, r_max, where):

@@ -56,7 +56,7 @@ def normalise(values):
     return a / a.sum()
 
 
-@settings(max_examples=25, deadline=None)
+@settings(deadline=None)
 @given(st.integers(2, 4), st.integers(0, 3), st.floats(0.05, 4), st.data())
 def test_exact_route_against_brute_force(m, k, eps_a, data):
     draw = lambda: normalise(data.draw(st.lists(st.floats(0.01, 1), min_size=m, max_size=m)))  # noqa: E731
@@ -89,7 +89,7 @@ def test_geometric_base_on_a_domain_with_gaps(k):
         tupling_over(base, dummies=k, dummy_distribution="marginal", marginal=[0.5, 0.25, 0.25])
 
 
-@settings(max_examples=20, deadline=None)
+@settings(deadline=None)
 @given(st.integers(2, 5), st.floats(0.1, 6), st.data())
 def test_consequences_k0_is_the_base_pure_eps_constant_delta_non_increasing(m, eps_a, data):
     draw = lambda: normalise(data.draw(st.lists(st.floats(0.01, 1), min_size=m, max_size=m)))  # noqa: E731
@@ -105,7 +105,7 @@ def test_consequences_k0_is_the_base_pure_eps_constant_delta_non_increasing(m, e
         assert tupling_over(rr, dummies=k).pure_epsilon(lam0, lam1) == pytest.approx(base_pure, rel=1e-12, abs=1e-15)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(deadline=None)
 @given(st.integers(2, 4), st.integers(1, 4), st.floats(0.2, 5), st.data())
 def test_certified_route_contains_brute_force(m, k, eps_a, data):
     draw = lambda: normalise(data.draw(st.lists(st.floats(0.01, 1), min_size=m, max_size=m)))  # noqa: E731

@@ -255,7 +255,7 @@ def test_exact_hockey_stick_by_integration():
     assert audit.epsilon(delta=delta) == pytest.approx(0.4, rel=1e-10)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)
 @given(st.integers(1, 8), st.integers(0, 10_000), st.floats(0.01, 1.0), st.floats(0.05, 20.0), st.floats(0.01, 10.0),
        st.floats(1.01, 50.0))
 def test_every_valid_bound_is_at_least_the_exact_divergence(T, seed, eta, sigma, D, alpha):

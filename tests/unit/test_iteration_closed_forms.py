@@ -45,7 +45,7 @@ def random_prior(rng, size):
 
 
 # ------------------------------------------------------------------------------ powers and the sums of q
-@settings(max_examples=80, deadline=None)
+@settings(deadline=None)
 @given(ETAS, st.integers(0, 5000), st.integers(1, 3000))
 def test_powers_within_their_stated_accuracy(eta, start, count):
     """c^h to (h |log c| + 3) u against mpmath wherever c^h is a normal float."""
@@ -88,7 +88,7 @@ def test_sums_of_the_weights_in_closed_form(size, eta):
         assert step_weights(size, eta).tolist() == [0.0] * (size - 1) + [1.0]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)
 @given(st.integers(1, 400), ETAS)
 def test_lag_sums_against_the_direct_sum(size, eta):
     """A_h = sum_t q_t q_{t+h} (numpy's correlate of the weights, O(T^2)) on random sizes."""
@@ -116,7 +116,7 @@ def test_lag_sums_stay_accurate_where_the_plain_formula_cancels():
         assert abs(mpmath.mpf(naive) / ref - 1) > 1e-9
 
 
-@settings(max_examples=25, deadline=None)
+@settings(deadline=None)
 @given(st.integers(1, 400), ETAS, st.integers(0, 2 ** 31))
 def test_discounted_cumsum_is_the_recurrence(size, eta, seed):
     """F_m = c F_{m-1} + x_m, evaluated in mpmath, to a few u of sum_j c^(m-j) |x_j|."""
@@ -130,7 +130,7 @@ def test_discounted_cumsum_is_the_recurrence(size, eta, seed):
 
 
 # ------------------------------------------------------------------------------ the covariances' step sums
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)
 @given(st.integers(1, 300), ETAS, st.integers(0, 2 ** 31))
 def test_stationary_step_sums_against_fft_and_dense(size, eta, seed):
     """q^T Sigma q by the lag sums = the FFT route = the dense product; q^T Sigma_{.k} likewise, every k."""
@@ -181,7 +181,7 @@ def test_a_decaying_prior_of_a_million_steps_in_closed_form():
 
 
 # ------------------------------------------------------------------------------ every record at once
-@settings(max_examples=20, deadline=None)
+@settings(deadline=None)
 @given(st.integers(1, 70), st.sampled_from([1.0, 0.3, 0.05, 1e-6]), st.integers(0, 2 ** 31),
        st.floats(0.1, 10.0), st.floats(0.1, 5.0))
 def test_every_record_matches_the_per_secret_audit(size, eta, seed, sigma, diameter):

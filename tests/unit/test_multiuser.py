@@ -146,7 +146,7 @@ def test_lemma6_psi_equals_the_plan_ratio(p, q, grouping, table2):
             assert value == pytest.approx(float(mass.get((x, x), 0) / shifted), rel=1e-14)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(deadline=None)
 @given(p=st.floats(0.01, 0.99), q=st.floats(0.01, 0.99), seed=st.integers(0, 10**6))
 def test_lemma6_does_not_depend_on_the_rest(p, q, seed):
     if abs(p - q) < 1e-6:
@@ -165,7 +165,7 @@ def test_lemma6_does_not_depend_on_the_rest(p, q, seed):
     assert np.all(lemma6(bp, bq, rests[0], epsilons=eps) <= lemma5(bp, bq, epsilons=eps) * (1 + 1e-12))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)
 @given(p=st.floats(0.01, 0.99), q=st.floats(0.01, 0.99), seed=st.integers(0, 10**6))
 def test_lemma6_best_grouping_is_never_above_lemma6(p, q, seed):
     """psi_min: min(p, q) / |p - q| as printed, max(min(p, q), 1 - max(p, q)) / |p - q| for the better
@@ -189,7 +189,7 @@ def test_lemma6_best_grouping_is_never_above_lemma6(p, q, seed):
         assert np.all(best < printed)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), low=st.floats(0.01, 0.98), gap=st.floats(1e-3, 0.98), p_above_q=st.booleans())
 def test_property_each_grouping_attains_epsilon_both_ways(seed, low, gap, p_above_q):
     """Eq. (21) with psi from the rows, from the columns and from the better one: the exact audit

@@ -134,7 +134,7 @@ def test_laplace_one_shift_against_dp_accounting():
     assert bwd == pytest.approx(ref.get_delta_for_epsilon(eps), abs=1e-11)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), b=st.floats(0.15, 6.0), eps=st.floats(0.0, 2.0))
 def test_laplace_hockey_stick_against_quadrature(seed, b, eps):
     p, q = small_pair(seed)
@@ -156,7 +156,7 @@ def test_laplace_hockey_stick_by_hand_two_atoms():
     assert bwd == pytest.approx(fwd, rel=1e-14)             # eps = 0: both directions are TV
 
 
-@settings(max_examples=40, deadline=None)
+@settings(deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), b1=st.floats(0.05, 10.0), ratio=st.floats(1.0, 4.0),
        eps=st.floats(0.0, 1.5))
 def test_laplace_hockey_stick_does_not_increase_with_the_scale(seed, b1, ratio, eps):
@@ -242,7 +242,7 @@ def test_gaussian_one_shift_against_dp_accounting():
     assert bwd == pytest.approx(ref.get_delta_for_epsilon(eps), abs=1e-11)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), s=st.floats(0.2, 5.0), eps=st.floats(0.0, 2.0))
 def test_gaussian_hockey_stick_against_quadrature(seed, s, eps):
     p, q = small_pair(seed)
@@ -316,7 +316,7 @@ def test_gaussian_hockey_stick_by_hand_total_variation():
     assert bwd == pytest.approx(fwd, rel=1e-14)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), s1=st.floats(0.1, 8.0), ratio=st.floats(1.0, 4.0), eps=st.floats(0.0, 1.5))
 def test_gaussian_hockey_stick_does_not_increase_with_sigma(seed, s1, ratio, eps):
     p, q = small_pair(seed)
@@ -348,14 +348,15 @@ def test_gaussian_renyi_one_shift_closed_form(shift, s, alpha):
 
 
 def log_mixture(pmf, s):
-    """y -> log sum_x P(x) phi_s(y - x), by a plain log-sum-exp (scalar y)."""
-    xs, ws = pmf.support.astype(float), np.log(pmf.probs[pmf.support - pmf.lo])
+    """y -> log sum_x P(x) phi_s(y - x), by a plain log-sum-exp (scalar y, in Python floats: quad calls
+    it one point at a time, where NumPy's per-call cost on a few atoms is most of the time)."""
+    atoms = [(float(x), math.log(w)) for x, w in zip(pmf.support, pmf.probs[pmf.support - pmf.lo])]
     const = math.log(s * math.sqrt(2 * math.pi))
 
     def f(y):
-        t = ws - 0.5 * ((y - xs) / s) ** 2
-        top = t.max()
-        return top + math.log(np.exp(t - top).sum()) - const
+        t = [w - 0.5 * ((y - x) / s) ** 2 for x, w in atoms]
+        top = max(t)
+        return top + math.log(math.fsum(math.exp(v - top) for v in t)) - const
     return f
 
 
@@ -370,7 +371,7 @@ def quad_renyi(p, q, alpha, log_p, log_q, lo, hi, pieces=60):
     return (shift + math.log(total)) / (alpha - 1)
 
 
-@settings(max_examples=8, deadline=None)
+@settings(deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), s=st.floats(0.3, 5.0), alpha=st.floats(1.1, 6.0))
 def test_gaussian_renyi_against_quadrature(seed, s, alpha):
     rng = np.random.default_rng(seed)
@@ -385,7 +386,7 @@ def test_gaussian_renyi_against_quadrature(seed, s, alpha):
     assert bwd == pytest.approx(ref_b, rel=1e-8, abs=1e-11)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), s1=st.floats(0.1, 8.0), ratio=st.floats(1.0, 4.0), alpha=st.floats(1.05, 8.0))
 def test_gaussian_renyi_does_not_increase_with_sigma(seed, s1, ratio, alpha):
     p, q = small_pair(seed)
@@ -442,7 +443,7 @@ def cauchy_renyi_by_quad(p, q, alpha, g):
     return math.log(math.fsum(parts)) / (alpha - 1)
 
 
-@settings(max_examples=10, deadline=None)
+@settings(deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), g=st.floats(0.3, 4.0), alpha=st.floats(1.2, 5.0))
 def test_cauchy_renyi_against_quadrature(seed, g, alpha):
     p, q = small_pair(seed)
@@ -461,7 +462,7 @@ def test_cauchy_renyi_at_extreme_orders_against_quadrature(alpha):
     assert min(fwd, bwd) > 1e-3
 
 
-@settings(max_examples=20, deadline=None)
+@settings(deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), g1=st.floats(0.05, 8.0), ratio=st.floats(1.0, 4.0), alpha=st.floats(1.05, 6.0))
 def test_cauchy_renyi_does_not_increase_with_gamma(seed, g1, ratio, alpha):
     p, q = small_pair(seed)
@@ -472,7 +473,7 @@ def test_cauchy_renyi_does_not_increase_with_gamma(seed, g1, ratio, alpha):
         assert large[k] <= small[k] * (1 + 1e-9) + 1e-300 and small[k] <= zero[k] * (1 + 1e-9)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), eps=st.floats(0.05, 3.0))
 def test_cauchy_corollary_4_1_scale_meets_its_target(seed, eps):
     """Paper 002, Cor. 4.1 at alpha = 2: gamma = W_2 / sqrt(2 (e^eps - 1)) gives (2, eps)-RPP; the audit

@@ -273,7 +273,7 @@ def test_sum_of_100000_users_keeps_mass_mean_and_variance(users_100000, pair_100
 
 
 # ------------------------------------------------------------------------ Delta*
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), ties=st.booleans())
 def test_linear_delta_star_equals_the_reference(seed, ties):
     rng = np.random.default_rng(seed)
@@ -343,7 +343,7 @@ def direct_log_sums(logp, rate, ks):
     return logsumexp(logp[None, :] - rate * np.abs(np.asarray(ks)[:, None] - x[None, :]), axis=1)
 
 
-@settings(max_examples=120, deadline=None)
+@settings(deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), log_theta=st.floats(math.log(2e-3), math.log(1e4)),
        shape=st.sampled_from(["flat", "holes", "steep", "edges"]))
 def test_block_scan_equals_the_log_space_recursion(seed, log_theta, shape):
@@ -453,7 +453,7 @@ def test_theta_values_unchanged_at_1000_users(rest_1000):
         assert t == pytest.approx(bisection_reference(*direct_pair, float(e)), rel=1e-9)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 @example(seed=59287)
 def test_theta_min_brackets_like_bisection(seed):

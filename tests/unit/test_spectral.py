@@ -33,7 +33,7 @@ def fast_path(rows):
 
 
 # ------------------------------------------------------------------ the parts
-@settings(max_examples=20, deadline=None)
+@settings(deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), degree=st.integers(2, 40))
 def test_chebyshev_helpers_match_numpy(seed, degree):
     """Interpolation, evaluation (real and complex), derivative and Taylor coefficients against numpy.polynomial."""
@@ -66,7 +66,7 @@ def random_rows(rng, n, m, zeros=0.2, atoms=0.1):
     return rows / rows.sum(axis=1, keepdims=True)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 600), m=st.integers(1, 9))
 def test_row_stats_against_exact_sums(seed, n, m):
     """K(0) against exact rational row masses; cumulants, lag products, hull and extremes against direct sums.
@@ -154,7 +154,7 @@ def exact_sum(rows):
     return np.array([float(f) for f in total])
 
 
-@settings(max_examples=25, deadline=None)
+@settings(deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 90), m=st.integers(1, 4))
 def test_small_arrays_take_the_exact_route(seed, n, m):
     """1 user, single atoms, zero masses: sum_of_users(rows) is the exact sum to a few ulps on every mass."""
@@ -202,7 +202,7 @@ def two_binomials(na, pa, nb, pb, shift, xs):
     return np.array(out), (alo + blo + shift, alo + a.size - 1 + blo + b.size - 1 + shift)
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(40_000, 120_000), width=st.integers(1, 4),
        pa=st.floats(0.2, 0.8), pb=st.sampled_from([0.0, 0.3, 0.6]), atoms=st.sampled_from([0.0, 0.2]))
 def test_fast_path_matches_two_binomials(seed, n, width, pa, pb, atoms):

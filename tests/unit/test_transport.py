@@ -94,7 +94,7 @@ def _dense(plan, lo, hi):
     return plan.as_matrix(lo, hi)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_plan_is_pot_emd_1d_and_span_is_sup_delta_star(seed):
     """POT's ot.emd_1d (monotone) is the oracle for pi*; Lemma 7 on random pairs, both code paths."""
