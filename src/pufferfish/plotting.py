@@ -174,7 +174,7 @@ def figure_key(fig, handles, *, ncol: int, rect_top: float = 1.0, **options):
 
 
 #: curves within this relative distance at every point are one curve seen twice (≈; equal: =)
-NEAR = 0.01
+NEAR = 1e-3
 
 
 def coinciding(curves) -> dict:

@@ -7,7 +7,7 @@ b are not comparable on one axis). Each noise family has one colour, taken in th
 :func:`pufferfish.audit.auditor.noises` from an ordered colour-blind-safe palette with at least
 3:1 contrast on white (:data:`PALETTE`); within a family, the closed forms are solid lines with
 filled markers and the tight scales of the exact audits dashed with open ones. Methods whose
-scales coincide (within 1 %) are drawn once, under one legend entry naming them all. A scale of
+scales coincide (within 0.1 %) are drawn once, under one legend entry naming them all. A scale of
 0 (the priors meet the target without noise) cannot sit on a log axis: it is its method's marker
 on the panel's floor, a row per method, never dropped. Log axes spanning few decades get
 labelled ticks at 1, 2 and 5 times each power of ten.
@@ -92,7 +92,7 @@ def _draw(ax, frame: pd.DataFrame, column: str, styles: dict) -> list:
     """Every method of ``frame`` against epsilon (positive values; the zeros returned for the floor).
 
     Methods whose values coincide (:func:`pufferfish.plotting.coinciding`) are drawn once, in the
-    first one's style, under one legend entry that names them all (``=``, or ``≈`` within 1 %)."""
+    first one's style, under one legend entry that names them all (``=``, or ``≈`` within :data:`pufferfish.plotting.NEAR`)."""
     from pufferfish.plotting import NEAR, coinciding
 
     subs = {m: frame[frame.method == m] for m in dict.fromkeys(frame.method)}

@@ -1,7 +1,8 @@
 """Figures of paper 003's experiments (the plotted numbers in a CSV beside each PNG/PDF).
 
 * :func:`plot_delta` -- (a) the exact δ(ε) of each mechanism at one ε_A, (b) the tupling
-  mechanism's certified δ(ε) at the largest k, each on its own log axis;
+  mechanism's certified δ(ε) at the largest k, each on its own log axis (no panel (b) where every
+  such δ is 0: its series are rows of (a)'s strip);
 * :func:`plot_loss` -- the service loss of each family's calibrated parameter against the
   target ε at the configured δ (log axis where the losses span decades);
 * :func:`plot_dummies` -- the tupling mechanism's certified δ against k at one ε, colour =
@@ -9,7 +10,7 @@
 * :func:`plot_bound` -- the introduction's bound ε_A W∞(λ₀, λ₁) (RR: ε_A) against the exact pure ε.
 
 A value of 0 cannot sit on a log axis: it is its series' marker in a row of a strip under the
-panel (``δ = 0``, ``loss 0``), the row named. A tupling δ whose certified interval is [0, a
+panel (``δ = 0``, ``loss 0``), the row named on its left. A tupling δ whose certified interval is [0, a
 Chernoff bound] is drawn at the bound as an open triangle (δ is at most there), apart from the
 δ whose interval is tight (filled circles); the legend says which is which, and the figures'
 CSVs print each interval. Colours: Okabe-Ito hues with at least 3:1 contrast on white
@@ -33,6 +34,9 @@ LABELS = {"rr": "randomized response", "geometric": "geometric (clamped)", "lapl
 _ORDER = list(LABELS)
 #: the series colours (:data:`pufferfish.plotting.LINE_COLOURS` without black and the darkened yellow)
 _COLOURS = ["#BD8300", "#1D96DB", "#009E73", "#0072B2", "#D55E00", "#CC79A7"]
+#: the colours of the dummies figure's ε_A, neighbours far apart in every channel (blue after green would
+#: differ by less than a quarter of the range in each: a curve on the other's would not show)
+_EPS_COLOURS = [_COLOURS[i] for i in (0, 1, 2, 5, 4, 3)]
 #: the mechanism's epsilon, rendered (mathtext: Unicode has no subscript A)
 _EPS_A = r"$\varepsilon_A$"
 
@@ -77,8 +81,8 @@ def _strip(strip, rows, what: str) -> None:
     for k, (x, style, _) in enumerate(rows):
         strip.plot(x, np.full(len(x), float(k)), linestyle="none", **{**style, "markersize": 5})
     strip.set_ylim(len(rows) - 0.4, -0.6)
+    # the names left of the strip, as its y ticks (right of it they read as a legend of the last markers)
     strip.set_yticks(range(len(rows)), [name for _, _, name in rows], fontsize=7)
-    strip.yaxis.tick_right()        # the names right of the strip: the panel's y label has the left
     strip.tick_params(axis="y", length=0)
     strip.grid(False, axis="y")
     strip.set_ylabel(what, rotation=0, ha="right", va="center")
@@ -97,13 +101,13 @@ def _marks(colour: str, marker: str, filled: bool = True, size: float = 5.0) -> 
 
 
 def _certified(ax, x, lower, upper, *, colour: str, linestyle: str, label: str, zeros: list, name: str,
-               marker: str = "o", size: float = 4.0, zorder: float = 2.0) -> None:
+               marker: str = "o", size: float = 4.0, zorder: float = 2.0, width: float = 1.5) -> None:
     """One tupling series: tight intervals as filled markers on a line, intervals [0, bound] as hollow
     ones at the bound on a dotted line, upper ends of 0 to the strip (``zeros``)."""
     x, lower, upper = (np.asarray(v, dtype=float) for v in (x, lower, upper))
     tight, bound = (lower > 0) & (upper > 0), (lower <= 0) & (upper > 0)
     if tight.any():     # markers staggered between the curves (zorder): where curves meet, each shows some
-        ax.plot(x[tight], upper[tight], linestyle=linestyle, label=label, zorder=zorder,
+        ax.plot(x[tight], upper[tight], linestyle=linestyle, label=label, zorder=zorder, linewidth=width,
                 markevery=(int(zorder) % 2, 2), **_marks(colour, marker, size=size))
         label = None
     if bound.any():     # dotted from the last tight point before them (no marker there)
@@ -111,6 +115,7 @@ def _certified(ax, x, lower, upper, *, colour: str, linestyle: str, label: str, 
         before = before[before < first]
         keep = np.r_[before[-1:], np.flatnonzero(bound)]
         ax.plot(x[keep], upper[keep], linestyle=":", markevery=list(range(len(before[-1:]), len(keep))),
+                linewidth=width,
                 label=label, zorder=zorder, **_marks(colour, marker, filled=False, size=size))
     if (upper <= 0).any():
         zeros.append((x[upper <= 0], _marks(colour, marker, size=size), name))
@@ -198,6 +203,11 @@ def plot_delta(table: pd.DataFrame, *, base_epsilon: float, png, pdf, csv) -> No
         if zero.any():
             zeros["plain"].append((rows["epsilon"].to_numpy()[zero], _marks(_colour(mechanism), "o", size=4),
                                    LABELS[mechanism]))
+    if len(tupled) and not (tupled["delta_upper"] > 0).any():    # no panel (b) of zeros only: rows of (a)'s strip
+        for k, ((mechanism, nu), rows) in enumerate(groups["tupled"]):
+            zeros["plain"].append((rows["epsilon"].to_numpy(), _marks(_colour(mechanism), "os"[k % 2], size=4),
+                                   f"{LABELS[mechanism]}, ν {nu} (k = {int(kmax)})"))
+        tupled = tupled.iloc[:0]
     panels = [("plain", plain)] + ([("tupled", tupled)] if len(tupled) else [])
     tupled_rows = 1 if tupled["epsilon"].nunique() == 1 else len(groups["tupled"])
     height = max(len(zeros["plain"]), tupled_rows if (tupled["delta_upper"] <= 0).any() else 0)
@@ -264,14 +274,18 @@ def plot_loss(calibration: pd.DataFrame, *, png, pdf, csv) -> None:
     _save(fig, data, png, pdf, csv)
 
 
-#: tupling curves whose log10 values lie within this fraction of their panel's decades of each other at every
-#: k are one curve on that axis (2 % of 80 decades is a few pixels): drawn once, named together
-_ONE_CURVE = 0.02
+#: tupling curves within this relative distance of each other at every k are one curve (no eye separates
+#: them at any scale), and so are curves whose log10 values lie within :data:`_ONE_PIXEL` of the panel's
+#: decades (about 3 pixels of a panel some 300 pixels high): drawn once, named together with the largest
+#: ratio between them; curves further apart are each drawn
+_ONE_CURVE = 1e-3
+_ONE_PIXEL = 0.01
 
 
 def _one_curve(curves) -> dict:
     """key -> (the first curve it lies on, the largest ratio between them), for curves that are 0 at the
-    same points and elsewhere within :data:`_ONE_CURVE` of the panel's decades of each other."""
+    same points and elsewhere within a relative :data:`_ONE_CURVE` or :data:`_ONE_PIXEL` of the panel's
+    decades of each other."""
     logs = {key: np.log10(np.where(np.asarray(y, dtype=float) > 0, np.asarray(y, dtype=float), np.nan))
             for key, (_, y) in curves.items()}
     finite = np.concatenate([v[np.isfinite(v)] for v in logs.values()] + [np.zeros(0)])
@@ -282,7 +296,7 @@ def _one_curve(curves) -> dict:
             other = logs[head]
             if value.shape == other.shape and np.array_equal(np.isfinite(value), np.isfinite(other)):
                 gap = float(np.nanmax(np.abs(value - other), initial=0.0)) if np.isfinite(value).any() else 0.0
-                if gap <= _ONE_CURVE * decades:
+                if gap <= max(math.log10(1.0 + _ONE_CURVE), _ONE_PIXEL * decades):
                     same[key] = (head, 10.0 ** gap)
                     break
         else:
@@ -320,10 +334,11 @@ def plot_dummies(table: pd.DataFrame, *, epsilon: float, png, pdf, csv) -> None:
             ratio = max([r for _, r in also], default=1.0)
             if also and (line["delta_upper"] > 0).any():
                 name += (" (one curve: equal)" if ratio <= 1 + 1e-9 else
-                         f" (one curve on this axis: within a factor {ratio:.2g})")
-            _certified(ax, line["dummies"] + 1, line["delta"], line["delta_upper"], colour=_COLOURS[k % len(_COLOURS)],
-                       linestyle="-", label=name, zeros=zeros, name=name, marker="osD^v"[k % 5],
-                       size=8.0 - 1.1 * (k % 5), zorder=2 + k)
+                         f" (one curve: within {100 * _ONE_CURVE:g} %)" if ratio <= 1 + _ONE_CURVE else
+                         f" (one curve at this scale, a few pixels apart: within a factor {ratio:.2g})")
+            _certified(ax, line["dummies"] + 1, line["delta"], line["delta_upper"],
+                       colour=_EPS_COLOURS[k % len(_EPS_COLOURS)], linestyle="-", label=name, zeros=zeros, name=name, marker="osD^v"[k % 5],
+                       size=8.0 - 1.1 * (k % 5), zorder=2 + k, width=3.0 - 0.5 * (k % 5))
         _log_axes(ax, "x", "y")
         ax.set_ylabel(f"δ(ε = {epsilon:g}) (certified upper end)")
         text = "uniform on the outputs" if nu == "uniform" else "from the released column's law"
