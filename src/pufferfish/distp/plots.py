@@ -50,14 +50,15 @@ def _interval(lower, upper) -> list[str]:
     return [f"[{float(lo)!r}, {float(hi)!r}]" for lo, hi in zip(lower, upper)]
 
 
-def _figure(ncols: int, strip_rows: int, nrows: int = 1):
-    """``nrows`` x ``ncols`` panels (row by row), each with a strip of ``strip_rows`` rows under it (none if 0)."""
+def _figure(ncols: int, strip_rows: int, nrows: int = 1, extra: float = 0.0):
+    """``nrows`` x ``ncols`` panels (row by row), each with a strip of ``strip_rows`` rows under it (none if 0),
+    ``extra`` inches wider (long row names)."""
     import matplotlib.pyplot as plt
 
     from pufferfish.plotting import setup_style
 
     setup_style()
-    fig = plt.figure(figsize=(5.6 * ncols, (4.6 + 0.28 * strip_rows) * nrows), layout="constrained")
+    fig = plt.figure(figsize=(5.6 * ncols + extra, (4.6 + 0.28 * strip_rows) * nrows), layout="constrained")
     if not strip_rows:
         return fig, [(ax, None) for ax in fig.subplots(nrows, ncols, squeeze=False).ravel()]
     grid = fig.add_gridspec(2 * nrows, ncols, height_ratios=[4.0, 0.3 + 0.28 * strip_rows] * nrows)
@@ -203,7 +204,8 @@ def plot_delta(table: pd.DataFrame, *, base_epsilon: float, png, pdf, csv) -> No
         if zero.any():
             zeros["plain"].append((rows["epsilon"].to_numpy()[zero], _marks(_colour(mechanism), "o", size=4),
                                    LABELS[mechanism]))
-    if len(tupled) and not (tupled["delta_upper"] > 0).any():    # no panel (b) of zeros only: rows of (a)'s strip
+    merged = len(tupled) and not (tupled["delta_upper"] > 0).any()
+    if merged:    # no panel (b) of zeros only: its series are rows of (a)'s strip
         for k, ((mechanism, nu), rows) in enumerate(groups["tupled"]):
             zeros["plain"].append((rows["epsilon"].to_numpy(), _marks(_colour(mechanism), "os"[k % 2], size=4),
                                    f"{LABELS[mechanism]}, ν {nu} (k = {int(kmax)})"))
@@ -211,7 +213,7 @@ def plot_delta(table: pd.DataFrame, *, base_epsilon: float, png, pdf, csv) -> No
     panels = [("plain", plain)] + ([("tupled", tupled)] if len(tupled) else [])
     tupled_rows = 1 if tupled["epsilon"].nunique() == 1 else len(groups["tupled"])
     height = max(len(zeros["plain"]), tupled_rows if (tupled["delta_upper"] <= 0).any() else 0)
-    fig, axes = _figure(len(panels), height)
+    fig, axes = _figure(len(panels), height, extra=2.0 if merged else 0.0)
     ax, strip = axes[0]
     for mechanism, rows in groups["plain"]:
         positive = rows["delta_upper"] > 0
@@ -219,7 +221,8 @@ def plot_delta(table: pd.DataFrame, *, base_epsilon: float, png, pdf, csv) -> No
             ax.plot(rows["epsilon"][positive], rows["delta_upper"][positive], label=f"{LABELS[mechanism]} (loss "
                     f"{rows['service_loss'].iloc[0]:.3g})", **_marks(_colour(mechanism), "o", size=4))
     _log_axes(ax, "y")
-    ax.set_title(f"(a) exact δ(ε) of each mechanism, {_EPS_A} = {base_epsilon:g}", parse_math=True)
+    ax.set_title(f"exact δ(ε) of each mechanism (tupling: certified, k = {int(kmax)}), {_EPS_A} = {base_epsilon:g}"
+                 if merged else f"(a) exact δ(ε) of each mechanism, {_EPS_A} = {base_epsilon:g}", parse_math=True)
     ax.set_ylabel("δ(ε)")
     _strip(strip, zeros["plain"], "δ = 0")
     legend_below(strip if strip is not None and strip.axison else ax, handles=ax.get_legend_handles_labels()[0])

@@ -555,6 +555,8 @@ def _label_axes(stems: list, ax_c, priors: ConditionalPriors, rows: list, attrib
         for ax in stems:
             ax.yaxis.set_major_locator(MaxNLocator(nbins=2))
             ax.legend(loc="best", handletextpad=0.3, borderaxespad=0.2, frameon=False)
+        top = max(ax.dataLim.y1 for ax in stems)    # headroom: no marker on the top spine
+        stems[0].set_ylim(-0.05 * top, 1.2 * top)
         stems[len(stems) // 2].set_ylabel("probability")
     ax_c.set_xlabel(attribute_label)
     ax_c.set_ylabel("cumulative probability")
