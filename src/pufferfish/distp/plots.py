@@ -241,7 +241,7 @@ def plot_delta(table: pd.DataFrame, *, base_epsilon: float, png, pdf, csv) -> No
 def plot_loss(calibration: pd.DataFrame, *, png, pdf, csv) -> None:
     """Service loss of each family's calibrated parameter against the target ε (met targets only); a
     loss of 0 (the data sent as they are already meet the target: ε_A = ∞) in the strip."""
-    from pufferfish.plotting import coinciding, legend_below, log_axis, readable_log_ticks
+    from pufferfish.plotting import coinciding, legend_below, log_axis, readable_log_ticks, within
 
     met = calibration[calibration["meets"].astype(bool)]
     data = met[["mechanism", "dummy_distribution", "target_epsilon", "target_delta", "base_epsilon", "dummies",
@@ -249,7 +249,10 @@ def plot_loss(calibration: pd.DataFrame, *, png, pdf, csv) -> None:
     series = {LABELS[m] + (f", ν {nu}" if isinstance(nu, str) and nu else ""): (m, rows, "os^Dv"[k % 5])
               for k, ((m, nu), rows) in enumerate(data.groupby(["mechanism", "dummy_distribution"], sort=False,
                                                                dropna=False))}
-    same = coinciding({label: (rows["target_epsilon"], rows["service_loss"]) for label, (_, rows, _) in series.items()})
+    positive = data["service_loss"][data["service_loss"] > 0]
+    log = bool(len(positive) and positive.max() / positive.min() > 30)     # the losses span decades
+    same = coinciding({label: (rows["target_epsilon"], rows["service_loss"]) for label, (_, rows, _) in series.items()},
+                      decades=float(np.log10(positive.max() / positive.min())) if log else None)
     zeros = [(rows["target_epsilon"][rows["service_loss"] <= 0].to_numpy(), _marks(_colour(m), marker), label)
              for label, (m, rows, marker) in series.items() if (rows["service_loss"] <= 0).any() and label not in same]
     fig, [(ax, strip)] = _figure(1, len(zeros))
@@ -257,12 +260,12 @@ def plot_loss(calibration: pd.DataFrame, *, png, pdf, csv) -> None:
         if label in same:
             continue
         shown = rows[rows["service_loss"] > 0]
-        text = label + "".join(f"\n{sign} {other}" for other, (head, sign) in same.items() if head == label)
+        text = label + "".join(f"\n{sign} {other}" + (f" ({within(gap)})" if sign != "=" else "")
+                               for other, (head, sign, gap) in same.items() if head == label)
         if len(shown):
             ax.plot(shown["target_epsilon"], shown["service_loss"], linestyle="--" if "marginal" in label else "-",
                     label=text, **_marks(_colour(mechanism), marker))
-    positive = data["service_loss"][data["service_loss"] > 0]
-    if len(positive) and positive.max() / positive.min() > 30:     # the losses span decades
+    if log:
         log_axis(ax, "y")
         readable_log_ticks(ax)
     ax.set_ylabel("service loss (E|x − y| or P(y ≠ x))")
@@ -340,7 +343,8 @@ def plot_dummies(table: pd.DataFrame, *, epsilon: float, png, pdf, csv) -> None:
                          f" (one curve: within {100 * _ONE_CURVE:g} %)" if ratio <= 1 + _ONE_CURVE else
                          f" (one curve at this scale, a few pixels apart: within a factor {ratio:.2g})")
             _certified(ax, line["dummies"] + 1, line["delta"], line["delta_upper"],
-                       colour=_EPS_COLOURS[k % len(_EPS_COLOURS)], linestyle="-", label=name, zeros=zeros, name=name, marker="osD^v"[k % 5],
+                       colour=_EPS_COLOURS[k % len(_EPS_COLOURS)], linestyle="-", label=name, zeros=zeros, name=name,
+                       marker="osD^v"[k % 5],
                        size=8.0 - 1.1 * (k % 5), zorder=2 + k, width=3.0 - 0.5 * (k % 5))
         _log_axes(ax, "x", "y")
         ax.set_ylabel(f"δ(ε = {epsilon:g}) (certified upper end)")
@@ -357,21 +361,25 @@ def plot_dummies(table: pd.DataFrame, *, epsilon: float, png, pdf, csv) -> None:
 def plot_bound(table: pd.DataFrame, *, png, pdf, csv) -> None:
     """The introduction's bound (ε_A W∞; RR: ε_A) against the exact pure ε, per ε_A; bounds (or exact
     values) that coincide between mechanisms are one line naming them all."""
-    from pufferfish.plotting import coinciding, legend_below, log_axis, readable_log_ticks
+    from pufferfish.plotting import coinciding, legend_below, log_axis, readable_log_ticks, within
 
     rows = table[table["mechanism"].isin(["rr", "geometric", "laplace"])]
     data = rows.drop_duplicates(["mechanism", "base_epsilon"])[["mechanism", "base_epsilon", "bound_epsilon",
                                                                 "pure_epsilon", "w_inf"]]
     fig, [(ax, _)] = _figure(1, 0)
+    values = data[["bound_epsilon", "pure_epsilon"]].to_numpy(dtype=float)
+    values = values[np.isfinite(values) & (values > 0)]
+    decades = float(np.log10(values.max() / values.min())) if len(values) else None    # the log y axis
     for column, what, style in (("bound_epsilon", "bound", dict(linestyle="--", marker="None")),
                                 ("pure_epsilon", "exact pure ε", dict(linestyle="-", marker="o", markersize=5))):
         curves = {m: (line["base_epsilon"], line[column]) for m, line in data.groupby("mechanism", sort=False)}
-        same = coinciding(curves)
+        same = coinciding(curves, decades=decades)
         for mechanism, (x, y) in curves.items():
             if mechanism in same:
                 continue
-            label = f"{LABELS[mechanism]}: {what}" + "".join(f" {sign} {LABELS[other]}'s" for other, (head, sign)
-                                                            in same.items() if head == mechanism)
+            label = f"{LABELS[mechanism]}: {what}" + "".join(
+                f" {sign} {LABELS[other]}'s" + (f" ({within(gap)})" if sign != "=" else "")
+                for other, (head, sign, gap) in same.items() if head == mechanism)
             ax.plot(x, y, color=_colour(mechanism), label=label, **style)
     for which in "xy":
         log_axis(ax, which)

@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 
 from pufferfish.files import write_csv
-from pufferfish.plotting import (LINE_COLOURS, NEAR, OKABE_ITO, TIGHT_STYLE, coinciding, legend_below, save_figure,
-                                 series_style, setup_style, words)
+from pufferfish.plotting import (LINE_COLOURS, OKABE_ITO, TIGHT_STYLE, coinciding, legend_below, save_figure,
+                                 series_style, setup_style, within, words)
 
 __all__ = ["method_label", "plot_theta", "plot_plan", "FIGURE_COLUMNS"]
 
@@ -113,9 +113,9 @@ def _theta_axes(ax, frame: pd.DataFrame, methods: Sequence[str], *, legend: bool
         group = groups[method]
         label = words(method_label(method)) if method != "tight" else TIGHT_STYLE["label"]
         if method in same:
-            other, sign = same[method]
+            other, sign, gap = same[method]
             name = TIGHT_STYLE["label"] if other == "tight" else _short(words(method_label(other)))
-            label += f" (= {name})" if sign == "=" else f" (≈ {name}, within {100 * NEAR:g} %)"
+            label += f" (= {name})" if sign == "=" else f" (≈ {name}, {within(gap)})"
         if method == "tight":
             style = dict(TIGHT_STYLE)
             if len(group) > 1:    # black markers of its own between the others'
