@@ -9,8 +9,8 @@ naming the axes (its title, else its index) and the artist (its label or text):
   drawn has;
 * a **line or marker colour** whose contrast with the axes' background is below
   :data:`MIN_CONTRAST` (WCAG 2: ``(L1 + 0.05) / (L2 + 0.05)`` of the relative luminances);
-* **text** smaller than :data:`MIN_FONT_PT` at the saved size, text boxes that overlap each other
-  or leave the figure, a **legend that covers drawn data**;
+* **text** smaller than :data:`MIN_FONT_PT` at the saved size, text boxes nearer each other than
+  :data:`MIN_TEXT_GAP` (overlapping, touching) or leaving the figure, a **legend over drawn data**;
 * **data that uses less than** :data:`MIN_SPAN` of an axis's span: from the lowest 5th to the
   highest 95th percentile of the data artists' points (a curve sampled evenly along its x
   extent, bars by their corners), in display space, so linear or log;
@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["check_figure", "record_check", "summarize", "SWITCH", "HANDFUL", "MIN_CONTRAST", "MIN_FONT_PT",
-           "MIN_SPAN", "contrast_ratio"]
+           "MIN_TEXT_GAP", "MIN_SPAN", "contrast_ratio"]
 
 #: the environment variable that switches the check on: the directory of the per-figure records
 SWITCH = "PUFFERFISH_CHECK_FIGURES"
@@ -48,6 +48,7 @@ _SEEN = 0.05
 MIN_CONTRAST = 3.0
 #: the smallest font size, in points at the saved size
 MIN_FONT_PT = 7.0
+MIN_TEXT_GAP = 1.0      #: text boxes nearer than this (pt at the saved size) touch: ``<1<1`` reads as one
 #: the smallest fraction of an axis's span that the middle 90 % of the data must use
 MIN_SPAN = 0.40
 _SAMPLES = 200          # points per curve, evenly along its x extent, for the span
@@ -182,8 +183,7 @@ def _hidden(artists):
 
 
 def _changed(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    d = np.abs(a - b)
-    return (d[..., 0] >= _PIXEL_STEP) | (d[..., 1] >= _PIXEL_STEP) | (d[..., 2] >= _PIXEL_STEP)
+    return np.any(np.abs(a - b) >= _PIXEL_STEP, axis=-1)     # a channel moved by a step or more
 
 
 def _furniture(fig) -> list:
@@ -233,7 +233,7 @@ def _text_problems(fig, texts, renderer) -> list[str]:
             problems.append(f'{where}: text "{_short(string)}" shows a raw identifier or unrendered '
                             f'sub/superscript: {", ".join(sorted(set(raw)))}')
         boxes.append((text, text.get_window_extent(renderer)))
-    frame = fig.bbox
+    frame, gap = fig.bbox, MIN_TEXT_GAP * fig.dpi / 72.0
     for text, box in boxes:
         if box.x0 < frame.x0 - 1 or box.y0 < frame.y0 - 1 or box.x1 > frame.x1 + 1 or box.y1 > frame.y1 + 1:
             problems.append(f'{_axes_name(fig, _owner(fig, text))}: text "{_short(text.get_text())}" leaves the figure')
@@ -241,9 +241,10 @@ def _text_problems(fig, texts, renderer) -> list[str]:
         for b, box_b in boxes[i + 1:]:
             w = min(box_a.x1, box_b.x1) - max(box_a.x0, box_b.x0)
             h = min(box_a.y1, box_b.y1) - max(box_a.y0, box_b.y0)
-            if w > 1 and h > 1:
-                problems.append(f'{_axes_name(fig, _owner(fig, a))}: text "{_short(a.get_text(), 40)}" overlaps '
-                                f'text "{_short(b.get_text(), 40)}" ({_axes_name(fig, _owner(fig, b))})')
+            if w > -gap and h > -gap:    # within the gap both ways: overlapping, or nearer than MIN_TEXT_GAP
+                problems.append(f'{_axes_name(fig, _owner(fig, a))}: text "{_short(a.get_text(), 40)}" '
+                                f'{"overlaps" if w > 1 and h > 1 else "touches"} text "{_short(b.get_text(), 40)}" '
+                                f"({_axes_name(fig, _owner(fig, b))}; at least {MIN_TEXT_GAP:g} pt apart)")
     return problems
 
 

@@ -34,7 +34,7 @@ from pufferfish.files import atomic_path  # noqa: E402
 
 __all__ = ["OKABE_ITO", "LINE_COLOURS", "series_style", "setup_style", "save_figure", "tight_bbox", "TIGHT_STYLE",
            "log_axis", "superscript", "check_figure", "words", "math_texts", "legend_below", "readable_log_ticks",
-           "log_tick_text", "figure_key", "coinciding", "NEAR"]
+           "log_tick_text", "figure_key", "coinciding", "NEAR", "NEAR_SPAN", "within"]
 
 #: Okabe & Ito (2008) colour-blind-safe palette (black first): fills with a black edge (bars, histograms)
 OKABE_ITO = ["#000000", "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7"]
@@ -174,39 +174,56 @@ def figure_key(fig, handles, *, ncol: int, rect_top: float = 1.0, **options):
 
 
 #: curves within this relative distance at every point are one curve seen twice (≈; equal: =)
-NEAR = 0.01
+NEAR = 1e-3
+#: on a log axis, curves whose log10 values lie within this fraction of the axis's decades at every point
+#: are also one curve (about 3 pixels of a panel some 300 pixels high: no eye separates them there)
+NEAR_SPAN = 0.01
 
 
-def coinciding(curves) -> dict:
+def coinciding(curves, *, decades: float | None = None) -> dict:
     """Which curves lie on an earlier one: name -> (the first curve of its group, ``"="`` if equal at
-    every x to a relative 1e-9, ``"≈"`` if within :data:`NEAR`). Curves drawn on top of each other
-    hide each other: a figure draws such a group once, or staggers its markers, and says so.
+    every x to a relative 1e-9, ``"≈"`` if within :data:`NEAR`, or on a log axis of ``decades``
+    within :data:`NEAR_SPAN` of them; the largest relative distance). Curves drawn on top of each
+    other hide each other: a figure draws such a group once, or staggers its markers, and says so
+    (:func:`within`).
 
     Parameters
     ----------
     curves : Mapping[str, tuple of array_like]
         Name -> (x, y), in drawing order; only curves with the same x are compared.
+    decades : float, optional
+        The span of the log axis the curves are drawn on (none: a linear axis, :data:`NEAR` alone).
 
     Returns
     -------
-    dict of str to tuple of (str, str)
+    dict of str to tuple of (str, str, float)
     """
     same, seen = {}, []
     for name, (x, y) in curves.items():
         x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-        for other in seen:
-            ox, oy = (np.asarray(v, dtype=float) for v in curves[other])
+        for head in seen:       # the first curve of each group: a distance is always to the curve named
+            ox, oy = (np.asarray(v, dtype=float) for v in curves[head])
             if x.shape != ox.shape or not np.array_equal(x, ox):
                 continue
-            head = same.get(other, (other,))[0]
+            nonzero = oy != 0
+            gap = float(np.max(np.abs(y[nonzero] / oy[nonzero] - 1.0), initial=0.0)) if np.all(y[~nonzero] == 0) \
+                else math.inf
             if np.allclose(y, oy, rtol=1e-9, atol=0.0):
-                same[name] = (head, "=")
+                same[name] = (head, "=", gap)
                 break
-            if np.allclose(y, oy, rtol=NEAR, atol=0.0):
-                same[name] = (head, "≈")
+            pixel = (decades is not None and np.all(y > 0) and np.all(oy > 0)
+                     and float(np.max(np.abs(np.log10(y / oy)), initial=0.0)) <= NEAR_SPAN * decades)
+            if np.allclose(y, oy, rtol=NEAR, atol=0.0) or pixel:
+                same[name] = (head, "≈", gap)
                 break
-        seen.append(name)
+        else:
+            seen.append(name)
     return same
+
+
+def within(gap: float) -> str:
+    """``within 0.27 %``: the largest relative distance of two curves :func:`coinciding` named ≈."""
+    return f"within {100.0 * gap:.2g} %"
 
 
 def math_texts(*artists) -> None:

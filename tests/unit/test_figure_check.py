@@ -163,6 +163,24 @@ def test_overlapping_text_boxes_are_found_and_labels_apart_pass(second, overlap)
     assert ("overlaps" in _one(problems, "record 45,193")) if overlap else problems == []
 
 
+@pytest.mark.parametrize("apart_pt, touching", [(0.0, True), (0.5, True), (3.0, False)])
+def test_in_cell_labels_that_touch_are_found_and_labels_apart_pass(apart_pt, touching):
+    """Two labels of neighbouring cells (``<1`` and ``<1``) whose boxes abut read as one ``<1<1``: found;
+    3 pt apart they pass. The gap is placed in points from the first box's right edge (at 150 dpi)."""
+    from matplotlib.transforms import offset_copy
+
+    fig, ax = _axes()
+    ax.plot(EPS, 2 / EPS, color=BLUE)
+    ax.text(0.5, 10, "<1", fontsize=8, ha="right", va="center")
+    ax.text(0.5, 10, "<1", fontsize=8, ha="left", va="center",
+            transform=offset_copy(ax.transData, fig=fig, x=apart_pt, y=0.0, units="points"))
+    problems = _problems(fig)
+    if touching:
+        assert "touches" in _one(problems, '"<1"') and len(problems) == 1
+    else:
+        assert problems == []
+
+
 def test_text_leaving_the_figure_is_found():
     fig, ax = _axes()
     ax.plot(EPS, 2 / EPS, color=BLUE)

@@ -64,3 +64,22 @@ def test_save_figure_under_matplotlibs_default_savefig_dpi(tmp_path):
     tight, shared = mpimg.imread(tmp_path / "tight.png"), mpimg.imread(tmp_path / "shared.png")
     assert np.all(np.abs(np.subtract(tight.shape[:2], shared.shape[:2])) <= 1)
     assert (tmp_path / "shared.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_coinciding_names_curves_within_a_relative_1e3_or_a_few_pixels_of_the_log_axis():
+    """Hand-worked: y2 = 1.0005 y1 (under NEAR = 1e-3) is ≈ on any axis, largest distance 5e-4;
+    y3 = 1.003 y1 is not ≈ on a linear axis (3e-3 > 1e-3), but is on a log axis of 2 decades
+    (log10 1.003 = 0.0013 decades <= 1 % of 2 = 0.02); y4 = 1.05 y1 (0.0212 decades) is not (and is
+    not compared with y3, 0.0199 decades from it: a distance is always to the first curve of a group);
+    y5 = y1 is = ."""
+    from pufferfish.plotting import coinciding, within
+
+    x = [0.1, 0.5, 1.0]
+    y1 = np.array([100.0, 20.0, 10.0])
+    curves = {"a": (x, y1), "b": (x, 1.0005 * y1), "c": (x, 1.003 * y1), "d": (x, 1.05 * y1), "e": (x, y1.copy())}
+    linear = coinciding(curves)
+    assert set(linear) == {"b", "e"} and linear["e"][:2] == ("a", "=")
+    assert linear["b"][:2] == ("a", "≈") and abs(linear["b"][2] - 5e-4) < 1e-12
+    logged = coinciding(curves, decades=2.0)
+    assert set(logged) == {"b", "c", "e"} and logged["c"][:2] == ("a", "≈") and abs(logged["c"][2] - 3e-3) < 1e-12
+    assert within(logged["c"][2]) == "within 0.3 %" and within(0.0032) == "within 0.32 %"

@@ -7,10 +7,10 @@ b are not comparable on one axis). Each noise family has one colour, taken in th
 :func:`pufferfish.audit.auditor.noises` from an ordered colour-blind-safe palette with at least
 3:1 contrast on white (:data:`PALETTE`); within a family, the closed forms are solid lines with
 filled markers and the tight scales of the exact audits dashed with open ones. Methods whose
-scales coincide (within 1 %) are drawn once, under one legend entry naming them all. A scale of
-0 (the priors meet the target without noise) cannot sit on a log axis: it is its method's marker
-on the panel's floor, a row per method, never dropped. Log axes spanning few decades get
-labelled ticks at 1, 2 and 5 times each power of ten.
+scales coincide (within 0.1 %, or a few pixels of the log axis) are drawn once, under one legend
+entry naming them all. A scale of 0 (the priors meet the target without noise) cannot sit on a log
+axis: it is its method's marker on the panel's floor, a row per method, never dropped. Log axes
+spanning few decades get labelled ticks at 1, 2 and 5 times each power of ten.
 """
 
 from __future__ import annotations
@@ -92,20 +92,23 @@ def _draw(ax, frame: pd.DataFrame, column: str, styles: dict) -> list:
     """Every method of ``frame`` against epsilon (positive values; the zeros returned for the floor).
 
     Methods whose values coincide (:func:`pufferfish.plotting.coinciding`) are drawn once, in the
-    first one's style, under one legend entry that names them all (``=``, or ``≈`` within 1 %)."""
-    from pufferfish.plotting import NEAR, coinciding
+    first one's style, under one legend entry that names them all (``=``, or ``≈`` within
+    :data:`pufferfish.plotting.NEAR` or a few pixels of the log axis, the largest distance said)."""
+    from pufferfish.plotting import coinciding, within
 
     subs = {m: frame[frame.method == m] for m in dict.fromkeys(frame.method)}
-    same = coinciding({m: (sub.epsilon, sub[column]) for m, sub in subs.items()})
+    positive = frame[column][frame[column] > 0]     # the panel's log axis: its decades
+    decades = float(np.log10(positive.max() / positive.min())) if len(positive) else None
+    same = coinciding({m: (sub.epsilon, sub[column]) for m, sub in subs.items()}, decades=decades)
     zeros = []
     for method, sub in subs.items():
         if method in same:
             continue
         label = styles[method]["label"]
-        for other, (head, sign) in same.items():
+        for other, (head, sign, gap) in same.items():
             if head == method:
                 label += f"\n= {styles[other]['label']}" if sign == "=" else \
-                    f"\n≈ {styles[other]['label']} (within {100 * NEAR:g} %)"
+                    f"\n≈ {styles[other]['label']} ({within(gap)})"
         values = sub[column].to_numpy(dtype=float)
         positive = values > 0
         if positive.any():

@@ -1,7 +1,8 @@
 """Figures of paper 003's experiments (the plotted numbers in a CSV beside each PNG/PDF).
 
 * :func:`plot_delta` -- (a) the exact δ(ε) of each mechanism at one ε_A, (b) the tupling
-  mechanism's certified δ(ε) at the largest k, each on its own log axis;
+  mechanism's certified δ(ε) at the largest k, each on its own log axis (no panel (b) where every
+  such δ is 0: its series are rows of (a)'s strip);
 * :func:`plot_loss` -- the service loss of each family's calibrated parameter against the
   target ε at the configured δ (log axis where the losses span decades);
 * :func:`plot_dummies` -- the tupling mechanism's certified δ against k at one ε, colour =
@@ -9,7 +10,7 @@
 * :func:`plot_bound` -- the introduction's bound ε_A W∞(λ₀, λ₁) (RR: ε_A) against the exact pure ε.
 
 A value of 0 cannot sit on a log axis: it is its series' marker in a row of a strip under the
-panel (``δ = 0``, ``loss 0``), the row named. A tupling δ whose certified interval is [0, a
+panel (``δ = 0``, ``loss 0``), the row named on its left. A tupling δ whose certified interval is [0, a
 Chernoff bound] is drawn at the bound as an open triangle (δ is at most there), apart from the
 δ whose interval is tight (filled circles); the legend says which is which, and the figures'
 CSVs print each interval. Colours: Okabe-Ito hues with at least 3:1 contrast on white
@@ -33,6 +34,9 @@ LABELS = {"rr": "randomized response", "geometric": "geometric (clamped)", "lapl
 _ORDER = list(LABELS)
 #: the series colours (:data:`pufferfish.plotting.LINE_COLOURS` without black and the darkened yellow)
 _COLOURS = ["#BD8300", "#1D96DB", "#009E73", "#0072B2", "#D55E00", "#CC79A7"]
+#: the colours of the dummies figure's ε_A, neighbours far apart in every channel (blue after green would
+#: differ by less than a quarter of the range in each: a curve on the other's would not show)
+_EPS_COLOURS = [_COLOURS[i] for i in (0, 1, 2, 5, 4, 3)]
 #: the mechanism's epsilon, rendered (mathtext: Unicode has no subscript A)
 _EPS_A = r"$\varepsilon_A$"
 
@@ -46,14 +50,15 @@ def _interval(lower, upper) -> list[str]:
     return [f"[{float(lo)!r}, {float(hi)!r}]" for lo, hi in zip(lower, upper)]
 
 
-def _figure(ncols: int, strip_rows: int, nrows: int = 1):
-    """``nrows`` x ``ncols`` panels (row by row), each with a strip of ``strip_rows`` rows under it (none if 0)."""
+def _figure(ncols: int, strip_rows: int, nrows: int = 1, extra: float = 0.0):
+    """``nrows`` x ``ncols`` panels (row by row), each with a strip of ``strip_rows`` rows under it (none if 0),
+    ``extra`` inches wider (long row names)."""
     import matplotlib.pyplot as plt
 
     from pufferfish.plotting import setup_style
 
     setup_style()
-    fig = plt.figure(figsize=(5.6 * ncols, (4.6 + 0.28 * strip_rows) * nrows), layout="constrained")
+    fig = plt.figure(figsize=(5.6 * ncols + extra, (4.6 + 0.28 * strip_rows) * nrows), layout="constrained")
     if not strip_rows:
         return fig, [(ax, None) for ax in fig.subplots(nrows, ncols, squeeze=False).ravel()]
     grid = fig.add_gridspec(2 * nrows, ncols, height_ratios=[4.0, 0.3 + 0.28 * strip_rows] * nrows)
@@ -77,8 +82,8 @@ def _strip(strip, rows, what: str) -> None:
     for k, (x, style, _) in enumerate(rows):
         strip.plot(x, np.full(len(x), float(k)), linestyle="none", **{**style, "markersize": 5})
     strip.set_ylim(len(rows) - 0.4, -0.6)
+    # the names left of the strip, as its y ticks (right of it they read as a legend of the last markers)
     strip.set_yticks(range(len(rows)), [name for _, _, name in rows], fontsize=7)
-    strip.yaxis.tick_right()        # the names right of the strip: the panel's y label has the left
     strip.tick_params(axis="y", length=0)
     strip.grid(False, axis="y")
     strip.set_ylabel(what, rotation=0, ha="right", va="center")
@@ -97,13 +102,13 @@ def _marks(colour: str, marker: str, filled: bool = True, size: float = 5.0) -> 
 
 
 def _certified(ax, x, lower, upper, *, colour: str, linestyle: str, label: str, zeros: list, name: str,
-               marker: str = "o", size: float = 4.0, zorder: float = 2.0) -> None:
+               marker: str = "o", size: float = 4.0, zorder: float = 2.0, width: float = 1.5) -> None:
     """One tupling series: tight intervals as filled markers on a line, intervals [0, bound] as hollow
     ones at the bound on a dotted line, upper ends of 0 to the strip (``zeros``)."""
     x, lower, upper = (np.asarray(v, dtype=float) for v in (x, lower, upper))
     tight, bound = (lower > 0) & (upper > 0), (lower <= 0) & (upper > 0)
     if tight.any():     # markers staggered between the curves (zorder): where curves meet, each shows some
-        ax.plot(x[tight], upper[tight], linestyle=linestyle, label=label, zorder=zorder,
+        ax.plot(x[tight], upper[tight], linestyle=linestyle, label=label, zorder=zorder, linewidth=width,
                 markevery=(int(zorder) % 2, 2), **_marks(colour, marker, size=size))
         label = None
     if bound.any():     # dotted from the last tight point before them (no marker there)
@@ -111,6 +116,7 @@ def _certified(ax, x, lower, upper, *, colour: str, linestyle: str, label: str, 
         before = before[before < first]
         keep = np.r_[before[-1:], np.flatnonzero(bound)]
         ax.plot(x[keep], upper[keep], linestyle=":", markevery=list(range(len(before[-1:]), len(keep))),
+                linewidth=width,
                 label=label, zorder=zorder, **_marks(colour, marker, filled=False, size=size))
     if (upper <= 0).any():
         zeros.append((x[upper <= 0], _marks(colour, marker, size=size), name))
@@ -198,10 +204,16 @@ def plot_delta(table: pd.DataFrame, *, base_epsilon: float, png, pdf, csv) -> No
         if zero.any():
             zeros["plain"].append((rows["epsilon"].to_numpy()[zero], _marks(_colour(mechanism), "o", size=4),
                                    LABELS[mechanism]))
+    merged = len(tupled) and not (tupled["delta_upper"] > 0).any()
+    if merged:    # no panel (b) of zeros only: its series are rows of (a)'s strip
+        for k, ((mechanism, nu), rows) in enumerate(groups["tupled"]):
+            zeros["plain"].append((rows["epsilon"].to_numpy(), _marks(_colour(mechanism), "os"[k % 2], size=4),
+                                   f"{LABELS[mechanism]}, ν {nu} (k = {int(kmax)})"))
+        tupled = tupled.iloc[:0]
     panels = [("plain", plain)] + ([("tupled", tupled)] if len(tupled) else [])
     tupled_rows = 1 if tupled["epsilon"].nunique() == 1 else len(groups["tupled"])
     height = max(len(zeros["plain"]), tupled_rows if (tupled["delta_upper"] <= 0).any() else 0)
-    fig, axes = _figure(len(panels), height)
+    fig, axes = _figure(len(panels), height, extra=2.0 if merged else 0.0)
     ax, strip = axes[0]
     for mechanism, rows in groups["plain"]:
         positive = rows["delta_upper"] > 0
@@ -209,7 +221,8 @@ def plot_delta(table: pd.DataFrame, *, base_epsilon: float, png, pdf, csv) -> No
             ax.plot(rows["epsilon"][positive], rows["delta_upper"][positive], label=f"{LABELS[mechanism]} (loss "
                     f"{rows['service_loss'].iloc[0]:.3g})", **_marks(_colour(mechanism), "o", size=4))
     _log_axes(ax, "y")
-    ax.set_title(f"(a) exact δ(ε) of each mechanism, {_EPS_A} = {base_epsilon:g}", parse_math=True)
+    ax.set_title(f"exact δ(ε) of each mechanism (tupling: certified, k = {int(kmax)}), {_EPS_A} = {base_epsilon:g}"
+                 if merged else f"(a) exact δ(ε) of each mechanism, {_EPS_A} = {base_epsilon:g}", parse_math=True)
     ax.set_ylabel("δ(ε)")
     _strip(strip, zeros["plain"], "δ = 0")
     legend_below(strip if strip is not None and strip.axison else ax, handles=ax.get_legend_handles_labels()[0])
@@ -228,7 +241,7 @@ def plot_delta(table: pd.DataFrame, *, base_epsilon: float, png, pdf, csv) -> No
 def plot_loss(calibration: pd.DataFrame, *, png, pdf, csv) -> None:
     """Service loss of each family's calibrated parameter against the target ε (met targets only); a
     loss of 0 (the data sent as they are already meet the target: ε_A = ∞) in the strip."""
-    from pufferfish.plotting import coinciding, legend_below, log_axis, readable_log_ticks
+    from pufferfish.plotting import coinciding, legend_below, log_axis, readable_log_ticks, within
 
     met = calibration[calibration["meets"].astype(bool)]
     data = met[["mechanism", "dummy_distribution", "target_epsilon", "target_delta", "base_epsilon", "dummies",
@@ -236,7 +249,10 @@ def plot_loss(calibration: pd.DataFrame, *, png, pdf, csv) -> None:
     series = {LABELS[m] + (f", ν {nu}" if isinstance(nu, str) and nu else ""): (m, rows, "os^Dv"[k % 5])
               for k, ((m, nu), rows) in enumerate(data.groupby(["mechanism", "dummy_distribution"], sort=False,
                                                                dropna=False))}
-    same = coinciding({label: (rows["target_epsilon"], rows["service_loss"]) for label, (_, rows, _) in series.items()})
+    positive = data["service_loss"][data["service_loss"] > 0]
+    log = bool(len(positive) and positive.max() / positive.min() > 30)     # the losses span decades
+    same = coinciding({label: (rows["target_epsilon"], rows["service_loss"]) for label, (_, rows, _) in series.items()},
+                      decades=float(np.log10(positive.max() / positive.min())) if log else None)
     zeros = [(rows["target_epsilon"][rows["service_loss"] <= 0].to_numpy(), _marks(_colour(m), marker), label)
              for label, (m, rows, marker) in series.items() if (rows["service_loss"] <= 0).any() and label not in same]
     fig, [(ax, strip)] = _figure(1, len(zeros))
@@ -244,12 +260,12 @@ def plot_loss(calibration: pd.DataFrame, *, png, pdf, csv) -> None:
         if label in same:
             continue
         shown = rows[rows["service_loss"] > 0]
-        text = label + "".join(f"\n{sign} {other}" for other, (head, sign) in same.items() if head == label)
+        text = label + "".join(f"\n{sign} {other}" + (f" ({within(gap)})" if sign != "=" else "")
+                               for other, (head, sign, gap) in same.items() if head == label)
         if len(shown):
             ax.plot(shown["target_epsilon"], shown["service_loss"], linestyle="--" if "marginal" in label else "-",
                     label=text, **_marks(_colour(mechanism), marker))
-    positive = data["service_loss"][data["service_loss"] > 0]
-    if len(positive) and positive.max() / positive.min() > 30:     # the losses span decades
+    if log:
         log_axis(ax, "y")
         readable_log_ticks(ax)
     ax.set_ylabel("service loss (E|x − y| or P(y ≠ x))")
@@ -264,14 +280,18 @@ def plot_loss(calibration: pd.DataFrame, *, png, pdf, csv) -> None:
     _save(fig, data, png, pdf, csv)
 
 
-#: tupling curves whose log10 values lie within this fraction of their panel's decades of each other at every
-#: k are one curve on that axis (2 % of 80 decades is a few pixels): drawn once, named together
-_ONE_CURVE = 0.02
+#: tupling curves within this relative distance of each other at every k are one curve (no eye separates
+#: them at any scale), and so are curves whose log10 values lie within :data:`_ONE_PIXEL` of the panel's
+#: decades (about 3 pixels of a panel some 300 pixels high): drawn once, named together with the largest
+#: ratio between them; curves further apart are each drawn
+_ONE_CURVE = 1e-3
+_ONE_PIXEL = 0.01
 
 
 def _one_curve(curves) -> dict:
     """key -> (the first curve it lies on, the largest ratio between them), for curves that are 0 at the
-    same points and elsewhere within :data:`_ONE_CURVE` of the panel's decades of each other."""
+    same points and elsewhere within a relative :data:`_ONE_CURVE` or :data:`_ONE_PIXEL` of the panel's
+    decades of each other."""
     logs = {key: np.log10(np.where(np.asarray(y, dtype=float) > 0, np.asarray(y, dtype=float), np.nan))
             for key, (_, y) in curves.items()}
     finite = np.concatenate([v[np.isfinite(v)] for v in logs.values()] + [np.zeros(0)])
@@ -282,7 +302,7 @@ def _one_curve(curves) -> dict:
             other = logs[head]
             if value.shape == other.shape and np.array_equal(np.isfinite(value), np.isfinite(other)):
                 gap = float(np.nanmax(np.abs(value - other), initial=0.0)) if np.isfinite(value).any() else 0.0
-                if gap <= _ONE_CURVE * decades:
+                if gap <= max(math.log10(1.0 + _ONE_CURVE), _ONE_PIXEL * decades):
                     same[key] = (head, 10.0 ** gap)
                     break
         else:
@@ -320,10 +340,12 @@ def plot_dummies(table: pd.DataFrame, *, epsilon: float, png, pdf, csv) -> None:
             ratio = max([r for _, r in also], default=1.0)
             if also and (line["delta_upper"] > 0).any():
                 name += (" (one curve: equal)" if ratio <= 1 + 1e-9 else
-                         f" (one curve on this axis: within a factor {ratio:.2g})")
-            _certified(ax, line["dummies"] + 1, line["delta"], line["delta_upper"], colour=_COLOURS[k % len(_COLOURS)],
-                       linestyle="-", label=name, zeros=zeros, name=name, marker="osD^v"[k % 5],
-                       size=8.0 - 1.1 * (k % 5), zorder=2 + k)
+                         f" (one curve: within {100 * _ONE_CURVE:g} %)" if ratio <= 1 + _ONE_CURVE else
+                         f" (one curve at this scale, a few pixels apart: within a factor {ratio:.2g})")
+            _certified(ax, line["dummies"] + 1, line["delta"], line["delta_upper"],
+                       colour=_EPS_COLOURS[k % len(_EPS_COLOURS)], linestyle="-", label=name, zeros=zeros, name=name,
+                       marker="osD^v"[k % 5],
+                       size=8.0 - 1.1 * (k % 5), zorder=2 + k, width=3.0 - 0.5 * (k % 5))
         _log_axes(ax, "x", "y")
         ax.set_ylabel(f"δ(ε = {epsilon:g}) (certified upper end)")
         text = "uniform on the outputs" if nu == "uniform" else "from the released column's law"
@@ -339,21 +361,25 @@ def plot_dummies(table: pd.DataFrame, *, epsilon: float, png, pdf, csv) -> None:
 def plot_bound(table: pd.DataFrame, *, png, pdf, csv) -> None:
     """The introduction's bound (ε_A W∞; RR: ε_A) against the exact pure ε, per ε_A; bounds (or exact
     values) that coincide between mechanisms are one line naming them all."""
-    from pufferfish.plotting import coinciding, legend_below, log_axis, readable_log_ticks
+    from pufferfish.plotting import coinciding, legend_below, log_axis, readable_log_ticks, within
 
     rows = table[table["mechanism"].isin(["rr", "geometric", "laplace"])]
     data = rows.drop_duplicates(["mechanism", "base_epsilon"])[["mechanism", "base_epsilon", "bound_epsilon",
                                                                 "pure_epsilon", "w_inf"]]
     fig, [(ax, _)] = _figure(1, 0)
+    values = data[["bound_epsilon", "pure_epsilon"]].to_numpy(dtype=float)
+    values = values[np.isfinite(values) & (values > 0)]
+    decades = float(np.log10(values.max() / values.min())) if len(values) else None    # the log y axis
     for column, what, style in (("bound_epsilon", "bound", dict(linestyle="--", marker="None")),
                                 ("pure_epsilon", "exact pure ε", dict(linestyle="-", marker="o", markersize=5))):
         curves = {m: (line["base_epsilon"], line[column]) for m, line in data.groupby("mechanism", sort=False)}
-        same = coinciding(curves)
+        same = coinciding(curves, decades=decades)
         for mechanism, (x, y) in curves.items():
             if mechanism in same:
                 continue
-            label = f"{LABELS[mechanism]}: {what}" + "".join(f" {sign} {LABELS[other]}'s" for other, (head, sign)
-                                                            in same.items() if head == mechanism)
+            label = f"{LABELS[mechanism]}: {what}" + "".join(
+                f" {sign} {LABELS[other]}'s" + (f" ({within(gap)})" if sign != "=" else "")
+                for other, (head, sign, gap) in same.items() if head == mechanism)
             ax.plot(x, y, color=_colour(mechanism), label=label, **style)
     for which in "xy":
         log_axis(ax, which)

@@ -6,7 +6,7 @@ dashed black), one subplot per panel and noise family (the families in the order
 downward triangle on the axis, and a scale that misses its target by the exact audit a cross.
 Methods whose scales coincide are all drawn and their labels say so.
 :func:`plot_plan` draws the two query priors, the monotone plan :math:`\pi^*` of eq. (6) (cell
-labels in whole %, where they fit at 7 pt or more) and :math:`\theta`.
+labels in whole % from 1 %, where they fit at 7 pt or more) and :math:`\theta`.
 The methods: docs/math/paper000-multiuser.md.
 """
 
@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 
 from pufferfish.files import write_csv
-from pufferfish.plotting import (LINE_COLOURS, NEAR, OKABE_ITO, TIGHT_STYLE, coinciding, legend_below, save_figure,
-                                 series_style, setup_style, words)
+from pufferfish.plotting import (LINE_COLOURS, OKABE_ITO, TIGHT_STYLE, coinciding, legend_below, save_figure,
+                                 series_style, setup_style, within, words)
 
 __all__ = ["method_label", "plot_theta", "plot_plan", "FIGURE_COLUMNS"]
 
@@ -96,7 +96,7 @@ def _theta_axes(ax, frame: pd.DataFrame, methods: Sequence[str], *, legend: bool
                 styles: Mapping[str, int] | None = None, log: tuple[bool, bool] = (False, False)) -> None:
     """One noise family's scales against epsilon (``tight`` dashed), zeros as triangles on the axis.
 
-    Methods whose scales coincide at every epsilon (or lie within 1 % of each other) are all drawn
+    Methods whose scales coincide at every epsilon (or lie within 0.1 % of each other) are all drawn
     (the later ones narrower, dashed, their markers between the earlier ones') and each later
     one's label says which it equals (=) or nearly equals (≈).
     ``log`` puts x and y on log axes; there a scale of 0 is a triangle on the floor, and a method
@@ -113,9 +113,9 @@ def _theta_axes(ax, frame: pd.DataFrame, methods: Sequence[str], *, legend: bool
         group = groups[method]
         label = words(method_label(method)) if method != "tight" else TIGHT_STYLE["label"]
         if method in same:
-            other, sign = same[method]
+            other, sign, gap = same[method]
             name = TIGHT_STYLE["label"] if other == "tight" else _short(words(method_label(other)))
-            label += f" (= {name})" if sign == "=" else f" (≈ {name}, within {100 * NEAR:g} %)"
+            label += f" (= {name})" if sign == "=" else f" (≈ {name}, {within(gap)})"
         if method == "tight":
             style = dict(TIGHT_STYLE)
             if len(group) > 1:    # black markers of its own between the others'
@@ -233,9 +233,10 @@ def _priors_axes(ax, priors: pd.DataFrame, secret_labels: Sequence[str]) -> None
 
 
 def _percent(mass: float) -> str:
-    """A cell label: the mass in whole % (``16``, ``2``), ``<1`` below 1 % (the CSV has every digit)."""
+    """A cell label: the mass in whole % (``16``, ``2``); none below 1 % (the colour bar says so, the
+    CSV has every digit)."""
     value = 100.0 * mass
-    return f"{value:.0f}" if value >= 0.995 else "<1"
+    return f"{value:.0f}" if value >= 0.995 else ""
 
 
 def _plan_axes(fig, ax, plan: pd.DataFrame, secret_labels: Sequence[str], span: int):
@@ -250,7 +251,7 @@ def _plan_axes(fig, ax, plan: pd.DataFrame, secret_labels: Sequence[str], span: 
     matrix[plan.x_prime - lo, plan.x - lo] = 100.0 * plan.mass
     image = ax.imshow(matrix, origin="lower", cmap="viridis", extent=(lo - 0.5, hi + 0.5, lo - 0.5, hi + 0.5),
                       interpolation="nearest", aspect="equal")
-    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="π*(x, x′) in %")
+    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="π*(x, x′) in % (cells under 1 %: no label)")
     ax.plot([lo - 0.5, hi + 0.5], [lo - 0.5, hi + 0.5], color="0.25", linewidth=0.8, linestyle=":")
     far = plan[np.abs(plan.x - plan.x_prime) == span]
     for x, xp in zip(far.x, far.x_prime):
@@ -268,18 +269,26 @@ def _plan_axes(fig, ax, plan: pd.DataFrame, secret_labels: Sequence[str], span: 
 
 def _plan_labels(fig, ax, plan: pd.DataFrame, image) -> None:
     """Each cell's mass in whole % (:func:`_percent`), at the largest font size from 7 to 9 pt at which
-    the widest label fits its cell once the figure is laid out (none if 7 pt does not fit: the
-    colour bar and the CSV have them), black or white, whichever contrasts more with the cell."""
+    the widest label (its glyphs measured) takes at most 3/4 of its cell once the figure is laid out,
+    so that labels of neighbouring cells stay apart (none if 7 pt does not fit: the colour bar and the
+    CSV have them), black or white, whichever contrasts more with the cell."""
+    from matplotlib.textpath import TextPath
+
     from pufferfish.figure_check import contrast_ratio
 
     labels = [_percent(m) for m in plan.mass]
+    if not any(labels):
+        return
     ax.apply_aspect()   # the axes' box as drawn (equal aspect)
     lo, hi = ax.get_xlim()
     cell = ax.get_window_extent().width * 72.0 / fig.dpi / (hi - lo)    # points per lattice step
-    fontsize = min(9.0, 0.9 * cell / (0.62 * max(map(len, labels))))
+    widest = max(TextPath((0, 0), text, size=1.0).get_extents().width for text in labels if text)   # em
+    fontsize = min(9.0, 0.75 * cell / widest)
     if fontsize < 7.0:
         return
     for x, xp, m, text in zip(plan.x, plan.x_prime, plan.mass, labels):
+        if not text:
+            continue
         fill = image.cmap(image.norm(100.0 * m))
         colour = "black" if contrast_ratio("black", fill) >= contrast_ratio("white", fill) else "white"
         ax.text(x, xp, text, ha="center", va="center", fontsize=fontsize, color=colour)

@@ -443,7 +443,7 @@ def plot_conditionals(priors: ConditionalPriors, *, title: str, attribute_label:
     r"""Paper 002's Figs. 2-4 (Appendix F.2.3): the conditionals of one setting, and their CDFs.
 
     (a) Pr(X = x | S = s), one series per secret value: grouped bars when there are few
-    points, lines with markers otherwise. (b) the CDFs as steps, with the horizontal gap
+    points, otherwise one stem plot per secret value, stacked, sharing both axes. (b) the CDFs as steps, with the horizontal gap
     W_inf of the binding pair (largest W_inf, ties by W_2) drawn where the monotone
     coupling attains it. Okabe-Ito colours and distinct markers; the numbers plotted go to
     ``csv`` (``setting,secret,value,probability,cdf``). Returns the binding pair.
@@ -480,8 +480,9 @@ def plot_conditionals(priors: ConditionalPriors, *, title: str, attribute_label:
     lo = min(c.pmf.lo for c in conds)
     hi = max(c.pmf.hi for c in conds)
     xs = np.arange(lo, hi + 1)
-    fig, (ax_p, ax_c) = plt.subplots(1, 2, figsize=(11, 4.2))
     bars = len(xs) * len(conds) <= 60
+    fig, (ax_p, ax_c) = plt.subplots(1, 2, figsize=(11, 4.2 if bars else 5.6))
+    stems = [ax_p] if bars else _stacked(ax_p, len(conds))
     width = 0.8 / len(conds)
     table = []
     for k, cond in enumerate(conds):
@@ -493,18 +494,20 @@ def plot_conditionals(priors: ConditionalPriors, *, title: str, attribute_label:
             hatch = ["", "//", "..", "xx", "\\\\", "++", "oo"][k % 7]
             ax_p.bar(xs - 0.4 + width * (k + 0.5), probs, width=width, color=style["color"], edgecolor="black",
                      linewidth=0.4, hatch=hatch, label=label)
-        else:
-            ax_p.plot(xs, probs, color=style["color"], marker=style["marker"], markersize=4,
-                      markerfacecolor=style["markerfacecolor"], linestyle=style["linestyle"], linewidth=1.2,
-                      label=label)
+        else:    # a stem per value with a probability (lines joining them zig-zag through each other)
+            on = probs > 0
+            stems[k].vlines(xs[on], 0.0, probs[on], color=style["color"], linewidth=1.2)
+            stems[k].plot(xs[on], probs[on], color=style["color"], marker=style["marker"], markersize=4,
+                          markerfacecolor=style["markerfacecolor"], linestyle="none",
+                          label=f"{priors.record.get('column', 'secret')} = {label}")
         ax_c.step(xs, cdf, where="post", color=style["color"], linestyle=style["linestyle"], linewidth=1.6,
                   label=cond.secret)
         table.append(pd.DataFrame({"setting": priors.setting, "secret": cond.secret, "value": xs,
                                    "probability": probs, "cdf": cdf}))
     _mark_w_inf(ax_c, conds, bind)
-    _label_axes(ax_p, ax_c, priors, rows, attribute_label)
+    _label_axes(stems, ax_c, priors, rows, attribute_label)
     if len(xs) <= 25:
-        for ax in (ax_p, ax_c):
+        for ax in (*stems, ax_c):
             ax.set_xticks(xs)
     fig.suptitle(words(title))
     fig.tight_layout()
@@ -525,17 +528,36 @@ def _mark_w_inf(ax_c, conds, bind: PairSensitivity) -> None:
     level = float(np.sum(plan.mass[:k]) + plan.mass[k] / 2)
     ax_c.annotate("", xy=(float(plan.x_prime[k]), level), xytext=(float(plan.x[k]), level),
                   arrowprops={"arrowstyle": "<->", "color": OKABE_ITO[0], "linewidth": 1.4})
-    ax_c.text((plan.x[k] + plan.x_prime[k]) / 2, level - 0.03,
-              f"W∞ = {bind.w_inf} ({bind.secret_i} vs {bind.secret_j})", ha="center", va="top",
-              fontsize=8, bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8})
+    # named in the lower right corner, where a CDF never is (it reaches 1 at the right): over no curve
+    ax_c.text(0.98, 0.03, f"↔ W∞ = {bind.w_inf} ({bind.secret_i} vs {bind.secret_j})", transform=ax_c.transAxes,
+              ha="right", va="bottom", fontsize=8)
 
 
-def _label_axes(ax_p, ax_c, priors: ConditionalPriors, rows: list, attribute_label: str) -> None:
-    """Labels, titles and legends of the two panels of :func:`plot_conditionals`."""
-    ax_p.set_xlabel(attribute_label)
-    ax_p.set_ylabel("probability")
-    ax_p.set_title(f"(a) Pr({attribute_label} | {priors.record.get('column', 'secret')})")
-    ax_p.legend(title=priors.record.get("column"), loc="best")
+def _stacked(ax_p, n: int) -> list:
+    """Panel (a) as ``n`` stacked axes in ``ax_p``'s place, sharing both axes (one stem plot each)."""
+    spec = ax_p.get_subplotspec()
+    ax_p.remove()
+    return list(spec.subgridspec(n, 1, hspace=0.12).subplots(sharex=True, sharey=True))
+
+
+def _label_axes(stems: list, ax_c, priors: ConditionalPriors, rows: list, attribute_label: str) -> None:
+    """Labels, titles and legends of the two panels of :func:`plot_conditionals` (panel (a): one
+    axes, or the stacked ones of :func:`_stacked`, each with its series' legend)."""
+    column = priors.record.get("column")
+    stems[-1].set_xlabel(attribute_label)
+    stems[0].set_title(f"(a) Pr({attribute_label} | {priors.record.get('column', 'secret')})")
+    if len(stems) == 1:
+        stems[0].set_ylabel("probability")
+        stems[0].legend(title=column, loc="best")
+    else:
+        from matplotlib.ticker import MaxNLocator
+
+        for ax in stems:
+            ax.yaxis.set_major_locator(MaxNLocator(nbins=2))
+            ax.legend(loc="best", handletextpad=0.3, borderaxespad=0.2, frameon=False)
+        top = max(ax.dataLim.y1 for ax in stems)    # headroom: no marker on the top spine
+        stems[0].set_ylim(-0.05 * top, 1.2 * top)
+        stems[len(stems) // 2].set_ylabel("probability")
     ax_c.set_xlabel(attribute_label)
     ax_c.set_ylabel("cumulative probability")
     # from 0, or just below the lowest CDF value when every CDF starts high (a binary attribute)
@@ -543,7 +565,7 @@ def _label_axes(ax_p, ax_c, priors: ConditionalPriors, rows: list, attribute_lab
     ax_c.set_ylim(0.0 if lowest < 0.3 else np.floor(10 * lowest) / 10 - 0.05, 1.08)
     ax_c.set_title(f"(b) CDFs; max W∞ = {max(r.w_inf for r in rows if not r.is_max)}, "
                    f"max W₂ = {max(r.w_2 for r in rows if not r.is_max):.3f}, DP range = {priors.attribute_range:g}")
-    ax_c.legend(title=priors.record.get("column"), loc="best")
+    ax_c.legend(title=priors.record.get("column"), loc="upper left")
 
 
 def write_conditionals_figure(*, priors_json, spec: Mapping, png, pdf, csv) -> PairSensitivity:
