@@ -189,7 +189,7 @@ def _audit_rows(experiment: str, panel: str, scales: Mapping[str, np.ndarray], e
         for eps, scale in zip(epsilons, values):
             target = target_for(record.guarantee, float(eps), **params)
             smallest = audits.smallest(record, target)
-            verdict = audit_scale(audits.auditor(record), float(scale), target, rtol=rtol)
+            verdict = audit_scale(audits.auditor(record), float(scale), target)
             row = audit_row(verdict, experiment=experiment, panel=panel, method=method, noise=record.noise,
                             scale_min=smallest.scale, tight_note=smallest.reason)
             if row["violation"]:
