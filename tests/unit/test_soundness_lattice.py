@@ -4,7 +4,7 @@ where the truth is 0).
 
 The truth is computed here with mpmath from the definitions, to 50 significant digits (the working precision
 is raised by the decimal exponent of the scale, so that e^(-|k - x| / theta) keeps 50 digits of its distance
-from 1 at huge scales), never from the code under test:
+from 1 at huge scales, and by 330 digits, the range of the masses), never from the code under test:
 
 * Laplace, pure epsilon: sup_y |log p_Y(y | s_i) / p_Y(y | s_j)|. Between two consecutive atoms of either prior
   each density is A e^(-y/theta) + B e^(y/theta), so the ratio is linear-fractional in e^(2y/theta), monotone:
@@ -109,7 +109,9 @@ def atoms_of(pmf):
 
 
 def digits(scale, width=1):
-    return 50 + max(0, int(math.log10(max(scale / max(width, 1), 1.0)))) + 10
+    """50 significant digits of every truth: masses from 1e-300 to 1 meet in one sum (330 more), and
+    e^(-|k - x| / scale) keeps 50 digits of its distance from 1 at huge scales."""
+    return 50 + 330 + max(0, int(math.log10(max(scale / max(width, 1), 1.0))))
 
 
 # ------------------------------------------------------------------ the truths (mpmath, from the definitions)
@@ -269,7 +271,7 @@ def geometric_case(rng):
 
 def zero_case(rng):
     p, q = pair(rng, same_support=rng.uniform() < 0.7)
-    with mp.workdps(50):
+    with mp.workdps(digits(1.0)):
         for reported, truth in zip(zero_noise_directions(p, q), true_zero(p, q, "epsilon")):
             check("zero loss", reported, truth)
         eps = epsilon_draw(rng)
