@@ -756,6 +756,16 @@ EXEMPT = {
                      "pufferfish.certified.round_up", "pufferfish.certified.round_down"],
                     "the directed-rounding arithmetic of the audits, called with the floats and error bounds "
                     "the audits computed (test_certified.py)"),
+    **dict.fromkeys(["pufferfish.audit.certify.U", "pufferfish.audit.certify.ACCEPT"], _DATA),
+    **dict.fromkeys(["pufferfish.audit.certify.kernel_log_error", "pufferfish.audit.certify.from_float",
+                     "pufferfish.audit.certify.arb_kernel_sums", "pufferfish.audit.certify.arb_loss",
+                     "pufferfish.audit.certify.arb_laplace_hockey", "pufferfish.audit.certify.arb_geometric",
+                     "pufferfish.audit.certify.arb_zero_noise"],
+                    "the certified ends of the lattice audits, called on the priors and scales the auditors "
+                    "validated (test_soundness_lattice.py)"),
+    **dict.fromkeys(["pufferfish.mechanisms.scales.arb_certified", "pufferfish.mechanisms.scales.scale_up"],
+                    "the certified ends of the mechanisms' values and scales, called on validated floats "
+                    "(test_soundness_mechanisms.py)"),
 }
 
 #: modules whose every public name is job-level (each name is still listed, by the walk, as exempt)

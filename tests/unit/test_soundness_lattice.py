@@ -292,3 +292,44 @@ def test_a_sample_of_lattice_audits_is_certified(case):
 @pytest.mark.parametrize("case", [laplace_case, geometric_case, zero_case], ids=["laplace", "geometric", "zero"])
 def test_the_lattice_audits_are_certified_over_the_whole_range(case):
     run(3939, FULL, case)
+
+
+# ------------------------------------------------------------------ the issue's calibration example
+def adult_education_by_race():
+    """Education-num of UCI Adult (adult.data and adult.test joined, 48,842 records) given race White and Black."""
+    import collections
+    import os
+    from pathlib import Path
+
+    root = Path(os.environ.get("UCI_MIRROR", "/nonexistent")) / "adult"
+    if not (root / "adult.data").is_file() or not (root / "adult.test").is_file():
+        pytest.skip("the UCI mirror's adult files are not available (UCI_MIRROR)")
+    rows = []
+    for name in ("adult.data", "adult.test"):
+        rows += [line.split(", ") for line in (root / name).read_text().splitlines()
+                 if line.strip() and not line.startswith("|")]
+    if len(rows) != 48_842:
+        pytest.skip("not the UCI Adult files (48,842 records)")
+    counts = {race: collections.Counter(int(r[4]) for r in rows if r[8] == race) for race in ("White", "Black")}
+    values = sorted(set(counts["White"]) | set(counts["Black"]))
+    return (LatticePMF.from_counts(values, [counts["White"][v] for v in values]),
+            LatticePMF.from_counts(values, [counts["Black"][v] for v in values]))
+
+
+def test_the_issues_laplace_calibration_now_meets_its_target():
+    # issue 39: the Laplace calibration at (0.25, 1e-5) returned 3.1679835737413824, whose true delta is
+    # 1.0000000000020471e-05 > 1e-5, reported as meeting the target (achieved <= bound (1 + 1e-9))
+    from pufferfish.audit import audit_scale, lattice_auditor, target_for
+
+    p, q = adult_education_by_race()
+    target = target_for("epsilon_delta", 0.25, delta=1e-5)
+    auditor = lattice_auditor("laplace", "epsilon_delta", p, q)
+    old = 3.1679835737413824
+    with mp.workdps(digits(old)):
+        truth_old = max(true_laplace_hockey(p, q, old, 0.25))
+        assert truth_old > mp.mpf("1e-5")
+        verdict = audit_scale(auditor, old, target)
+        assert not verdict.meets and verdict.value >= truth_old
+        found = auditor.smallest_scale(target)
+        truth_new = max(true_laplace_hockey(p, q, found.scale, 0.25))
+        assert truth_new <= found.value <= 1e-5 and found.scale / old - 1 < 1e-8
