@@ -211,9 +211,18 @@ def _analytic_gaussian_sigma(w: float, epsilon: float, delta: float) -> float:
     while excess(lo) <= 0:
         lo -= math.log(2.0)
     root = brentq(excess, lo, hi, xtol=1e-300, rtol=ANALYTIC_RTOL, maxiter=500)
-    sigma = math.exp(root)
-    while _certified_delta(w, sigma, epsilon) > delta:     # meets by the certified delta, no tolerance
-        sigma *= 1.0 + 1e-15
+    sigma = base = math.exp(root)
+    step = 2.0 ** -52
+    # meets by the certified delta, no tolerance: raised by 2^-52, 2^-51, ... relative (the float root
+    # is within a few ulps of the certified one: the first steps suffice, and the last overshoots by 2x at most)
+    while _certified_delta(w, sigma, epsilon) > delta:
+        if step > 2.0 ** -20:
+            from pufferfish.errors import ComputationError
+
+            raise ComputationError(f"analytic_gaussian_sigma(sensitivity={w!r}, epsilon={epsilon!r}, delta={delta!r}): "
+                                   f"no sigma within 1e-6 of {base!r} certified to meet delta")
+        sigma = base * (1.0 + step)
+        step *= 2.0
     return sigma
 
 
