@@ -132,6 +132,8 @@ def _report(ball) -> float:
     from flint import arb
 
     value = arb_upper_float(ball)
+    if ball.upper() <= 0:
+        return 0.0                                      # a true 0 enclosed exactly
     if ball.upper() < arb(2) ** -1075:
         return _SMALLEST
     return max(value, 0.0) if value > 0 else _SMALLEST if ball.upper() > 0 else 0.0
@@ -174,8 +176,11 @@ def arb_kernel_sums(masses: np.ndarray, scale: float) -> tuple[list, list, list]
     return fs, hs, ss
 
 
-def _directions(make) -> tuple[float, float]:
-    """Both directions from ``make()`` -> (ball, ball), at the first precision where both are narrow."""
+def _directions(make, masses: np.ndarray | None = None) -> tuple[float, float]:
+    """Both directions from ``make()`` -> (ball, ball), at the first precision where both are narrow
+    (identical rows of ``masses``: every divergence is exactly 0)."""
+    if masses is not None and np.array_equal(masses[0], masses[1]):
+        return 0.0, 0.0
     for prec in _precisions():
         fwd, bwd = make()
         if _narrow(fwd) and _narrow(bwd):
@@ -201,7 +206,7 @@ def arb_loss(masses: np.ndarray, scale: float) -> tuple[float, float]:
         d = [s[0][k].log() - s[1][k].log() for k in range(len(s[0]))]
         return _max(d), _max([-x for x in d])
 
-    return _directions(make)
+    return _directions(make, masses)
 
 
 def _positive_part_ball(a, beta, rate, e):
@@ -268,7 +273,7 @@ def arb_laplace_hockey(masses: np.ndarray, scale: float, epsilon: float) -> tupl
         e = (-rate).exp()
         return one(f[0], h[0], f[1], h[1], c, rate, e), one(f[1], h[1], f[0], h[0], c, rate, e)
 
-    return _directions(make)
+    return _directions(make, masses if epsilon >= 0 else None)
 
 
 def _clip(ball):
@@ -319,7 +324,7 @@ def arb_geometric(masses: np.ndarray, scale: float, guarantee: str, *, epsilon: 
                 out.append(_clip(total.log() / (a - 1)))
         return out[0], out[1]
 
-    return _directions(make)
+    return _directions(make, masses)
 
 
 def arb_zero_noise(a: np.ndarray, b: np.ndarray, guarantee: str, *, epsilon: float = 0.0,
@@ -350,4 +355,4 @@ def arb_zero_noise(a: np.ndarray, b: np.ndarray, guarantee: str, *, epsilon: flo
                 total += (al * u[k].log() + (1 - al) * v[k].log()).exp()
         return _clip(total.log() / (al - 1))
 
-    return _directions(lambda: (one(pa, pb, a, b), one(pb, pa, b, a)))
+    return _directions(lambda: (one(pa, pb, a, b), one(pb, pa, b, a)), np.vstack((a, b)))
