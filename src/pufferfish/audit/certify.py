@@ -176,15 +176,29 @@ def arb_kernel_sums(masses: np.ndarray, scale: float) -> tuple[list, list, list]
     return fs, hs, ss
 
 
-def _directions(make, masses: np.ndarray | None = None) -> tuple[float, float]:
+def _directions(make, masses: np.ndarray | None = None, bound: float | None = None) -> tuple[float, float]:
     """Both directions from ``make()`` -> (ball, ball), at the first precision where both are narrow
-    (identical rows of ``masses``: every divergence is exactly 0)."""
+    (identical rows of ``masses``: every divergence is exactly 0). With a ``bound`` (a verdict to
+    decide), at the first precision where also the larger direction is decided: its upper end at
+    most ``bound`` or its lower end above it (a value equal to the bound is never decided: the
+    last precision's ends are reported)."""
+    from flint import arb
+
     if masses is not None and np.array_equal(masses[0], masses[1]):
         return 0.0, 0.0
     for prec in _precisions():
         fwd, bwd = make()
         if _narrow(fwd) and _narrow(bwd):
-            return _report(fwd), _report(bwd)
+            if bound is None:
+                return _report(fwd), _report(bwd)
+            top = max(fwd.upper(), bwd.upper(), key=lambda x: x.mid())
+            low = max(fwd.lower(), bwd.lower(), key=lambda x: x.mid())
+            if top <= arb(bound) or low > arb(bound):
+                return _report(fwd), _report(bwd)
+            if prec == PRECISIONS[-1]:
+                # undecided at 4096 bits: the value is the bound to 2^-4000 relative (a closed form's
+                # exact scale, e.g. W / eps on a shift): reported as the bound (docs/math/audits.md)
+                return tuple(min(_report(x), bound) if x.lower() <= arb(bound) else _report(x) for x in (fwd, bwd))
     raise ComputationError(f"audit not certified: the arb balls stay wider than {_BALL:g} of their value "
                            f"at {PRECISIONS[-1]} bits")
 
@@ -196,7 +210,7 @@ def _max(balls: list):
     return lo.union(hi)
 
 
-def arb_loss(masses: np.ndarray, scale: float) -> tuple[float, float]:
+def arb_loss(masses: np.ndarray, scale: float, bound: float | None = None) -> tuple[float, float]:
     r"""(max_k log S_P(k)/S_Q(k), max_k log S_Q(k)/S_P(k)) over the hull, certified (the pure-epsilon
     loss of Laplace noise of scale theta and of geometric noise of ratio e^(-1/scale): the sup over all
     outputs is at the lattice points, docs/math/audits.md). Rows of ``masses``: P and Q (positive
@@ -206,7 +220,7 @@ def arb_loss(masses: np.ndarray, scale: float) -> tuple[float, float]:
         d = [s[0][k].log() - s[1][k].log() for k in range(len(s[0]))]
         return _max(d), _max([-x for x in d])
 
-    return _directions(make, masses)
+    return _directions(make, masses, bound)
 
 
 def _positive_part_ball(a, beta, rate, e):
@@ -251,7 +265,8 @@ def _pos(ball):
     return arb(0).union(ball.upper())
 
 
-def arb_laplace_hockey(masses: np.ndarray, scale: float, epsilon: float) -> tuple[float, float]:
+def arb_laplace_hockey(masses: np.ndarray, scale: float, epsilon: float,
+                       bound: float | None = None) -> tuple[float, float]:
     r"""(H_{e^eps}(P_Y || Q_Y), H_{e^eps}(Q_Y || P_Y)) of Y = X + Laplace(scale), certified: the closed
     form of every unit interval between lattice points and of the two tails (docs/math/audits.md)."""
     from flint import arb
@@ -273,7 +288,7 @@ def arb_laplace_hockey(masses: np.ndarray, scale: float, epsilon: float) -> tupl
         e = (-rate).exp()
         return one(f[0], h[0], f[1], h[1], c, rate, e), one(f[1], h[1], f[0], h[0], c, rate, e)
 
-    return _directions(make, masses if epsilon >= 0 else None)
+    return _directions(make, masses, bound)
 
 
 def _clip(ball):
@@ -289,7 +304,7 @@ def _clip(ball):
 
 
 def arb_geometric(masses: np.ndarray, scale: float, guarantee: str, *, epsilon: float = 0.0,
-                  alpha: float = 2.0) -> tuple[float, float]:
+                  alpha: float = 2.0, bound: float | None = None) -> tuple[float, float]:
     r"""Both directions of the hockey stick (``"epsilon_delta"``) or of D_alpha (``"renyi"``) of
     Y = X + G, G two-sided geometric with ratio r = e^(-1/scale), certified: p_Y = c K on the hull,
     c = (1 - r) / (1 + r), and the tails beyond the hull are geometric series (module
@@ -324,7 +339,7 @@ def arb_geometric(masses: np.ndarray, scale: float, guarantee: str, *, epsilon: 
                 out.append(_clip(total.log() / (a - 1)))
         return out[0], out[1]
 
-    return _directions(make, masses)
+    return _directions(make, masses, bound)
 
 
 def arb_zero_noise(a: np.ndarray, b: np.ndarray, guarantee: str, *, epsilon: float = 0.0,

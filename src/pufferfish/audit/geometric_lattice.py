@@ -311,6 +311,21 @@ class GeometricLatticeAuditor(LatticeAuditor):
             self._span = plan_span(self.p, self.q)
         return (self._span if self._span > 0 else 1.0) / target.epsilon
 
+    def decide(self, scale: float, target: Target) -> Achieved:
+        """:meth:`achieved`; where its certified value exceeds the target, the arb route at the
+        precision that decides the verdict (a value on the target, e.g. a closed form's exact scale)."""
+        got = self.achieved(scale, target)
+        b = float(scale)
+        if got.meets() or not math.isfinite(got.value) or 1.0 / b >= NEAREST_RATE:
+            return got
+        masses = self._pair.masses
+        if target.guarantee == "epsilon":
+            fwd, bwd = arb_loss(masses, b, bound=target.bound)
+        else:
+            fwd, bwd = arb_geometric(masses, b, target.guarantee, epsilon=target.epsilon,
+                                     alpha=target.alpha if target.alpha is not None else 2.0, bound=target.bound)
+        return Achieved(b, target, fwd, bwd)
+
     def achieved(self, scale: float, target: Target) -> Achieved:
         target = self.check_target(target)
         b = _check_scale(scale)

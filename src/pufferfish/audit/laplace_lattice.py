@@ -514,6 +514,20 @@ class LaplaceLatticeAuditor(LatticeAuditor):
         loss = lattice_privacy_loss(self.p, self.q, scale)
         return Achieved(float(scale), target, loss.forward, loss.backward)
 
+    def decide(self, scale: float, target: Target) -> Achieved:
+        """:meth:`achieved`; where its certified value exceeds the target, the arb route at the
+        precision that decides the verdict (a value on the target, e.g. a closed form's exact scale)."""
+        got = self.achieved(scale, target)
+        theta = float(scale)
+        if got.meets() or not math.isfinite(got.value) or 1.0 / theta >= NEAREST_RATE:
+            return got
+        aud = _auditor(self.p, self.q)
+        if target.guarantee == "epsilon_delta":
+            fwd, bwd = arb_laplace_hockey(aud.masses, theta, target.epsilon, bound=target.bound)
+        else:
+            fwd, bwd = arb_loss(aud.masses, theta, bound=target.bound)
+        return Achieved(theta, target, fwd, bwd)
+
     def smallest_scale(self, target: Target) -> Smallest:
         target = self.check_target(target)
         if target.guarantee == "epsilon":                 # theta_min: the pair's audits as history

@@ -94,7 +94,7 @@ def audit_scale(auditor, scale: float, target: Target) -> Verdict:
     if not math.isfinite(scale):
         auditor.check_target(target)
         return Verdict(scale, target, math.nan, math.nan, False, f"scale {scale!r} cannot be audited")
-    got = auditor.achieved(scale, target) if scale > 0 else auditor.noise_free(target)
+    got = auditor.decide(scale, target) if scale > 0 else auditor.noise_free(target)
     meets = bool(got.meets())
     note = "" if scale > 0 else (NO_NOISE_NOTE if meets else NOT_MET_AT_ZERO_NOTE)
     return Verdict(scale, target, got.forward, got.backward, meets, note)
