@@ -756,7 +756,9 @@ EXEMPT = {
                      "pufferfish.certified.round_up", "pufferfish.certified.round_down"],
                     "the directed-rounding arithmetic of the audits, called with the floats and error bounds "
                     "the audits computed (test_certified.py)"),
-    **dict.fromkeys(["pufferfish.audit.certify.U", "pufferfish.audit.certify.ACCEPT"], _DATA),
+    **dict.fromkeys(["pufferfish.audit.certify.U", "pufferfish.audit.certify.ACCEPT",
+                     "pufferfish.audit.kernel.SCAN_MAX_BLOCK"], _DATA),
+    "pufferfish.audit.kernel.scan_block": "the kernel sums' block length, for their error bound (certify)",
     **dict.fromkeys(["pufferfish.audit.certify.kernel_log_error", "pufferfish.audit.certify.from_float",
                      "pufferfish.audit.certify.arb_kernel_sums", "pufferfish.audit.certify.arb_loss",
                      "pufferfish.audit.certify.arb_laplace_hockey", "pufferfish.audit.certify.arb_geometric",

@@ -22,6 +22,7 @@ import math
 
 import numpy as np
 
+from pufferfish.audit.kernel import SCAN_MAX_BLOCK, scan_block
 from pufferfish.certified import arb_upper_float, upper
 from pufferfish.errors import ComputationError
 
@@ -73,7 +74,14 @@ def kernel_log_error(logp: np.ndarray, log_s: np.ndarray, rate: float, *, neares
     finite_s = log_s[np.isfinite(log_s)]
     lam = (float(np.max(np.abs(finite_p), initial=0.0)) + float(np.max(np.abs(finite_s), initial=0.0))
            + (1024.0 if nearest else min(n * rate, max(1024.0, 64.0 * rate))))
-    return U * (4.0 * n + 64.0) * (lam + 4.0)
+    block = scan_block(n, rate)
+    if nearest or block is None:
+        return U * (4.0 * n + 64.0) * (lam + 4.0)
+    # the blocked scans: in a block, exponents formed by 2 roundings (2u lam), exp (2u), a cumulative sum
+    # of at most 256 positive terms (256u relative), log; the log-space chain is the carry over the
+    # ceil(n / block) block ends and the final log-sum-exps
+    chain = -(-n // block) + 2
+    return U * ((4.0 * chain + 16.0) * (lam + 4.0) + 4.0 * (SCAN_MAX_BLOCK + 4))
 
 
 def from_float(values, error: float):
