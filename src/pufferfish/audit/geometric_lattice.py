@@ -137,7 +137,9 @@ def _hockey(pair: _Pair, b: float, eps: float) -> tuple[float, float]:
             pad_eb = err + 4.0 * U * (abs(log_tail) + np.abs(log_s[bot, [0, -1]]) + eps + 1.0)
             hi_end = np.exp(a_end + pad_ea) * (1.0 + 4.0 * U) - np.exp(b_end - pad_eb) * (1.0 - 4.0 * U)
         up = math.fsum(np.maximum(np.concatenate((hi_in, hi_end)), 0.0).tolist()) * (1.0 + 8.0 * U)
-        out.append(_certified(value, up, None) if math.isfinite(up) else None)
+        # a term whose exp underflowed may be positive below the floats: arb decides
+        lost = up < 1e-290 and bool(np.any(np.isfinite(a_in) & (a_in + pad_a < -700.0)))
+        out.append(_certified(value, up, None) if math.isfinite(up) and not lost else None)
     if out[0] is None or out[1] is None:
         return arb_geometric(pair.masses, b, "epsilon_delta", epsilon=eps)
     return out[0], out[1]
@@ -166,7 +168,8 @@ def _renyi(pair: _Pair, b: float, alpha: float) -> tuple[float, float]:
         log_j_up = float(np.logaddexp(lse(log_c - d / b + terms_up), log_tail + lse(terms_up[[0, -1]]))) + slack
         up = math.log1p(math.exp(log_j_up)) * (1.0 + 8.0 * U) / (alpha - 1.0) * (1.0 + 8.0 * U) if log_j_up < 700 \
             else (log_j_up + math.log1p(math.exp(-log_j_up))) * (1.0 + 8.0 * U) / (alpha - 1.0) * (1.0 + 8.0 * U)
-        out.append(_certified(value, up, None) if math.isfinite(up) else None)
+        # a value below the normal floats loses its relative accuracy (and may underflow): arb decides
+        out.append(_certified(value, up, None) if math.isfinite(up) and value >= 1e-290 else None)
     if out[0] is None or out[1] is None:
         return arb_geometric(pair.masses, b, "renyi", alpha=alpha)
     return out[0], out[1]
