@@ -13,7 +13,7 @@ from 1 at huge scales, and by 330 digits, the range of the masses), never from t
   atoms, where p_Y - e^eps q_Y = (A e^(-y/theta) + B e^(y/theta)) / (2 theta) changes sign at most once (its
   root in closed form), plus the two tails;
 * geometric (r = e^(-1/b), c = (1 - r)/(1 + r)): the loss is a max over the atoms as above; the hockey stick
-  and D_alpha are sums over the integers, the hull's points one by one and the tails beyond it geometric
+  and D_alpha = log(1 + sum_y q psi(p/q)) / (alpha - 1), psi(t) = t^alpha - 1 - alpha (t - 1), are sums over the integers, the hull's points one by one and the tails beyond it geometric
   series (c r / (1 - r) times the end terms);
 * zero noise: max_x log P(x)/Q(x), sum_x [P(x) - e^eps Q(x)]_+, D_alpha(P || Q) of the masses.
 
@@ -203,10 +203,12 @@ def true_geometric_renyi(p, q, b, alpha):
     c, a = (1 - r) / (1 + r), mp.mpf(alpha)
 
     def one(i, j):
+        # D_alpha = log(1 + J) / (alpha - 1), J = sum_y q psi(p / q), psi(t) = t^alpha - 1 - alpha (t - 1): the
+        # Renyi divergence of the laws (masses summing to 1 up to their float rounding)
         def t(s):
-            return s[i] ** a * s[j] ** (1 - a)
+            return s[i] ** a * s[j] ** (1 - a) - s[j] - a * (s[i] - s[j])
         total = c * mp.fsum(t(s) for s in sums) + c * r / (1 - r) * (t(sums[0]) + t(sums[-1]))
-        return max(mp.log(total) / (a - 1), 0)
+        return max(mp.log1p(total) / (a - 1), 0)
     return one(0, 1), one(1, 0)
 
 

@@ -337,14 +337,14 @@ def arb_geometric(masses: np.ndarray, scale: float, guarantee: str, *, epsilon: 
             else:
                 a = arb(alpha)
 
-                def term(x, y):
-                    return (a * x.log() + (1 - a) * y.log()).exp()
+                def term(x, y):            # q psi(p / q), psi(t) = t^alpha - 1 - alpha (t - 1), as the float route
+                    return (a * x.log() + (1 - a) * y.log()).exp() - y - a * (x - y)
 
                 total = arb(0)
                 for j in range(len(kp)):
                     total += c * term(kp[j], kq[j])
                 total += tail * (term(kp[0], kq[0]) + term(kp[-1], kq[-1]))
-                out.append(_clip(total.log() / (a - 1)))
+                out.append(_clip((1 + _clip(total)).log() / (a - 1)))
         return out[0], out[1]
 
     return _directions(make, masses, bound)
