@@ -205,8 +205,8 @@ def true_geometric_renyi(p, q, b, alpha):
     def one(i, j):
         # D_alpha = log(1 + J) / (alpha - 1), J = sum_y q psi(p / q), psi(t) = t^alpha - 1 - alpha (t - 1): the
         # Renyi divergence of the laws (masses summing to 1 up to their float rounding)
-        def t(s):
-            return s[i] ** a * s[j] ** (1 - a) - s[j] - a * (s[i] - s[j])
+        def t(s):       # psi(1) = 0 exactly (not a rounding of the working precision)
+            return 0 if s[i] == s[j] else s[i] ** a * s[j] ** (1 - a) - s[j] - a * (s[i] - s[j])
         total = c * mp.fsum(t(s) for s in sums) + c * r / (1 - r) * (t(sums[0]) + t(sums[-1]))
         return max(mp.log1p(total) / (a - 1), 0)
     return one(0, 1), one(1, 0)
