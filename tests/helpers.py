@@ -396,3 +396,21 @@ def binomial_pmf(n, p):
     logs = np.concatenate((down[::-1], [ld(0)], up))
     w = np.exp(logs)
     return mode - down.size, (w / w.sum()).astype(float)
+
+
+class certified:
+    """``got == certified(truth)``: ``got`` is a certified upper end of ``truth`` (issue 39): at least it and at most
+    ``truth (1 + 1e-9)`` (plus ``abs``, and the smallest subnormal above a true 0). A truth given as a float
+    rounded to nearest may sit one ulp above the real one: the lower end allows 4 ulps."""
+
+    def __init__(self, truth, *, abs: float = 0.0):
+        self.truth, self.abs = float(truth), abs
+
+    def __eq__(self, got) -> bool:
+        got, t = float(got), self.truth
+        if math.isinf(t) or math.isinf(got):
+            return got == t
+        return t * (1.0 - 2.0 ** -50) - self.abs <= got <= t * (1.0 + 1e-9) + self.abs + 5e-324
+
+    def __repr__(self) -> str:
+        return f"certified({self.truth!r})"

@@ -50,39 +50,40 @@ def test_target_for_refuses_naming_the_parameter(guarantee, kwargs, message):
 # ------------------------------------------------------------------ audit_scale
 @pytest.mark.parametrize("b", [1e-3, 0.5, 6.0, 1e6])
 def test_a_finite_scale_is_the_exact_audit(b):
-    v = audit_scale(shift(3), b, Target(0.5), rtol=1e-9)
+    v = audit_scale(shift(3), b, Target(0.5))
     assert v.scale == b and v.forward == pytest.approx(3 / b, rel=1e-13) and v.value == pytest.approx(3 / b, rel=1e-13)
-    assert v.meets == (3 / b <= 0.5 * (1 + 1e-9)) and v.note == ""
+    assert 3 / b <= v.value <= 3 / b * (1 + 1e-9)                    # certified: never below the truth
+    assert v.meets == (v.value <= 0.5) and v.note == ""
 
 
-def test_meets_within_rtol():
-    # value 3 / 6 = 0.5 exactly; a bound 0.5 / (1 + 1e-10) is met within rtol 1e-9, not within 1e-11
-    target = Target(0.5 / (1 + 1e-10))
-    assert audit_scale(shift(3), 6.0, target, rtol=1e-9).meets
-    assert not audit_scale(shift(3), 6.0, target, rtol=1e-11).meets
+def test_meets_means_the_certified_value_is_at_most_the_target():
+    # value 3 / 6 = 0.5 exactly: a bound 0.5 (1 + 2e-9) is met (the certified value is at most
+    # 1e-9 relative above the truth), a bound 0.5 / (1 + 1e-10) is not (no tolerance)
+    assert audit_scale(shift(3), 6.0, Target(0.5 * (1 + 2e-9))).meets
+    assert not audit_scale(shift(3), 6.0, Target(0.5 / (1 + 1e-10))).meets
 
 
 def test_scale_zero_is_the_noise_free_audit():
     p, q = LatticePMF.from_values([0, 1], [0.5, 0.5]), LatticePMF.from_values([0, 1], [0.4, 0.6])
     aud = lattice_auditor("laplace", "epsilon", p, q)
-    met = audit_scale(aud, 0.0, Target(0.3), rtol=0.0)      # max |log P/Q| = log(0.5/0.4) = 0.223
+    met = audit_scale(aud, 0.0, Target(0.3))      # max |log P/Q| = log(0.5/0.4) = 0.223
     assert met.meets and met.note == NO_NOISE_NOTE
     assert (met.forward, met.backward) == pytest.approx((math.log(0.5 / 0.4), math.log(0.6 / 0.5)), rel=1e-15)
-    missed = audit_scale(aud, 0.0, Target(0.1), rtol=0.0)
+    missed = audit_scale(aud, 0.0, Target(0.1))
     assert not missed.meets and missed.note == NOT_MET_AT_ZERO_NOTE
     # (epsilon, delta) without noise: sum [P - e^eps Q]_+ = [0.5 - e^0.1 0.4]_+ + 0 = 0.0579...
-    hs = audit_scale(lattice_auditor("laplace", "epsilon_delta", p, q), 0.0, Target(0.1, delta=0.05), rtol=0.0)
+    hs = audit_scale(lattice_auditor("laplace", "epsilon_delta", p, q), 0.0, Target(0.1, delta=0.05))
     assert hs.forward == pytest.approx(0.5 - math.exp(0.1) * 0.4, rel=1e-14) and not hs.meets
 
 
 @pytest.mark.parametrize("scale", [math.inf, math.nan])
 def test_inf_and_nan_cannot_be_audited(scale):
-    v = audit_scale(shift(3), scale, Target(0.5), rtol=1e-9)
+    v = audit_scale(shift(3), scale, Target(0.5))
     assert not v.meets and math.isnan(v.value) and "cannot be audited" in v.note
     with pytest.raises(InvalidArgumentError, match="scale = -inf"):
-        audit_scale(shift(3), -math.inf, Target(0.5), rtol=1e-9)
+        audit_scale(shift(3), -math.inf, Target(0.5))
     with pytest.raises(ConfigError, match="not renyi"):        # the target is still checked
-        audit_scale(shift(3), scale, Target(0.5, alpha=2.0), rtol=1e-9)
+        audit_scale(shift(3), scale, Target(0.5, alpha=2.0))
 
 
 # ------------------------------------------------------------------ worst_case
@@ -101,9 +102,9 @@ def counted(d):
 
 def test_worst_case_is_the_largest_loss_and_its_pair():
     auditors = [shift(1), shift(3), shift(2)]
-    v, k = worst_case(auditors, 2.0, Target(1.0), rtol=1e-9)
+    v, k = worst_case(auditors, 2.0, Target(1.0))
     assert k == 1 and v.value == pytest.approx(1.5, rel=1e-13) and not v.meets
-    v, k = worst_case(auditors, 4.0, Target(1.0), rtol=1e-9)
+    v, k = worst_case(auditors, 4.0, Target(1.0))
     assert k == 1 and v.value == pytest.approx(0.75, rel=1e-13) and v.meets
 
 
@@ -111,15 +112,15 @@ def test_worst_case_skips_pairs_whose_bound_cannot_change_the_maximum():
     """Sound bounds d / b (here exact): the pair d = 3 is audited first; the others' bounds are
     below its loss, so they are not audited. Loose bounds (inf) audit everyone."""
     auditors = [counted(1), counted(3), counted(2)]
-    v, k = worst_case(auditors, 2.0, Target(1.0), rtol=1e-9, bound=[0.5, 1.5, 1.0])
+    v, k = worst_case(auditors, 2.0, Target(1.0), bound=[0.5, 1.5, 1.0])
     assert k == 1 and v.value == pytest.approx(1.5, rel=1e-13)
     assert [a.calls for a in auditors] == [0, 1, 0]
-    v2, k2 = worst_case(auditors, 2.0, Target(1.0), rtol=1e-9, bound=[math.inf] * 3)
+    v2, k2 = worst_case(auditors, 2.0, Target(1.0), bound=[math.inf] * 3)
     assert (v2.value, k2) == (v.value, k) and [a.calls for a in auditors] == [1, 2, 1]
 
 
 def test_worst_case_of_a_scale_that_cannot_be_audited():
-    v, k = worst_case([shift(1), shift(3)], math.inf, Target(1.0), rtol=1e-9)
+    v, k = worst_case([shift(1), shift(3)], math.inf, Target(1.0))
     assert math.isnan(v.value) and not v.meets and k == 0
 
 
@@ -131,7 +132,7 @@ def test_worst_case_of_a_scale_that_cannot_be_audited():
     ({"bound": [math.nan]}, InvalidArgumentError, r"bound\[0\] = nan"),
 ])
 def test_worst_case_refuses_bad_arguments(kwargs, error, message):
-    args = {"auditors": [shift(1)], "scale": 1.0, "target": Target(1.0), "rtol": 0.0, **kwargs}
+    args = {"auditors": [shift(1)], "scale": 1.0, "target": Target(1.0), **kwargs}
     with pytest.raises(error, match=message):
         worst_case(**args)
 
@@ -148,7 +149,7 @@ def test_audit_row_puts_the_value_in_its_guarantees_column():
     b, d = 2.0, 3
     eps = 1.0
     v = audit_scale(lattice_auditor("laplace", "epsilon_delta", LatticePMF.point(0), LatticePMF.point(d)), b,
-                    Target(eps, delta=1e-3), rtol=1e-9)
+                    Target(eps, delta=1e-3))
     # hockey stick of a Laplace shift d/b = 1.5 > eps: 1 - e^((eps - d/b)/2)
     assert v.value == pytest.approx(1 - math.exp((eps - d / b) / 2), rel=1e-12)
     row = audit_row(v, experiment="x", panel="p", method="tight_laplace_delta", noise="laplace", scale_min=4.0,
@@ -160,7 +161,7 @@ def test_audit_row_puts_the_value_in_its_guarantees_column():
 
 
 def test_audit_frame_has_exactly_the_schema():
-    v = audit_scale(shift(1), 4.0, Target(0.5), rtol=0.0)
+    v = audit_scale(shift(1), 4.0, Target(0.5))
     rows = [audit_row(v, experiment="x", panel="", method="tight", noise="laplace")]
     frame = audit_frame(rows)
     assert list(frame.columns) == AUDIT_COLUMNS and len(frame) == 1

@@ -80,7 +80,8 @@ def test_exact_audit_accepts_every_theta(name, rest):
     auditor = LaplaceLatticeAuditor(sum_of_users([rest, pmf]), rest)
     for eps, theta in zip(EPSILONS, theorem3_brent(pmf, epsilons=EPSILONS)):
         achieved = auditor.achieved(theta, Target(float(eps)))
-        assert achieved.value <= eps * (1 + 1e-13) + 1e-14, (eps, theta, achieved)
+        # certified (issue 39): at most 1e-9 above the truth, which eq. (13)'s root puts at eps to 1e-13
+        assert achieved.value <= eps * (1 + 1e-9 + 1e-13) + 1e-14, (eps, theta, achieved)
 
 
 @pytest.mark.parametrize("name", ["P4 (Table 3)", "Bernoulli(0.3)", "tiny mass at the max"])
@@ -93,7 +94,8 @@ def test_theta_is_the_smallest_scale_the_audit_accepts_for_nonnegative_users(nam
     theta = theorem3_brent(pmf, epsilons=eps)
     for e, t in zip(eps, theta):
         smallest = auditor.smallest_scale(Target(float(e))).scale
-        assert t == pytest.approx(smallest, rel=2e-12 + 1e-14 / e), e
+        # the certified losses sit up to 2^-33 above the truth: the smallest certified scale by as much
+        assert t == pytest.approx(smallest, rel=2e-10 + 1e-14 / e), e
 
 
 def test_an_epsilon_whose_theta_overflows_is_refused():

@@ -22,6 +22,7 @@ from pufferfish.audit import (GeometricLatticeAuditor, Target, geometric_hockey_
 from pufferfish.audit.zero_noise import zero_noise_directions, zero_noise_hockey_stick, zero_noise_renyi
 from pufferfish.errors import InvalidArgumentError
 from pufferfish.lattice import LatticePMF, Reports, SecretPair
+from tests.helpers import certified
 
 PRIORS = {
     "overlap": (LatticePMF.from_values([0, 1, 2], [0.2, 0.5, 0.3]), LatticePMF.from_values([1, 2, 3], [0.3, 0.4, 0.3])),
@@ -106,7 +107,7 @@ def test_pure_epsilon_is_the_largest_log_ratio_over_every_integer(name, b):
     ref = direct(name, b)
     got = geometric_privacy_loss(p, q, scale=b)
     for g, want in zip(got, ref.loss()):
-        assert g == pytest.approx(want, rel=1e-13, abs=1e-13)
+        assert g == certified(want, abs=1e-13)
 
 
 @pytest.mark.parametrize("b", [0.05, 1.0, 8.0])
@@ -132,7 +133,7 @@ def test_hockey_stick_is_the_direct_sum(name, b):
     ref = direct(name, b)
     for eps in (0.0, 1e-8, 0.1, 1.0, 5.0, 50.0):
         for g, want in zip(geometric_hockey_stick(p, q, epsilon=eps, scale=b), ref.hockey(eps)):
-            assert g == pytest.approx(want, rel=1e-12, abs=1e-15), eps
+            assert g == certified(want, abs=1e-15), eps
 
 
 @pytest.mark.parametrize("name", list(PRIORS))
@@ -142,7 +143,7 @@ def test_renyi_is_the_direct_sum(name, b):
     ref = direct(name, b, dps=40, tail=1e-45)
     for alpha in (1.05, 1.5, 20.0, 40.0):                   # alpha near 1 and large (fault regions)
         for g, want in zip(geometric_renyi(p, q, alpha=alpha, scale=b), ref.renyi(alpha)):
-            assert g == pytest.approx(want, rel=1e-11, abs=1e-15), alpha
+            assert g == certified(want, abs=1e-15), alpha
 
 
 def test_identical_priors_give_nothing():
@@ -159,7 +160,7 @@ def test_pure_epsilon_of_a_shift_is_shift_over_b():
     for shift in (1, 3, 10):
         for b in (1e-250, 1e-3, 1.0, 1e3, 1e250):
             got = geometric_privacy_loss(LatticePMF.point(0), LatticePMF.point(shift), scale=b)
-            assert got == pytest.approx((shift / b, shift / b), rel=1e-14)
+            assert got == (certified(shift / b), certified(shift / b))
 
 
 @pytest.mark.parametrize("shift", [1, 3, 10])
@@ -205,11 +206,11 @@ def test_tight_pure_epsilon_of_a_shift_is_shift_over_epsilon(eps):
 def test_tiny_scales_give_the_divergences_of_the_priors():
     p, q = PRIORS["same support"]
     for b in (1e-250, 1e-30, 1e-3):
-        assert geometric_privacy_loss(p, q, scale=b) == pytest.approx(zero_noise_directions(p, q), rel=1e-14)
+        assert geometric_privacy_loss(p, q, scale=b) == pytest.approx(zero_noise_directions(p, q), rel=2e-9)
         for eps in (0.0, 0.3):
             assert geometric_hockey_stick(p, q, epsilon=eps, scale=b) == pytest.approx(
-                zero_noise_hockey_stick(p, q, epsilon=eps), rel=1e-14, abs=1e-16)
-        assert geometric_renyi(p, q, alpha=3.0, scale=b) == pytest.approx(zero_noise_renyi(p, q, alpha=3.0), rel=1e-13)
+                zero_noise_hockey_stick(p, q, epsilon=eps), rel=2e-9, abs=1e-16)
+        assert geometric_renyi(p, q, alpha=3.0, scale=b) == pytest.approx(zero_noise_renyi(p, q, alpha=3.0), rel=2e-9)
 
 
 def test_huge_scales_against_high_precision_sums():
@@ -285,7 +286,7 @@ def test_every_audit_falls_as_the_scale_grows(name):
     }
     for what, values in series.items():
         for a, b in zip(values, values[1:]):
-            assert b <= a * (1 + 1e-12) + 1e-16, what
+            assert b <= a * (1 + 2e-9) + 1e-16, what          # certified values: within 1e-9 of the truth
 
 
 # ------------------------------------------------------------------ the family, declared once

@@ -8,7 +8,7 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[2] / "src"
 PACKAGE = SRC / "pufferfish" / "mechanisms"
 #: what the mechanisms may import from the package: the base layer, the lattice, themselves
-ALLOWED = ("pufferfish._lazy", "pufferfish.errors", "pufferfish.checks", "pufferfish.grids", "pufferfish.lattice",
+ALLOWED = ("pufferfish._lazy", "pufferfish.errors", "pufferfish.certified", "pufferfish.checks", "pufferfish.grids", "pufferfish.lattice",
            "pufferfish.mechanisms")
 
 

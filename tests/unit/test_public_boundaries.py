@@ -147,7 +147,7 @@ def _examples():
     pair = SecretPair.of(Draws(b2), Draws(b9), [User(p), User(q)])
     from pufferfish.audit import LaplaceLatticeAuditor, audit_scale
     auditor = LaplaceLatticeAuditor(p, q)
-    verdict = audit_scale(auditor, 1.0, Target(0.5), rtol=1e-9)
+    verdict = audit_scale(auditor, 1.0, Target(0.5))
     from pufferfish.comparison.binding import NamedPair
     named_pair = NamedPair("a", "b", SecretPair.of(Reports(0), Reports(2), []))
     return dict(p=p, q=q, b2=b2, b9=b9, rest=rest, gmm_i=gmm_i, gmm_j=gmm_j, gmm_k=gmm_k, pair=pair,
@@ -305,11 +305,11 @@ CALLS = {
     "pufferfish.audit.target.target_for": kw(guarantee=("epsilon_delta", "str"), epsilon=(0.5, "pos"),
                                              delta=(0.1, "open_unit_opt"), alpha=(2.0, "alpha_opt")),
     "pufferfish.audit.verdict.audit_scale": Call(
-        {"auditor": E["auditor"], "scale": 1.0, "target": E["Target"](0.5), "rtol": 1e-9},
-        {"auditor": "object", "scale": "verdict_scale", "target": "target", "rtol": "nonneg"}),
+        {"auditor": E["auditor"], "scale": 1.0, "target": E["Target"](0.5)},
+        {"auditor": "object", "scale": "verdict_scale", "target": "target"}),
     "pufferfish.audit.verdict.worst_case": Call(
-        {"auditors": [E["auditor"]], "scale": 1.0, "target": E["Target"](0.5), "rtol": 1e-9, "bound": [INF]},
-        {"auditors": "auditors", "scale": "verdict_scale", "target": "target", "rtol": "nonneg", "bound": "bounds"}),
+        {"auditors": [E["auditor"]], "scale": 1.0, "target": E["Target"](0.5), "bound": [INF]},
+        {"auditors": "auditors", "scale": "verdict_scale", "target": "target", "bound": "bounds"}),
     "pufferfish.audit.verdict.audit_row": kw(verdict=(E["verdict"], "object"), experiment=("x", "text"),
                                              panel=("", "text"), method=("tight", "str"), noise=("laplace", "str"),
                                              scale_min=(1.0, "scale_min"), tight_note=("", "text"),
@@ -649,9 +649,9 @@ EXEMPT = {
                      "pufferfish.audit.kernel.NEAREST_RATE",
                      "pufferfish.audit.GUARANTEES", "pufferfish.audit.AUDIT_COLUMNS",
                      "pufferfish.comparison.COLUMNS", "pufferfish.comparison.COMPARABLE",
-                     "pufferfish.comparison.PAPER000_BEST", "pufferfish.comparison.RTOL",
+                     "pufferfish.comparison.PAPER000_BEST",
                      "pufferfish.comparison.compare.COLUMNS", "pufferfish.comparison.compare.COMPARABLE",
-                     "pufferfish.comparison.compare.PAPER000_BEST", "pufferfish.comparison.compare.RTOL",
+                     "pufferfish.comparison.compare.PAPER000_BEST",
                      "pufferfish.lattice.pmf.PMF_ATOL", "pufferfish.lattice.pmf.MAX_LATTICE_POINTS",
                      "pufferfish.lattice.sums.EXACT_MAX_WORK", "pufferfish.lattice.sums.DIRECT_LEVEL_WORK",
                      "pufferfish.lattice.sums.TILT_FLOOR", "pufferfish.lattice.tilted.TILT_FLOOR",
@@ -756,6 +756,18 @@ EXEMPT = {
                      "pufferfish.certified.round_up", "pufferfish.certified.round_down"],
                     "the directed-rounding arithmetic of the audits, called with the floats and error bounds "
                     "the audits computed (test_certified.py)"),
+    **dict.fromkeys(["pufferfish.audit.certify.U", "pufferfish.audit.certify.ACCEPT",
+                     "pufferfish.audit.kernel.SCAN_MAX_BLOCK"], _DATA),
+    "pufferfish.audit.kernel.scan_block": "the kernel sums' block length, for their error bound (certify)",
+    **dict.fromkeys(["pufferfish.audit.certify.kernel_log_error", "pufferfish.audit.certify.from_float",
+                     "pufferfish.audit.certify.arb_kernel_sums", "pufferfish.audit.certify.arb_loss",
+                     "pufferfish.audit.certify.arb_laplace_hockey", "pufferfish.audit.certify.arb_geometric",
+                     "pufferfish.audit.certify.arb_zero_noise"],
+                    "the certified ends of the lattice audits, called on the priors and scales the auditors "
+                    "validated (test_soundness_lattice.py)"),
+    **dict.fromkeys(["pufferfish.mechanisms.scales.arb_certified", "pufferfish.mechanisms.scales.scale_up"],
+                    "the certified ends of the mechanisms' values and scales, called on validated floats "
+                    "(test_soundness_mechanisms.py)"),
 }
 
 #: modules whose every public name is job-level (each name is still listed, by the walk, as exempt)

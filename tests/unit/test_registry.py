@@ -99,8 +99,9 @@ def test_laplace_lattice_auditor_on_two_points():
     aud = lattice_auditor("laplace", "epsilon", p, q)
     assert isinstance(aud, LaplaceLatticeAuditor)
     got = aud.achieved(2.0, Target(1.5))
-    assert got.forward == pytest.approx(1.5, rel=1e-14) and got.backward == pytest.approx(1.5, rel=1e-14)
-    assert got.meets(1e-12)
+    for value in (got.forward, got.backward):                       # 3 / 2, certified from above
+        assert 1.5 <= value <= 1.5 * (1 + 1e-9)
+    assert got.meets() == (got.value <= 1.5)
     best = aud.smallest_scale(Target(0.75))
     assert best.scale == pytest.approx(4.0, rel=1e-11)  # 3 / 0.75
     with pytest.raises(ConfigError, match="audits epsilon, epsilon_delta, not renyi"):

@@ -85,7 +85,7 @@ def _run(tmp_path, frame, name="a"):
     frame.to_csv(csv, index=False)
     out = {k: tmp_path / f"{name}_{k}" for k in ("table.csv", "audit.csv", "fig.png", "fig.pdf", "fig.csv")}
     table, audit = run_attribute_privacy(AttributePrivacySettings.from_config(ATTRIBUTE), data={"toy": str(csv)},
-                                         rtol=1e-9, out_csv=out["table.csv"], audit_csv=out["audit.csv"],
+                                         out_csv=out["table.csv"], audit_csv=out["audit.csv"],
                                          png=out["fig.png"], pdf=out["fig.pdf"], figure_csv=out["fig.csv"])
     return table, audit, out
 
@@ -107,7 +107,7 @@ def test_a_closed_form_that_fails_the_exact_audit_is_flagged(tmp_path):
     assert (closed.claimed == False).all() and (empirical.claimed == True).all()  # noqa: E712 (numpy bools)
     assert (closed.scale == 0).all()
     laplace = empirical[empirical.noise == "laplace"].iloc[0]
-    assert laplace.scale == 5.0 and laplace.epsilon_achieved <= 1.0
+    assert 5.0 <= laplace.scale <= 5.0 * (1 + 1e-15) and laplace.epsilon_achieved <= 1.0   # w / eps rounded up
     # the smallest scale every pair accepts is below the GWM's (sufficient) scale and above 0
     assert (0 < empirical.scale_min).all() and (empirical.scale_min <= empirical.scale * (1 + 1e-9)).all()
     figure = pd.read_csv(out["fig.csv"])
@@ -219,14 +219,14 @@ def test_audit_pruning_gives_the_brute_force_maximum():
     r = np.clip(np.round(6 + j + rng.normal(0, 1.5, size=80)), 0, 12).astype(int)
     res = attribute_triple(pd.DataFrame({"r": r, "j": j}), AttributeTriple("toy", "r", "j"))
     settings = AttributePrivacySettings.from_config({**ATTRIBUTE, "epsilons": [0.5, 2.0]})
-    rows = audit_triple(res, settings, rtol=1e-9)
+    rows = audit_triple(res, settings)
     pmf = {c.secret: c.pmf for c in res.conditionals}
     for row in rows:
         target = Target(row["epsilon"], **({"delta": 1e-5} if row["guarantee"] == "epsilon_delta" else
                                            {"alpha": 2.0} if row["guarantee"] == "renyi" else {}))
         auditors = [lattice_auditor(row["noise"], row["guarantee"], pmf[p.secret_i], pmf[p.secret_j])
                     for p in res.pairs]
-        values = [(a.achieved(row["scale"], target) if row["scale"] > 0 else a.noise_free(target)).value
+        values = [(a.decide(row["scale"], target) if row["scale"] > 0 else a.noise_free(target)).value
                   for a in auditors]
         got = row[{"epsilon": "epsilon_achieved", "epsilon_delta": "delta_achieved",
                    "renyi": "renyi_achieved"}[row["guarantee"]]]

@@ -44,9 +44,8 @@ if ATTRIBUTE_PRIVACY is not None:
             "pufferfish"
         params:
             code=CODE,
-            # only its own section and the audit's tolerance: editing another section does not rerun it
+            # only its own section: editing another section does not rerun it
             section=SENSITIVITY.get("attribute_privacy"),
-            rtol=config["audit"]["rtol"],
             # for the caption, from this job's own figure CSV once it exists (never triggers a rerun)
             caption=lambda w, output: once_written(output.csv, attribute_caption, []),
         script:

@@ -9,7 +9,7 @@ from pufferfish.sensitivity.settings import AttributePrivacySettings
 def main(smk):
     out = smk.output
     run_attribute_privacy(AttributePrivacySettings.from_config(smk.params.section),
-                          data={Path(p).stem: p for p in smk.input.data}, rtol=smk.params.rtol, out_csv=out.theta,
+                          data={Path(p).stem: p for p in smk.input.data}, out_csv=out.theta,
                           audit_csv=out.audit, png=out.png, pdf=out.pdf, figure_csv=out.csv)
 
 

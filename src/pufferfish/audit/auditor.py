@@ -108,6 +108,13 @@ class Auditor(abc.ABC):
                               f"not {target.guarantee} (target {target})")
         return target
 
+    def decide(self, scale: float, target: Target) -> Achieved:
+        """:meth:`achieved`, refined where its certified value exceeds the target by no more than its
+        error bound might: a verdict (:func:`pufferfish.audit.verdict.audit_scale`) is then decided
+        at a higher precision where the auditor has one (the lattice auditors' arb routes). The
+        default: :meth:`achieved`."""
+        return self.achieved(scale, target)
+
     def noise_free(self, target: Target) -> Achieved:
         """What releasing with no noise (scale 0) achieves against ``target``, both directions: the
         limit of :meth:`achieved` as the scale goes to 0, and an upper bound for every scale

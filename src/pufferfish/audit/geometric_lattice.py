@@ -36,6 +36,7 @@ import math
 import numpy as np
 
 from pufferfish.audit.auditor import LatticeAuditor, TightMethod
+from pufferfish.audit.certify import U, arb_geometric, arb_loss, from_float, kernel_log_error
 from pufferfish.audit.kernel import NEAREST_RATE, log_kernel_sums, nearest_sums
 from pufferfish.audit.quadrature import log_psi, lse
 from pufferfish.audit.target import Achieved, Target
@@ -60,8 +61,9 @@ class _Pair:
         lo, hi = min(p.lo, q.lo), max(p.hi, q.hi)
         check_lattice_size(hi - lo + 1, name="p, q", what=f"their common hull from {lo} to {hi}")
         self.p, self.q = p, q
+        self.masses = np.vstack((p.pmf_on(lo, hi), q.pmf_on(lo, hi)))
         with np.errstate(divide="ignore"):
-            self.logp = np.log(np.vstack((p.pmf_on(lo, hi), q.pmf_on(lo, hi))))
+            self.logp = np.log(self.masses)
         #: the smallest scale audited: the exponents |k - x| / b across the hull stay below 1e290
         self.floor = _MIN_SCALE * max(1.0, float(hi - lo))
         self._last: tuple | None = None
@@ -80,8 +82,14 @@ class _Pair:
                 sums = (np.zeros(self.logp.shape[1]), log_kernel_sums(self.logp, rate))
             else:
                 sums = nearest_sums(self.logp, rate)
-            self._last = (b, sums)
+            error = kernel_log_error(self.logp, sums[1], rate, nearest=rate >= NEAREST_RATE)
+            self._last = (b, sums, error)
         return self._last[1]
+
+    def error(self, b: float) -> float:
+        """The bound on the absolute error of every log S of :meth:`sums` at ``b`` (certify.kernel_log_error)."""
+        self.sums(b)
+        return self._last[2]
 
 
 def _log_norm(b: float) -> tuple[float, float]:
@@ -95,7 +103,16 @@ def _log_norm(b: float) -> tuple[float, float]:
 def _loss(pair: _Pair, b: float) -> tuple[float, float]:
     _, log_s = pair.sums(b)
     gap = log_s[0] - log_s[1]                         # the common factor e^(-d / b) cancels
-    return float(np.max(gap)), float(-np.min(gap))
+    fwd, bwd = float(np.max(gap)), float(-np.min(gap))
+    got = from_float((fwd, bwd), 2.0 * pair.error(b) + 2.0 * U * max(abs(fwd), abs(bwd)))
+    return got if got is not None else arb_loss(pair.masses, b)
+
+
+def _certified(value: float, up: float, arb_route):
+    """``up`` (an upper bound from the directed evaluation of docs/math/audits.md) when it is within
+    ACCEPT of ``value``, else None (``arb_route`` decides)."""
+    got = from_float((value,), max(up - value, 0.0))
+    return None if got is None else max(got[0], up)
 
 
 def _hockey(pair: _Pair, b: float, eps: float) -> tuple[float, float]:
@@ -103,11 +120,28 @@ def _hockey(pair: _Pair, b: float, eps: float) -> tuple[float, float]:
     log_c, log_tail = _log_norm(b)
     log_w = log_c - d / b                             # log c e^(-d / b); the hull's ends are atoms: d = 0
     out = []
+    # directed evaluation: every exponent moved by the error of log S plus 4u of its magnitude (its
+    # roundings, and log c, log r/(1+r) to 2u), the exps to 2u: an upper end of each term
+    err = pair.error(b)
     for top, bot in ((0, 1), (1, 0)):
-        with np.errstate(over="ignore"):
-            terms = np.exp(log_w + log_s[top]) - np.exp(eps + log_w + log_s[bot])
-            ends = np.exp(log_tail + log_s[top, [0, -1]]) - np.exp(eps + log_tail + log_s[bot, [0, -1]])
-        out.append(math.fsum(np.maximum(np.concatenate((terms, ends)), 0.0).tolist()))
+        with np.errstate(over="ignore", invalid="ignore"):
+            a_in, b_in = log_w + log_s[top], eps + log_w + log_s[bot]
+            a_end, b_end = log_tail + log_s[top, [0, -1]], eps + log_tail + log_s[bot, [0, -1]]
+            terms = np.exp(a_in) - np.exp(b_in)
+            ends = np.exp(a_end) - np.exp(b_end)
+            value = math.fsum(np.maximum(np.concatenate((terms, ends)), 0.0).tolist())
+            pad_a = err + 4.0 * U * (np.abs(log_w) + np.abs(log_s[top]) + 2.0 * abs(log_c) + 1.0)
+            pad_b = err + 4.0 * U * (np.abs(log_w) + np.abs(log_s[bot]) + eps + 2.0 * abs(log_c) + 1.0)
+            hi_in = np.exp(a_in + pad_a) * (1.0 + 4.0 * U) - np.exp(b_in - pad_b) * (1.0 - 4.0 * U)
+            pad_ea = err + 4.0 * U * (abs(log_tail) + np.abs(log_s[top, [0, -1]]) + 1.0)
+            pad_eb = err + 4.0 * U * (abs(log_tail) + np.abs(log_s[bot, [0, -1]]) + eps + 1.0)
+            hi_end = np.exp(a_end + pad_ea) * (1.0 + 4.0 * U) - np.exp(b_end - pad_eb) * (1.0 - 4.0 * U)
+        up = math.fsum(np.maximum(np.concatenate((hi_in, hi_end)), 0.0).tolist()) * (1.0 + 8.0 * U)
+        # a term whose exp underflowed may be positive below the floats: arb decides
+        lost = up < 1e-290 and bool(np.any(np.isfinite(a_in) & (a_in + pad_a < -700.0)))
+        out.append(_certified(value, up, None) if math.isfinite(up) and not lost else None)
+    if out[0] is None or out[1] is None:
+        return arb_geometric(pair.masses, b, "epsilon_delta", epsilon=eps)
     return out[0], out[1]
 
 
@@ -115,10 +149,29 @@ def _renyi(pair: _Pair, b: float, alpha: float) -> tuple[float, float]:
     d, log_s = pair.sums(b)
     log_c, log_tail = _log_norm(b)
     out = []
+    # directed evaluation: psi(e^l) grows with |l|, so l moved away from 0 by its error bound (2 err
+    # plus 4u |l|) and log q up by err give an upper end of every term; log_psi, lse and the logs
+    # within 64 ulps (assumed), then D = log1p(J) / (alpha - 1) rounded up
+    err = pair.error(b)
     for top, bot in ((0, 1), (1, 0)):
-        terms = log_s[bot] + log_psi(log_s[top] - log_s[bot], alpha)     # q psi(p / q), e^(-d / b) apart
+        ell = log_s[top] - log_s[bot]
+        terms = log_s[bot] + log_psi(ell, alpha)     # q psi(p / q), e^(-d / b) apart
         log_j = float(np.logaddexp(lse(log_c - d / b + terms), log_tail + lse(terms[[0, -1]])))
-        out.append(float(np.logaddexp(0.0, log_j)) / (alpha - 1.0))
+        value = float(np.logaddexp(0.0, log_j)) / (alpha - 1.0)
+        pad = 2.0 * err + 4.0 * U * np.abs(ell)
+        with np.errstate(invalid="ignore"):
+            far = np.where(ell >= 0, ell + pad, ell - pad)
+            terms_up = log_s[bot] + err + np.maximum(log_psi(far, alpha), log_psi(np.where(ell >= 0, ell - pad,
+                                                                                            ell + pad), alpha))
+        slack = 64.0 * U * (1.0 + float(np.max(np.abs(terms_up[np.isfinite(terms_up)]), initial=0.0))
+                            + abs(log_c) + float(np.max(np.abs(d / b))) + abs(log_tail))
+        log_j_up = float(np.logaddexp(lse(log_c - d / b + terms_up), log_tail + lse(terms_up[[0, -1]]))) + slack
+        up = math.log1p(math.exp(log_j_up)) * (1.0 + 8.0 * U) / (alpha - 1.0) * (1.0 + 8.0 * U) if log_j_up < 700 \
+            else (log_j_up + math.log1p(math.exp(-log_j_up))) * (1.0 + 8.0 * U) / (alpha - 1.0) * (1.0 + 8.0 * U)
+        # a value below the normal floats loses its relative accuracy (and may underflow): arb decides
+        out.append(_certified(value, up, None) if math.isfinite(up) and value >= 1e-290 else None)
+    if out[0] is None or out[1] is None:
+        return arb_geometric(pair.masses, b, "renyi", alpha=alpha)
     return out[0], out[1]
 
 
@@ -260,6 +313,21 @@ class GeometricLatticeAuditor(LatticeAuditor):
         if self._span is None:
             self._span = plan_span(self.p, self.q)
         return (self._span if self._span > 0 else 1.0) / target.epsilon
+
+    def decide(self, scale: float, target: Target) -> Achieved:
+        """:meth:`achieved`; where its certified value exceeds the target, the arb route at the
+        precision that decides the verdict (a value on the target, e.g. a closed form's exact scale)."""
+        got = self.achieved(scale, target)
+        b = float(scale)
+        if got.meets() or not math.isfinite(got.value) or 1.0 / b >= NEAREST_RATE:
+            return got
+        masses = self._pair.masses
+        if target.guarantee == "epsilon":
+            fwd, bwd = arb_loss(masses, b, bound=target.bound)
+        else:
+            fwd, bwd = arb_geometric(masses, b, target.guarantee, epsilon=target.epsilon,
+                                     alpha=target.alpha if target.alpha is not None else 2.0, bound=target.bound)
+        return Achieved(b, target, fwd, bwd)
 
     def achieved(self, scale: float, target: Target) -> Achieved:
         target = self.check_target(target)

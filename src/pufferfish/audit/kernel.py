@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["log_kernel_sums", "one_sided_sums", "log_forward", "logaddexp", "nearest_sums", "NEAREST_RATE"]
+__all__ = ["log_kernel_sums", "one_sided_sums", "log_forward", "logaddexp", "nearest_sums", "NEAREST_RATE",
+           "scan_block", "SCAN_MAX_BLOCK"]
 
 #: from this rate on, :func:`nearest_sums` is exact: a term one point further than another is below
 #: e^-800 of it, and masses of 1e-300 to 1 differ by at most e^691
@@ -34,6 +35,17 @@ _SCAN_EXPONENT = 64.0
 _SCAN_MIN_BLOCK = 8
 #: scan blocks are at most this long (the rows of a block are a Python loop)
 _SCAN_MAX_BLOCK = 256
+
+
+#: the longest scan block (:func:`scan_block`)
+SCAN_MAX_BLOCK = _SCAN_MAX_BLOCK
+
+
+def scan_block(n: int, rate: float) -> int | None:
+    """The block length of the blocked scans of :func:`log_kernel_sums` and :func:`one_sided_sums` on
+    ``n`` points at ``rate``, or None where they take the plain recursion (:func:`log_forward`)."""
+    block = int(min(n, _SCAN_MAX_BLOCK, _SCAN_EXPONENT / rate)) if rate > 0 else min(n, _SCAN_MAX_BLOCK)
+    return None if block < _SCAN_MIN_BLOCK or n < 4 * _SCAN_MIN_BLOCK else block
 
 
 def log_forward(logp: np.ndarray, rate: float, *, exponent: float = _BLOCK_EXPONENT,

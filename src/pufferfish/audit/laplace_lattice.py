@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pufferfish.audit.auditor import LatticeAuditor, TightMethod
+from pufferfish.audit.certify import ACCEPT, U, arb_laplace_hockey, arb_loss, from_float, kernel_log_error
 from pufferfish.audit.kernel import NEAREST_RATE, log_kernel_sums, nearest_sums, one_sided_sums
 from pufferfish.audit.search import smallest_scale
 from pufferfish.audit.target import Achieved, Smallest, Target
@@ -135,6 +136,32 @@ def _hockey_from_scans(fp, hp, fq, hq, scale: float, rate: float) -> float:
     return math.fsum(pieces)
 
 
+def _hockey_error(fp, hp, fq, hq, c: float, rate: float, rel: float) -> float:
+    """A bound on the error of :func:`_hockey_from_scans` for one-sided sums of relative error ``rel``
+    and c = e^eps of relative error 2u (docs/math/audits.md, "Certified values"): every piece whose
+    bracket is not certainly negative at both ends of its interval contributes (rel + 16 u) times
+    the sum of its terms' magnitudes, weighted by (1 - e^-rate) / 2 <= min(1, rate) / 2 (the ends by 1/2)."""
+    if c == math.inf:
+        return math.inf                                   # e^eps not a float: the arb route decides
+    slack = rel + 16.0 * U
+    decay = math.exp(-rate)
+    with np.errstate(over="ignore", invalid="ignore"):
+        mag_a, mag_b = fp[:-1] + c * fq[:-1], hp[1:] + c * hq[1:]
+        a, beta = fp[:-1] - c * fq[:-1], hp[1:] - c * hq[1:]
+        # the bracket a e^(-rate t) + beta e^(-rate (1 - t)) is monotone or of one sign on [0, 1]: it is
+        # certainly <= 0 there when it is at both ends, beyond the error of its terms
+        neg0 = a + decay * beta < -2.0 * slack * (mag_a + decay * mag_b)
+        neg1 = decay * a + beta < -2.0 * slack * (decay * mag_a + mag_b)
+        live = ~(neg0 & neg1)
+        inner = min(1.0, rate) * 0.5 * float(np.sum(np.where(live, mag_a + mag_b, 0.0)))
+        ends = 0.0
+        for u, v in ((hp[0], hq[0]), (fp[-1], fq[-1])):
+            if not u - c * v < -slack * (u + c * v):
+                ends += 0.5 * (u + c * v)
+    total = slack * (inner + ends) * (1.0 + 1e-6)
+    return total if math.isfinite(total) else math.inf
+
+
 def _check_epsilon(epsilon) -> float:
     """epsilon of a hockey stick: a real number (not a bool or string), finite and >= 0."""
     return real(epsilon, name="epsilon", lo=0.0)
@@ -195,8 +222,9 @@ class _Auditor:
     def __init__(self, p: LatticePMF, q: LatticePMF):
         self.p, self.q = p, q
         self.lo, self.hi = min(p.lo, q.lo), max(p.hi, q.hi)
+        self.masses = np.vstack((p.pmf_on(self.lo, self.hi), q.pmf_on(self.lo, self.hi)))
         with np.errstate(divide="ignore"):
-            self.logp = np.log(np.vstack((p.pmf_on(self.lo, self.hi), q.pmf_on(self.lo, self.hi))))
+            self.logp = np.log(self.masses)
         self.history: list[PrivacyLoss] = []
         self._span: int | None = None
         self._zero: float | None = None
@@ -208,7 +236,14 @@ class _Auditor:
         dens = log_kernel_sums(self.logp, rate) if rate < NEAREST_RATE else nearest_sums(self.logp, rate)[1]
         diff = dens[0] - dens[1]
         kf, kb = int(np.argmax(diff)), int(np.argmin(diff))
-        result = PrivacyLoss(theta, float(diff[kf]), float(-diff[kb]), self.lo + kf, self.lo + kb)
+        fwd, bwd = float(diff[kf]), float(-diff[kb])
+        # certified: the float route plus its error bound, else arb from the definition (docs/math/audits.md)
+        error = (2.0 * kernel_log_error(self.logp, dens, rate, nearest=rate >= NEAREST_RATE)
+                 + 2.0 * U * max(abs(fwd), abs(bwd)))
+        got = from_float((fwd, bwd), error)
+        if got is None:
+            got = arb_loss(self.masses, theta)
+        result = PrivacyLoss(theta, got[0], got[1], self.lo + kf, self.lo + kb)
         self.history.append(result)
         return result
 
@@ -220,11 +255,21 @@ class _Auditor:
             return zero_noise_hockey_stick(self.p, self.q, epsilon=epsilon)
         if self._scans is None or self._scans[0] != theta:
             f, h = one_sided_sums(self.logp, 1.0 / theta)
-            self._scans = (theta, f, h)
-        _, f, h = self._scans
-        c, rate = math.exp(epsilon), 1.0 / theta
-        return (_hockey_from_scans(f[0], h[0], f[1], h[1], c, rate),
-                _hockey_from_scans(f[1], h[1], f[0], h[0], c, rate))
+            with np.errstate(divide="ignore"):
+                logs = np.log(np.vstack((f, h)))
+            # the relative error of F and H: the log-space bound, and the exp back to linear space
+            rel = 2.0 * kernel_log_error(self.logp, logs, 1.0 / theta) + 4.0 * U
+            self._scans = (theta, f, h, rel)
+        _, f, h, rel = self._scans
+        c, rate = math.exp(epsilon) if epsilon < 709.0 else math.inf, 1.0 / theta
+        got = []
+        for top, bot in ((0, 1), (1, 0)):
+            value = _hockey_from_scans(f[top], h[top], f[bot], h[bot], c, rate)
+            error = _hockey_error(f[top], h[top], f[bot], h[bot], c, rate, rel)
+            got.append(from_float((value,), error))
+        if got[0] is None or got[1] is None:
+            return arb_laplace_hockey(self.masses, theta, epsilon)
+        return got[0][0], got[1][0]
 
     @property
     def span(self) -> int:
@@ -468,6 +513,20 @@ class LaplaceLatticeAuditor(LatticeAuditor):
             return Achieved(float(scale), target, fwd, bwd)
         loss = lattice_privacy_loss(self.p, self.q, scale)
         return Achieved(float(scale), target, loss.forward, loss.backward)
+
+    def decide(self, scale: float, target: Target) -> Achieved:
+        """:meth:`achieved`; where its certified value exceeds the target, the arb route at the
+        precision that decides the verdict (a value on the target, e.g. a closed form's exact scale)."""
+        got = self.achieved(scale, target)
+        theta = float(scale)
+        if got.meets() or not math.isfinite(got.value) or 1.0 / theta >= NEAREST_RATE:
+            return got
+        aud = _auditor(self.p, self.q)
+        if target.guarantee == "epsilon_delta":
+            fwd, bwd = arb_laplace_hockey(aud.masses, theta, target.epsilon, bound=target.bound)
+        else:
+            fwd, bwd = arb_loss(aud.masses, theta, bound=target.bound)
+        return Achieved(theta, target, fwd, bwd)
 
     def smallest_scale(self, target: Target) -> Smallest:
         target = self.check_target(target)

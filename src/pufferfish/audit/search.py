@@ -14,7 +14,10 @@ in each auditor's module), so the accepted scales form a half-line [s_min, inf).
    steps beyond bisection, until hi / lo - 1 <= rtol.
 
 Where a power law through the last two evaluations predicts the threshold, the bracketing steps
-there (at most a factor 8 a step). The scale returned is always an evaluated, accepted one.
+there (at most a factor 8 a step). The scale returned is always an evaluated, accepted one: the
+bracket's upper end, whose value (an auditor's certified value, :mod:`pufferfish.certified`) is at
+most the bound, with no tolerance -- the smallest scale the search can certify. ``rtol`` is only the
+relative width at which the bracket is closed (how far below it the true threshold may lie).
 Derivation and step counts: docs/math/results.md ("Tight calibration").
 """
 

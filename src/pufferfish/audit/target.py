@@ -140,9 +140,9 @@ class Achieved:
         """The larger direction: what the guarantee is about."""
         return max(self.forward, self.backward)
 
-    def meets(self, rtol: float = 0.0) -> bool:
-        """True when ``value <= bound * (1 + rtol)``."""
-        return self.value <= self.target.bound * (1.0 + rtol)
+    def meets(self) -> bool:
+        """True when the certified ``value`` is ``<= bound``: no tolerance (:mod:`pufferfish.certified`)."""
+        return self.value <= self.target.bound
 
 
 @dataclass(frozen=True)

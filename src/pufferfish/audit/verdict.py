@@ -29,8 +29,10 @@ NOT_MET_AT_ZERO_NOTE = "scale 0 but the priors do not meet the target"
 #: the audit-table columns: the scale audited and its target (epsilon, delta, alpha), what it
 #: achieves (the column of its guarantee, the two directions of the worst pair), the smallest
 #: scale the exact audit accepts (``scale_min``, with the search's ``tight_note``), ``violation``
-#: (the achieved value exceeds its bound by more than the audit's rtol), and ``claimed``: True
-#: where the scale is claimed to attain its target, False for a baseline shown on purpose
+#: (the certified achieved value exceeds its bound: no tolerance), and ``claimed``: True
+#: where the scale is claimed to attain its target, False for a baseline shown on purpose.
+#: Every achieved value (``*_achieved``, ``loss_forward``, ``loss_backward``) is certified: an
+#: upper bound on the true value, at most 1e-9 relative above it (:mod:`pufferfish.certified`)
 AUDIT_COLUMNS = ["experiment", "panel", "method", "epsilon", "delta", "scale", "epsilon_achieved", "delta_achieved",
                  "scale_min", "violation", "loss_forward", "loss_backward", "tight_note", "noise", "guarantee", "alpha",
                  "renyi_achieved", "claimed"]
@@ -39,8 +41,9 @@ AUDIT_COLUMNS = ["experiment", "panel", "method", "epsilon", "delta", "scale", "
 @dataclass(frozen=True)
 class Verdict:
     """What ``scale`` achieves against ``target`` on one pair: ``forward`` (s_i against s_j) and
-    ``backward``, whether it ``meets`` the target (within the audit's rtol), and a ``note`` (why
-    a scale 0 or a scale that cannot be audited is judged as it is)."""
+    ``backward`` (certified upper ends), whether it ``meets`` the target (the certified value is
+    at most the target's bound, no tolerance), and a ``note`` (why a scale 0 or a scale that
+    cannot be audited is judged as it is)."""
 
     scale: float
     target: Target
@@ -57,7 +60,7 @@ class Verdict:
         return max(self.forward, self.backward)
 
 
-def audit_scale(auditor, scale: float, target: Target, *, rtol: float) -> Verdict:
+def audit_scale(auditor, scale: float, target: Target) -> Verdict:
     """The verdict of ``scale`` on ``auditor``'s pair against ``target``.
 
     Parameters
@@ -68,9 +71,8 @@ def audit_scale(auditor, scale: float, target: Target, *, rtol: float) -> Verdic
         At least 0, inf or NaN: 0 is judged by the noise-free audit (the priors themselves), inf
         and NaN cannot be audited (not met, with a note).
     target : Target
-        A guarantee the auditor audits.
-    rtol : float
-        The target is met when the achieved value is <= bound * (1 + rtol).
+        A guarantee the auditor audits: met when the certified achieved value is ``<= bound``
+        (no tolerance).
 
     Returns
     -------
@@ -79,27 +81,26 @@ def audit_scale(auditor, scale: float, target: Target, *, rtol: float) -> Verdic
     Raises
     ------
     ArgumentTypeError, InvalidArgumentError
-        Not an auditor, a scale that is not a number or is negative, an rtol that is not finite
-        and >= 0, a target the auditor does not audit.
+        Not an auditor, a scale that is not a number or is negative, a target the auditor does
+        not audit.
     """
     from pufferfish.audit.auditor import Auditor
     from pufferfish.checks import instance, is_real, real
 
     instance(auditor, Auditor, name="auditor")
-    rtol = real(rtol, name="rtol", lo=0.0)
     if not (is_real(scale) and not math.isfinite(float(scale)) and not float(scale) < 0):   # inf, NaN: kept
         scale = real(scale, name="scale", lo=0.0)
     scale = float(scale)
     if not math.isfinite(scale):
         auditor.check_target(target)
         return Verdict(scale, target, math.nan, math.nan, False, f"scale {scale!r} cannot be audited")
-    got = auditor.achieved(scale, target) if scale > 0 else auditor.noise_free(target)
-    meets = bool(got.meets(rtol))
+    got = auditor.decide(scale, target) if scale > 0 else auditor.noise_free(target)
+    meets = bool(got.meets())
     note = "" if scale > 0 else (NO_NOISE_NOTE if meets else NOT_MET_AT_ZERO_NOTE)
     return Verdict(scale, target, got.forward, got.backward, meets, note)
 
 
-def worst_case(auditors: Sequence, scale: float, target: Target, *, rtol: float,
+def worst_case(auditors: Sequence, scale: float, target: Target, *,
                bound: Sequence[float] | None = None) -> tuple[Verdict, int]:
     """The worst verdict of ``scale`` over the pairs of ``auditors`` and the index of its pair.
 
@@ -107,7 +108,7 @@ def worst_case(auditors: Sequence, scale: float, target: Target, *, rtol: float,
     ----------
     auditors : sequence of Auditor
         One per pair, all of the same noise.
-    scale, target, rtol
+    scale, target
         As :func:`audit_scale`.
     bound : sequence of float, optional
         A sound upper bound of each pair's achieved value at ``scale`` (inf where none is
@@ -138,7 +139,7 @@ def worst_case(auditors: Sequence, scale: float, target: Target, *, rtol: float,
     for k in ranked:
         if worst is not None and uppers[k] <= worst.value:
             break
-        got = audit_scale(auditors[k], scale, target, rtol=rtol)
+        got = audit_scale(auditors[k], scale, target)
         if math.isnan(got.value):
             return got, k
         if worst is None or got.value > worst.value or (got.value == worst.value and k < index):
@@ -180,7 +181,8 @@ def audit_row(verdict: Verdict, *, experiment: str, panel: str, method: str, noi
     """One row of the audit table (:data:`AUDIT_COLUMNS`) for ``verdict``.
 
     The achieved value goes to the column of the target's guarantee (``epsilon_achieved``,
-    ``delta_achieved`` or ``renyi_achieved``, the others NaN); ``violation`` is ``not meets``.
+    ``delta_achieved`` or ``renyi_achieved``, the others NaN), certified; ``violation`` is
+    ``not meets`` (the certified value exceeds the target).
 
     Parameters
     ----------

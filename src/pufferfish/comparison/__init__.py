@@ -6,7 +6,7 @@ and written (:mod:`.experiments`) and its figure (:mod:`.plots`). Names are impo
 from pufferfish._lazy import attach
 
 _EXPORTS = {
-    **dict.fromkeys(["COLUMNS", "COMPARABLE", "PAPER000_BEST", "RTOL", "PairComparison", "methods_by_noise",
+    **dict.fromkeys(["COLUMNS", "COMPARABLE", "PAPER000_BEST", "PairComparison", "methods_by_noise",
                      "compare_audited", "compare_pair", "compare_pairs", "least_noise", "paper000_best",
                      "winner_lines", "coinciding", "as_flags"], "pufferfish.comparison.compare"),
     **dict.fromkeys(["NamedPair", "Binding", "conditional_pairs", "binding_rows"], "pufferfish.comparison.binding"),

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from pufferfish.audit import lattice_auditor, target_for, worst_case
-from pufferfish.comparison.compare import RTOL, compare_pair
+from pufferfish.comparison.compare import compare_pair
 
 __all__ = ["NamedPair", "Binding", "conditional_pairs", "binding_rows"]
 
@@ -174,7 +174,7 @@ def _worst_over_pairs(chosen: pd.DataFrame, pairs: Sequence[NamedPair], *, delta
         if kind not in auditors:
             auditors[kind] = [lattice_auditor(*kind, n.pair.prior_i, n.pair.prior_j) for n in pairs]
         target = target_for(row.guarantee, float(row.epsilon), delta=delta, alpha=alpha)
-        verdict, _ = worst_case(auditors[kind], float(row.scale), target, rtol=RTOL)
+        verdict, _ = worst_case(auditors[kind], float(row.scale), target)
         out.loc[idx, "achieved"] = verdict.value
         out.loc[idx, "meets_target"] = bool(verdict.meets)
     return out

@@ -238,7 +238,6 @@ def audit(priors, args) -> tuple:
 
     from pufferfish.audit import lattice_auditor, worst_case
     from pufferfish.comparison.binding import conditional_pairs
-    from pufferfish.comparison.compare import RTOL
 
     column = priors.record["column"]
     pairs = conditional_pairs(priors.conditionals, column=column)
@@ -250,7 +249,7 @@ def audit(priors, args) -> tuple:
         if target.guarantee not in auditors:
             auditors[target.guarantee] = [lattice_auditor(args.noise, target.guarantee, n.pair.prior_i,
                                                           n.pair.prior_j) for n in pairs]
-        verdict, worst = worst_case(auditors[target.guarantee], args.scale, target, rtol=RTOL)
+        verdict, worst = worst_case(auditors[target.guarantee], args.scale, target)
         rows.append({"secret_i": pairs[worst].secret_i, "secret_j": pairs[worst].secret_j, "noise": args.noise,
                      "method": GIVEN, "guarantee": target.guarantee,
                      "epsilon": target.epsilon if args.epsilon else math.nan,

@@ -33,7 +33,7 @@ from pufferfish.checks import instance
 from pufferfish.errors import NotApplicableError
 from pufferfish.grids import check_epsilons
 
-__all__ = ["PAPER000_BEST", "COLUMNS", "COMPARABLE", "RTOL", "PairComparison", "methods_by_noise", "paper000_best",
+__all__ = ["PAPER000_BEST", "COLUMNS", "COMPARABLE", "PairComparison", "methods_by_noise", "paper000_best",
            "compare_audited", "compare_pair", "compare_pairs", "least_noise", "winner_lines", "coinciding",
            "as_flags"]
 
@@ -45,8 +45,6 @@ COLUMNS = ["pair", "method", "noise", "epsilon", "delta", "alpha", "scale", "std
            "meets_target", "note"]
 #: the guarantees whose rows are compared by standard deviation at (epsilon, delta)
 COMPARABLE = ("epsilon", "epsilon_delta")
-#: relative tolerance of every verdict of the comparison (and of the ``pufferfish`` command)
-RTOL = 1e-9
 
 
 @dataclass(frozen=True, eq=False)
@@ -202,7 +200,7 @@ def compare_audited(name: str, pair, *, epsilons, delta: float, alpha: float, me
             if kind not in auditors:
                 auditors[kind] = lattice_auditor(*kind, pair.prior_i, pair.prior_j)
             target = target_for(record.guarantee, float(e), delta=delta, alpha=alpha)
-            verdict = audit_scale(auditors[kind], float(scales[k]), target, rtol=RTOL)
+            verdict = audit_scale(auditors[kind], float(scales[k]), target)
             verdicts.append((method, record, verdict))
             rows.append(_row(name, method, record, verdict, notes[k], delta=delta, alpha=alpha))
     frame = pd.DataFrame(rows, columns=COLUMNS)

@@ -303,7 +303,7 @@ def _calibrate_noise(family: str, laws: CaseLaws, target, rtol: float) -> tuple[
 
     auditor = lattice_auditor(family, "epsilon_delta", *_lattice_pair(laws))
     found = auditor.smallest_scale(target)
-    verdict = audit_scale(auditor, found.scale, target, rtol=rtol)
+    verdict = audit_scale(auditor, found.scale, target)
     loss = found.scale if family == "laplace" else found.scale * math.sqrt(2.0 / math.pi)
     return ({"mechanism": family, "parameter": found.scale, "scale": found.scale, "service_loss": loss,
              "delta": verdict.value, "delta_upper": verdict.value, "reason": found.reason}, verdict)

@@ -85,7 +85,7 @@ def _audit(pi: GMM, pj: GMM, *, b: float, target: Target, audit: AuditSettings, 
            method: str) -> _Audited:
     """``b`` audited on the pair (``audit_scale``), b_min from b, and the tight scale audited too."""
     auditor = LaplaceMixtureAuditor(pi, pj, rtol=audit.bisection_rtol, max_steps=audit.bisection_max_steps)
-    verdict = audit_scale(auditor, b, target, rtol=audit.rtol)
+    verdict = audit_scale(auditor, b, target)
     tight = b_min(pi, pj, epsilon=target.epsilon, delta=target.delta, rtol=audit.bisection_rtol,
                   max_steps=audit.bisection_max_steps, b_start=b)
     where = f"{experiment}" + (f" {panel}" if panel else "")
@@ -99,7 +99,7 @@ def _audit(pi: GMM, pj: GMM, *, b: float, target: Target, audit: AuditSettings, 
     rows = [audit_row(verdict, method=method, **common)]
     tight_verdict = None
     if math.isfinite(tight.b):
-        tight_verdict = audit_scale(auditor, tight.b, target, rtol=audit.rtol)
+        tight_verdict = audit_scale(auditor, tight.b, target)
         rows.append(audit_row(tight_verdict, method="tight", **common))
     else:
         log.warning("%s eps=%g delta=%g: b_min not found (%s)", where, target.epsilon, target.delta, tight.reason)

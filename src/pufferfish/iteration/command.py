@@ -20,8 +20,7 @@ from pufferfish.files import read_user_file
 __all__ = ["RTOL", "ITERATION_COLUMNS", "RENYI_COLUMNS", "ALL_SECRETS_COLUMNS", "ALL_SECRETS_RENYI_COLUMNS",
            "EXAMPLE", "add_parser", "read_column", "iteration", "iteration_columns", "run"]
 
-#: relative tolerance of the iteration's verdicts, as every verdict of the comparison
-#: (:data:`pufferfish.comparison.compare.RTOL`, which ``calibrate`` and ``audit`` use)
+#: relative tolerance of the iteration's verdicts
 RTOL = 1e-9
 #: columns of ``pufferfish iteration`` for an (epsilon, delta) target: those of the pipeline's
 #: ``results/theta/iteration_*_sigma.csv`` (:data:`pufferfish.iteration.experiments.CALIBRATION_COLUMNS`)

@@ -134,4 +134,5 @@ def _channel_epsilons(log_channel: np.ndarray) -> np.ndarray:
         with np.errstate(invalid="ignore"):
             gaps = np.where(both, np.abs(log_channel[x] - log_channel), 0.0).max(axis=1)
         out[x] = np.where(one_only.any(axis=1), np.inf, gaps)
-    return out
+    # each gap is one rounded difference of the floats given: one float up is at or above it (issue 39)
+    return np.where((out > 0) & np.isfinite(out), np.nextafter(out, np.inf), out)

@@ -14,6 +14,12 @@ paper: paper 002's Wasserstein mechanisms (:mod:`pufferfish.wasserstein.methods`
 W_inf, paper 002's Section 6 (:mod:`pufferfish.iteration`, :mod:`pufferfish.sensitivity`) a
 closed-form sensitivity. Public functions validate their arguments; the private ``_`` cores
 take validated floats (scipy is imported on first use).
+
+Certified (issue 39): :func:`balle_wang_delta` is at least the true delta of the floats given and
+at most 1e-9 relative above it (arb balls, :func:`pufferfish.mechanisms.scales.arb_certified`);
+every sigma returned is at or above its closed form's true value (the rounding bound added,
+:func:`~pufferfish.mechanisms.scales.scale_up`) and the analytic sigma meets its delta by the
+certified value, no tolerance.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import sys
 import numpy as np
 
 from pufferfish.checks import real, reals
+from pufferfish.mechanisms.scales import arb_certified, scale_up
 
 __all__ = ["balle_wang_delta", "analytic_gaussian_sigma", "gaussian_rdp_sigma", "gaussian_rdp_sigma_at",
            "gaussian_rdp_alpha", "ANALYTIC_RTOL", "SMALLEST", "LARGEST", "CANCELLATION"]
@@ -34,6 +41,8 @@ ANALYTIC_RTOL = 1e-14
 SMALLEST, LARGEST = 1e-290, 1e290
 #: below CANCELLATION Phi(a), the two terms of the closed form cancel: delta is integrated instead
 CANCELLATION = 1e-6
+#: the unit roundoff of float64
+_U = 2.0 ** -53
 
 
 def _sensitivity(value, name: str = "sensitivity") -> float:
@@ -92,7 +101,26 @@ def balle_wang_delta(shift, scale, *, epsilon) -> float:
     """
     shift = _sensitivity(shift, "shift")
     scale = real(scale, name="scale", lo=0.0, lo_open=True)
-    return _balle_wang_delta(shift, scale, real(epsilon, name="epsilon", lo=0.0))
+    return _certified_delta(shift, scale, real(epsilon, name="epsilon", lo=0.0))
+
+
+def _certified_delta(w: float, sigma: float, epsilon: float) -> float:
+    """Phi(a) - e^eps Phi(b) of the floats given, in arb balls (Phi(x) = erfc(-x / sqrt 2) / 2), certified."""
+    if w == 0:
+        return 0.0
+
+    def make():
+        from flint import arb
+
+        ww, ss, ee = arb(w), arb(sigma), arb(epsilon)
+        a = ww / (2 * ss) - ee * ss / ww
+        b = -ww / (2 * ss) - ee * ss / ww
+        root = arb(2).sqrt()
+        value = (-a / root).erfc() / 2 - ee.exp() * (-b / root).erfc() / 2
+        return value if value > 0 else arb(0) if value.upper() <= 0 else arb(0).union(value.upper())
+
+    # a hockey stick is at most 1: the rounding up never crosses it
+    return min(arb_certified(make, what=f"balle_wang_delta(shift={w!r}, scale={sigma!r}, epsilon={epsilon!r})"), 1.0)
 
 
 def _balle_wang_delta(w: float, sigma: float, epsilon: float) -> float:
@@ -183,9 +211,18 @@ def _analytic_gaussian_sigma(w: float, epsilon: float, delta: float) -> float:
     while excess(lo) <= 0:
         lo -= math.log(2.0)
     root = brentq(excess, lo, hi, xtol=1e-300, rtol=ANALYTIC_RTOL, maxiter=500)
-    sigma = math.exp(root)
-    while _balle_wang_delta(w, sigma, epsilon) > delta:
-        sigma *= 1.0 + 1e-15
+    sigma = base = math.exp(root)
+    step = 2.0 ** -52
+    # meets by the certified delta, no tolerance: raised by 2^-52, 2^-51, ... relative (the float root
+    # is within a few ulps of the certified one: the first steps suffice, and the last overshoots by 2x at most)
+    while _certified_delta(w, sigma, epsilon) > delta:
+        if step > 2.0 ** -20:
+            from pufferfish.errors import ComputationError
+
+            raise ComputationError(f"analytic_gaussian_sigma(sensitivity={w!r}, epsilon={epsilon!r}, delta={delta!r}): "
+                                   f"no sigma within 1e-6 of {base!r} certified to meet delta")
+        sigma = base * (1.0 + step)
+        step *= 2.0
     return sigma
 
 
@@ -223,8 +260,14 @@ def gaussian_rdp_sigma_at(sensitivity, *, epsilon, delta, alpha) -> np.ndarray:
     w, epsilon, delta = _sensitivity(sensitivity), _epsilon(epsilon), _delta(delta)
     alpha = reals(alpha, name="alpha", lo=1.0, lo_open=True)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        room = epsilon - math.log(1.0 / delta) / (alpha - 1.0)
+        log_inv = -math.log(delta)
+        room = epsilon - log_inv / (alpha - 1.0)
         out = np.where((alpha > 1.0) & (room > 0), w * np.sqrt(alpha / (2.0 * room)), np.inf)
+        # room errs by 4u (epsilon + log(1/delta) / (alpha - 1)) (log, the difference alpha - 1, the
+        # quotient, the subtraction); sigma by half its relative error plus 4u (the rest)
+        rel = 2.0 * _U * (epsilon + log_inv / (alpha - 1.0)) / room + 4.0 * _U
+        out = np.where(np.isfinite(out) & (rel < 0.5), scale_up(out, 0.0) * (1.0 + 2.0 * rel), out)
+        out = np.where(np.isfinite(out) & ~(rel < 0.5), np.inf, out)
     for sigma in out[(room > 0)].ravel():
         _representable(float(sigma), w, epsilon)
     return out
@@ -287,4 +330,6 @@ def gaussian_rdp_sigma(sensitivity, *, epsilon, delta) -> float:
 
 def _gaussian_rdp_sigma(w: float, epsilon: float, delta: float) -> float:
     log_inv = -math.log(delta)
-    return w * (math.sqrt(log_inv) + math.sqrt(log_inv + epsilon)) / (math.sqrt(2.0) * epsilon)
+    sigma = w * (math.sqrt(log_inv) + math.sqrt(log_inv + epsilon)) / (math.sqrt(2.0) * epsilon)
+    # 8 roundings, each within 2 ulps of its result, none cancelling (all terms > 0): at most 16u
+    return float(scale_up(sigma, 16.0 * _U))

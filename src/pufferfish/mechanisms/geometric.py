@@ -197,7 +197,9 @@ class ClampedGeometric:
     @property
     def channel_epsilon(self) -> float:
         """The epsilon of the channel, max over outputs and pairs of inputs of the log ratio: eps_A (max X - min X)."""
-        return self.epsilon * (self.domain[-1] - self.domain[0])
+        # the product rounded up: at or above the true eps_A (max X - min X) (issue 39)
+        value = self.epsilon * (self.domain[-1] - self.domain[0])
+        return math.nextafter(value, math.inf) if value > 0 else value
 
     def pair_epsilons(self) -> np.ndarray:
         """E[x, x'] = eps_A |x - x'| for every pair of the domain: the channel's exact epsilon of each pair.
@@ -208,7 +210,8 @@ class ClampedGeometric:
             E (domain x domain), symmetric, 0 on the diagonal.
         """
         x = np.asarray(self.domain, dtype=float)
-        return self.epsilon * np.abs(x[:, None] - x[None, :])
+        value = self.epsilon * np.abs(x[:, None] - x[None, :])
+        return np.where(value > 0, np.nextafter(value, np.inf), value)     # rounded up (issue 39)
 
     def log_matrix(self) -> np.ndarray:
         """log P(y | x): interior log P(G = y - x), ends -eps_A d - log1p(r) with d the distance to the end.

@@ -8,6 +8,10 @@ w between two inputs:
 * :func:`laplace_delta` -- the exact delta(epsilon) of one shift s at scale b,
   1 - exp((epsilon - s / b) / 2) for epsilon < s / b and 0 beyond.
 
+Both are certified (issue 39): the scale is at or above w / epsilon (rounded up one float), and
+the delta at or above the true one and at most 1e-9 relative above it (its float route's error
+bound, else arb balls).
+
 The derivations are in ``docs/math/mechanisms.md`` (section "Laplace"). Public functions
 validate their arguments.
 """
@@ -20,7 +24,10 @@ import numpy as np
 
 from pufferfish.checks import real
 from pufferfish.grids import check_epsilons
-from pufferfish.mechanisms.scales import check_scales
+from pufferfish.mechanisms.scales import arb_certified, check_scales, scale_up
+
+#: the unit roundoff of float64
+_U = 2.0 ** -53
 
 __all__ = ["laplace_scale", "laplace_delta"]
 
@@ -47,8 +54,23 @@ def laplace_scale(sensitivity, *, epsilons) -> np.ndarray:
         a scale that is not a positive float (under- or overflow) for a sensitivity > 0.
     """
     w, eps = real(sensitivity, name="sensitivity", lo=0.0), check_epsilons(epsilons)
-    with np.errstate(over="ignore"):
-        return check_scales(w / eps, sensitivity=w, epsilons=eps)
+    return check_scales(_quotient_up(w, eps), sensitivity=w, epsilons=eps)
+
+
+def _quotient_up(w: float, eps: np.ndarray) -> np.ndarray:
+    """w / eps rounded upward, elementwise (exact rationals: w / eps itself where it is a float)."""
+    from fractions import Fraction
+
+    out = np.empty(eps.shape)
+    flat = out.reshape(-1)
+    for k, e in enumerate(np.asarray(eps, dtype=float).reshape(-1)):
+        exact = Fraction(w) / Fraction(float(e))
+        try:
+            b = float(exact)
+        except OverflowError:
+            b = math.inf
+        flat[k] = math.nextafter(b, math.inf) if math.isfinite(b) and Fraction(b) < exact else b
+    return out
 
 
 
@@ -83,4 +105,22 @@ def laplace_delta(shift, scale, *, epsilon) -> float:
     scale = real(scale, name="scale", lo=0.0, lo_open=True)
     epsilon = real(epsilon, name="epsilon", lo=0.0)
     ratio = shift / scale
-    return -math.expm1((epsilon - ratio) / 2.0) if epsilon < ratio else 0.0
+    # x = (eps - s/b) / 2 errs by u s/b (the ratio) + u |x| (the difference); delta = -expm1(x) by
+    # that (|expm1'| <= 1 for x <= 0) + 2 u delta (expm1, assumed within 2 ulps)
+    x = (epsilon - ratio) / 2.0
+    error = _U * ratio + _U * abs(x)
+    if x + error < 0.0:
+        delta = -math.expm1(x)
+        bound = error + 2.0 * _U * delta
+        if bound <= 2.0 ** -34 * delta:
+            return math.nextafter(delta + bound, math.inf)
+    elif x - error >= 0.0:
+        return 0.0
+
+    def make():
+        from flint import arb
+
+        half = (arb(epsilon) - arb(shift) / arb(scale)) / 2
+        return 1 - half.exp() if half < 0 else arb(0) if half >= 0 else (1 - half.exp()).union(arb(0))
+
+    return arb_certified(make, what=f"laplace_delta(shift={shift!r}, scale={scale!r}, epsilon={epsilon!r})")

@@ -94,8 +94,8 @@ def run_experiment(name: str, spec: Mapping, users: Mapping[str, User], *, audit
     with the experiment's ``delta`` or ``alpha``, :func:`pufferfish.audit.target.target_for`), and the
     smallest scale of the same noise and guarantee (``scale_min``). The automatic records
     (``tight``: paper 000's :math:`\theta_{\min}`, whose search takes ``audit.bisection_rtol``
-    and ``audit.bisection_max_steps``) are added to every experiment. A scale whose achieved
-    value exceeds its bound times 1 + ``audit.rtol`` is a violation: logged as a warning and
+    and ``audit.bisection_max_steps``) are added to every experiment. A scale whose certified
+    achieved value exceeds its bound (no tolerance) is a violation: logged as a warning and
     flagged in the audit table, never dropped.
 
     Parameters
@@ -132,7 +132,7 @@ def run_experiment(name: str, spec: Mapping, users: Mapping[str, User], *, audit
         priors.extend(_panel_priors(spec, panel, pair))
         audits = _PairAudits(pair, options)
         scales = _panel_scales(settings, panel, pair, params, audits)
-        rows.extend(_audit_rows(experiment, panel, scales, settings.epsilons, params, audits, check.rtol))
+        rows.extend(_audit_rows(experiment, panel, scales, settings.epsilons, params, audits))
     violations = [(r["experiment"], r["panel"], r["method"], r["epsilon"], r["scale"], _achieved(r))
                   for r in rows if r["violation"]]
     theta = pd.DataFrame([_theta_row(r) for r in rows], columns=THETA_COLUMNS)
@@ -181,7 +181,7 @@ def _smallest_scales(record, epsilons: np.ndarray, params: Mapping, audits: _Pai
 
 
 def _audit_rows(experiment: str, panel: str, scales: Mapping[str, np.ndarray], epsilons, params: Mapping,
-                audits: _PairAudits, rtol: float) -> list[dict]:
+                audits: _PairAudits) -> list[dict]:
     """The audit rows (:data:`pufferfish.audit.verdict.AUDIT_COLUMNS`) of every method and epsilon of a panel."""
     rows = []
     for method, values in scales.items():
@@ -189,7 +189,7 @@ def _audit_rows(experiment: str, panel: str, scales: Mapping[str, np.ndarray], e
         for eps, scale in zip(epsilons, values):
             target = target_for(record.guarantee, float(eps), **params)
             smallest = audits.smallest(record, target)
-            verdict = audit_scale(audits.auditor(record), float(scale), target, rtol=rtol)
+            verdict = audit_scale(audits.auditor(record), float(scale), target)
             row = audit_row(verdict, experiment=experiment, panel=panel, method=method, noise=record.noise,
                             scale_min=smallest.scale, tight_note=smallest.reason)
             if row["violation"]:

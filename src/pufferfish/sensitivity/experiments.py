@@ -248,14 +248,14 @@ class _PairAudits:
 
     def audit(self, k: int, scale: float, target: Target) -> Verdict:
         """The exact verdict of ``scale`` on pair ``k`` (remembered)."""
-        verdict = audit_scale(self.auditors[k], scale, target, rtol=0.0)
+        verdict = audit_scale(self.auditors[k], scale, target)
         self._remember(k, verdict)
         return verdict
 
-    def worst(self, scale: float, target: Target, *, rtol: float) -> Verdict:
+    def worst(self, scale: float, target: Target) -> Verdict:
         """The worst verdict over the pairs (:func:`~pufferfish.audit.verdict.worst_case`)."""
         bounds = [self.bound(k, scale, target) for k in range(len(self.pairs))]
-        verdict, k = worst_case(self.auditors, scale, target, rtol=rtol, bound=bounds)
+        verdict, k = worst_case(self.auditors, scale, target, bound=bounds)
         self._remember(k, verdict)
         return verdict
 
@@ -287,14 +287,14 @@ def _source_scale(method: ScaleMethod, result: TripleResult, source: str, epsilo
                                          alpha=settings.alpha)[0])
 
 
-def audit_triple(result: TripleResult, settings: AttributePrivacySettings, *, rtol: float) -> list[dict]:
+def audit_triple(result: TripleResult, settings: AttributePrivacySettings) -> list[dict]:
     """Audit rows of every scale of one triple, exactly, on every secret pair.
 
     For each method of :data:`~pufferfish.sensitivity.scales.GWM_METHODS`, each epsilon and each
     source of :data:`SOURCES`: the scale from the source's sensitivity, its worst verdict over the
     pairs (:func:`~pufferfish.audit.verdict.worst_case`; ``loss_forward`` / ``loss_backward`` are
     the two directions of the worst pair), and ``scale_min``, the smallest scale every pair
-    accepts. ``violation``: the loss exceeds the target by more than ``rtol``. ``claimed``: the
+    accepts. ``violation``: the certified loss exceeds the target (no tolerance). ``claimed``: the
     source is one of :data:`CLAIMED_SOURCES` (the closed form's rows are a baseline). Pairs whose
     sound upper bound cannot change a maximum are not audited (:class:`_PairAudits`): less work,
     the same numbers.
@@ -305,8 +305,6 @@ def audit_triple(result: TripleResult, settings: AttributePrivacySettings, *, rt
         The triple's conditionals and their pairs (:func:`attribute_triple`).
     settings : AttributePrivacySettings
         The epsilons, delta and alpha.
-    rtol : float
-        The audit's relative tolerance.
 
     Returns
     -------
@@ -328,7 +326,7 @@ def audit_triple(result: TripleResult, settings: AttributePrivacySettings, *, rt
             target = target_for(record.guarantee, epsilon, delta=settings.delta, alpha=settings.alpha)
             smallest, note = audits.smallest(target, distance=method.distance)
             for source in SOURCES:
-                verdict = audits.worst(_source_scale(method, result, source, epsilon, settings), target, rtol=rtol)
+                verdict = audits.worst(_source_scale(method, result, source, epsilon, settings), target)
                 if not verdict.meets:
                     log.warning("%s [%s]: %s_%s scale=%.6g at epsilon=%g achieves %.6g > %.6g (%s)", EXPERIMENT,
                                 result.triple.label, source, method.name, verdict.scale, epsilon, verdict.value,
@@ -350,7 +348,7 @@ def _figure_table(results: list[TripleResult], audit: pd.DataFrame) -> pd.DataFr
                          for r in results], columns=FIGURE_COLUMNS)
 
 
-def run_attribute_privacy(settings: AttributePrivacySettings, *, data: Mapping[str, str], rtol: float, out_csv,
+def run_attribute_privacy(settings: AttributePrivacySettings, *, data: Mapping[str, str], out_csv,
                           audit_csv, png, pdf, figure_csv) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The attribute-privacy experiment (module docstring): the tables, the audit and the figure.
 
@@ -360,8 +358,6 @@ def run_attribute_privacy(settings: AttributePrivacySettings, *, data: Mapping[s
         The typed config section.
     data : Mapping
         Dataset key -> path of its CSV (``data/raw/<key>.csv``), for every dataset of a triple.
-    rtol : float
-        The audit's relative tolerance (config ``audit.rtol``).
     out_csv, audit_csv, png, pdf, figure_csv : path-like
         The output paths.
 
@@ -396,7 +392,7 @@ def run_attribute_privacy(settings: AttributePrivacySettings, *, data: Mapping[s
                  result.dp_sensitivity, result.dp_source, result.gaussian_w_inf, result.empirical_w_inf,
                  result.empirical_w_2)
         results.append(result)
-        rows += audit_triple(result, settings, rtol=rtol)
+        rows += audit_triple(result, settings)
     table = pd.DataFrame([r.row() for r in results], columns=ATTRIBUTE_COLUMNS)
     audit = audit_frame(rows)
     figure = _figure_table(results, audit)
