@@ -1,4 +1,5 @@
-"""Exact audit of Laplace noise on Gaussian-mixture priors (pufferfish.audit.laplace_mixture).
+"""Exact audit of Laplace noise on Gaussian-mixture priors (pufferfish.audit.laplace_mixture and its numerics:
+emg_density, mixture_hockey_stick, mixture_privacy_loss).
 
 Oracles, sharing nothing with the module: the density of X + Laplace(b) by numerical convolution
 (``scipy.integrate.quad``, :func:`conv_pdf`) and from scipy.stats (:func:`scipy_logpdf`: Laplace(b)
@@ -27,9 +28,10 @@ from scipy.stats import norm
 
 from pufferfish.errors import ConfigError
 from pufferfish.gaussian.methods import theorem1
-from pufferfish.audit.laplace_mixture import (_emg_cdf as emg_cdf, _emg_sf as emg_sf, b_min, delta_achieved, emg_pdf,
-                                             epsilon_achieved, hockey_stick, prior_epsilon_achieved,
-                                             prior_hockey_stick, tail_log_ratios)
+from pufferfish.audit.emg_density import emg_cdf, emg_pdf, emg_sf, tail_log_ratios
+from pufferfish.audit.laplace_mixture import b_min
+from pufferfish.audit.mixture_hockey_stick import delta_achieved, hockey_stick, prior_hockey_stick
+from pufferfish.audit.mixture_privacy_loss import epsilon_achieved, prior_epsilon_achieved
 from pufferfish.gaussian.methods import gaussian_noise_max_log_ratio
 from pufferfish.gaussian.gmm import corollary2, theorem2
 from pufferfish.mixture import GMM

@@ -19,7 +19,7 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from pufferfish.audit.laplace_mixture import epsilon_achieved
+from pufferfish.audit.mixture_privacy_loss import epsilon_achieved
 from pufferfish.gaussian.methods import gaussian_noise_max_log_ratio
 from pufferfish.gaussian.noise_ordering import (crossover_half_width, gaussian_noise_total_variation,
                                                 laplace_noise_total_variation)
