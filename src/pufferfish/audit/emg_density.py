@@ -29,7 +29,11 @@ from pufferfish.errors import ArgumentTypeError
 from pufferfish.mixture import GMM
 
 __all__ = ["as_prior", "emg_logpdf", "emg_pdf", "emg_cdf", "emg_sf", "tail_log_ratios", "EmgFamily",
-           "GaussianFamily", "log_sup_gaussian", "mass_between"]
+           "GaussianFamily", "log_sup_gaussian", "mass_between", "mass_error", "certified_mass_difference", "LOG_ULPS"]
+
+#: error budget of one floating-point evaluation chain, relative to the magnitudes it adds: 2^-45 = 128
+#: units in the last place (scipy's log_ndtr / ndtr, exp and log are accurate to a few units)
+LOG_ULPS = 2.0 ** -45
 
 
 def as_prior(prior, *, name: str = "prior") -> GMM:
@@ -90,6 +94,36 @@ class EmgFamily:
         self.log_norm = math.log(2.0 * b)
         self.atoms = prior.means[~self.cont]
         self.total = 1.0
+        self.noise_b = b
+        self.log_scale = float(np.max(np.abs(self.logw[np.isfinite(self.logw)]))) + abs(self.log_norm) + 2.0
+
+    def cdf_ball(self, y: float):
+        r"""Pr(Y <= y) as a python-flint ``arb`` ball at the context's precision (:math:`F` above, per component;
+        an atom's is the Laplace CDF at :math:`y - \mu`)."""
+        from flint import arb
+
+        if not math.isfinite(y):
+            return arb(0 if y < 0 else 1)
+        total, yb, b = arb(0), arb(y), arb(self.b)
+        for w, mu, sd in zip(self.w, self.mu, self.sd):
+            z = (yb - arb(mu)) / b
+            if sd == 0:
+                part = 1 - (-z).exp() / 2 if y >= mu else z.exp() / 2
+            else:
+                t, s = (yb - arb(mu)) / arb(sd), arb(sd) / b
+                a_term = (-z + s * s / 2).exp() * _phi_ball(t - s)
+                b_term = (z + s * s / 2).exp() * _phi_ball(-t - s)
+                part = _phi_ball(t) - a_term / 2 + b_term / 2
+            total += arb(w) * part
+        return total
+
+    def log_error(self, y: np.ndarray) -> np.ndarray:
+        """A bound on the absolute error of the computed log p(y) and on the relative error of each
+        closed-form CDF term (docs/math/audits.md, "Certified values of the mixture routes")."""
+        dz = np.abs(y[:, None] - self.mu)
+        s = np.where(self.cont, self.s, 0.0)
+        t = np.where(self.cont, dz / self.safe_sd, 0.0)
+        return LOG_ULPS * (np.max(dz / self.b + s * s + (t + s) ** 2, axis=1) + self.log_scale)
 
     def log_ab(self, y: np.ndarray):
         """log A_m(y), log B_m(y) and t_m(y), shape (len(y), D)."""
@@ -167,6 +201,25 @@ class GaussianFamily:
             self.logw = np.log(self.w)
         self.total = float(self.w.sum())
         self.atoms = prior.means[~cont]
+        self.noise_b = 0.0
+        self.log_scale = (float(np.max(np.abs(self.logw - np.log(self.sd)), initial=0.0))
+                          + 0.5 * math.log(2 * math.pi) + 2.0)
+
+    def cdf_ball(self, y: float):
+        """Pr(X <= y) of the continuous part as a python-flint ``arb`` ball."""
+        from flint import arb
+
+        if not math.isfinite(y):
+            return arb(0) if y < 0 else arb(self.total)
+        total = arb(0)
+        for w, mu, sd in zip(self.w, self.mu, self.sd):
+            total += arb(w) * _phi_ball((arb(y) - arb(mu)) / arb(sd))
+        return total
+
+    def log_error(self, y: np.ndarray) -> np.ndarray:
+        """A bound on the absolute error of the computed log f(y) and the relative error of its CDF terms."""
+        z = (y[:, None] - self.mu) / self.sd
+        return LOG_ULPS * (np.max(z * z, axis=1, initial=0.0) + 1.0 + self.log_scale)
 
     def values(self, y: np.ndarray):
         z = (y[:, None] - self.mu) / self.sd
@@ -334,6 +387,88 @@ def mass_between(lo: np.ndarray, hi: np.ndarray, fam) -> np.ndarray:
     n = lo.size
     c_lo, s_lo, c_hi, s_hi = cdf[:n], sf[:n], cdf[n:], sf[n:]
     return np.clip(np.where(c_lo <= 0.5 * fam.total, c_hi - c_lo, s_lo - s_hi), 0.0, None)
+
+
+def mass_error(lo: np.ndarray, hi: np.ndarray, fam) -> tuple[np.ndarray, np.ndarray]:
+    r""":func:`mass_between` and a bound on its absolute error (docs/math/audits.md, "Certified values").
+
+    :math:`F = \Phi(t) - A/2 + B/2` with :math:`A \le \Phi(t)`, so :math:`\Phi(t) + A/2 + B/2 \le 3F`
+    (and :math:`1 - F` likewise): each CDF value used is within ``3 rel F`` of the truth, ``rel`` the
+    relative error of its terms (:meth:`EmgFamily.log_error` plus the rounding of the sums); the
+    difference adds one rounding. Doubled to cover the rounding of the bound itself.
+
+    Parameters
+    ----------
+    lo, hi : numpy.ndarray
+        The intervals (lo, hi] (lo may be -inf, hi +inf).
+    fam : EmgFamily or GaussianFamily
+        The law.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        The masses (as :func:`mass_between`) and the bounds on their errors.
+    """
+    lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+    n = lo.size
+    pts = np.concatenate([lo, hi])
+    fin = np.isfinite(pts)
+    cdf, rel = np.where(pts > 0, fam.total, 0.0), np.zeros(pts.size)
+    sf = fam.total - cdf
+    if fin.any():
+        cdf[fin], sf[fin] = fam.cdf_sf(pts[fin])
+        rel[fin] = fam.log_error(pts[fin]) + 4 * LOG_ULPS
+    side = cdf[:n] <= 0.5 * fam.total                  # the side mass_between takes
+    used = np.where(fin, np.where(np.tile(side, 2), cdf, sf), 0.0)
+    mass = np.clip(np.where(side, cdf[n:] - cdf[:n], sf[:n] - sf[n:]), 0.0, None)
+    err = 3.0 * rel * used
+    return mass, 2.0 * (err[:n] + err[n:]) + 2.0 ** -50 * mass
+
+
+def _phi_ball(x):
+    """The standard normal CDF of an ``arb`` ball: erfc(-x / sqrt 2) / 2."""
+    from flint import arb
+
+    return (-x / arb(2).sqrt()).erfc() / 2
+
+
+def certified_mass_difference(runs, p, q, log_scale: float) -> float:
+    r"""The smallest float at or above :math:`\sum_J [P(J) - e^{s} Q(J)]`, the sum over the intervals ``runs``
+    (lo, hi] computed in python-flint's ``arb`` balls, the precision doubled (128 to 4096 bits) until the
+    ball is narrower than :math:`10^{-12}` of its value; 0 when its upper end is negative.
+
+    Parameters
+    ----------
+    runs : sequence of tuple
+        The intervals (lo may be -inf, hi +inf).
+    p, q : EmgFamily or GaussianFamily
+        The two families.
+    log_scale : float
+        :math:`s` (:math:`\epsilon`): the weight of ``q`` is :math:`e^s`.
+
+    Returns
+    -------
+    float
+        The upper end of the ball, rounded upward (:func:`pufferfish.certified.arb_upper_float`).
+    """
+    from flint import arb, ctx
+
+    from pufferfish.certified import arb_upper_float
+
+    saved, prec = ctx.prec, 128
+    try:
+        while True:
+            ctx.prec = prec
+            scale = arb(log_scale).exp()
+            total = arb(0)
+            for lo, hi in runs:
+                total += (p.cdf_ball(hi) - p.cdf_ball(lo)) - scale * (q.cdf_ball(hi) - q.cdf_ball(lo))
+            if prec >= 4096 or total.rad() <= 1e-12 * abs(total.mid()):
+                break
+            prec *= 2
+    finally:
+        ctx.prec = saved
+    return max(0.0, arb_upper_float(total))
 
 
 def _log_mgf(prior: GMM, theta: float) -> float:

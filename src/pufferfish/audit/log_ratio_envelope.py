@@ -9,6 +9,8 @@ where :math:`|r|` peaks, on a grid refined until every interval is certified: wi
 
 * :class:`LogRatioPair` -- node values of two families, counting evaluations;
 * :func:`curvature_envelope` -- the max and min of the envelope on each interval;
+* :func:`excess_above` -- how far, and on how long a set, the upper envelope can exceed a level
+  (the certified error bounds of docs/math/audits.md, "Certified values of the mixture routes");
 * :func:`mass_window`, :func:`limit_window`, :func:`refinement_grid` -- the windows and first grids.
 
 Internal numerics of the audit package: they take validated values. Derivation: docs/math/audits.md,
@@ -24,7 +26,7 @@ import numpy as np
 from pufferfish.checks import reals
 from pufferfish.mixture import GMM
 
-__all__ = ["Z_TAIL", "LAPLACE_TAIL", "MAX_ROUNDS", "MAX_WORK", "LogRatioPair", "curvature_envelope",
+__all__ = ["Z_TAIL", "LAPLACE_TAIL", "MAX_ROUNDS", "MAX_WORK", "LogRatioPair", "curvature_envelope", "excess_above",
            "mass_window", "limit_window", "refinement_grid"]
 
 #: standard-normal quantile beyond which a component's tail is negligible (Q(8.5) = 9.5e-18)
@@ -102,3 +104,38 @@ def curvature_envelope(ra, rc, h, d_curv, u_curv):
         env_min = ra + slope * u_dn - 0.5 * hu * u_dn * (1.0 - u_dn)
     # an infinite curvature bound certifies nothing
     return np.where(np.isnan(env_max), np.inf, env_max), np.where(np.isnan(env_min), -np.inf, env_min)
+
+
+def excess_above(ra, rc, h, curv, level):
+    r"""(M, L): the upper envelope :math:`e` of fact (c) on each :math:`[a, c]` exceeds ``level`` by at most
+    :math:`M \ge 0`, on a set of length at most :math:`L h` (:math:`0 \le L \le 1`).
+
+    In :math:`u = (y - a)/h`, :math:`q(u) = e - \text{level} = q_0 + (s + K) u - K u^2` with
+    :math:`s = r_c - r_a`, :math:`K = \text{curv}\, h^2 / 2 \ge 0`: concave. With its max :math:`M` at an
+    interior vertex, :math:`q = M - K (u - u^*)^2` and :math:`\{q > 0\}` has length :math:`2\sqrt{M/K}`;
+    with the max at :math:`u = 0` (resp. 1), concavity gives :math:`q(u) \le M + q'(0) u` (resp.
+    :math:`M - q'(1)(1 - u)`), so the length is at most :math:`M / |q'|` there. Infinite curvature:
+    :math:`M = \infty`, :math:`L = 1`. The lower envelope below a level is this on :math:`-r`.
+
+    Parameters
+    ----------
+    ra, rc, h, curv : numpy.ndarray
+        Node values of :math:`r` at both ends, the lengths and the curvature bounds (``D`` of fact (c)).
+    level : float
+        The level.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``M`` and ``L`` (floats; their rounding is covered by the factor 2 of the callers).
+    """
+    env_max = curvature_envelope(ra, rc, h, curv, curv)[0]
+    excess = np.maximum(env_max - level, 0.0)
+    slope = rc - ra
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        k = 0.5 * curv * h * h
+        d0, d1 = slope + k, slope - k                    # q'(0), q'(1)
+        # q decreasing (max at u = 0), increasing (max at u = 1), or its vertex inside
+        length = np.where(d0 < 0, excess / -d0, np.where(d1 > 0, excess / d1, 2.0 * np.sqrt(excess / k)))
+        length = np.where(np.isfinite(excess), np.clip(np.nan_to_num(length, nan=1.0), 0.0, 1.0), 1.0)
+    return excess, np.where(excess > 0, length, 0.0)
