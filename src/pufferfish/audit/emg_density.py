@@ -117,13 +117,34 @@ class EmgFamily:
             total += arb(w) * part
         return total
 
-    def log_error(self, y: np.ndarray) -> np.ndarray:
-        """A bound on the absolute error of the computed log p(y) and on the relative error of each
-        closed-form CDF term (docs/math/audits.md, "Certified values of the mixture routes")."""
+    def term_error(self, y: np.ndarray) -> np.ndarray:
+        """A bound on the relative error of every closed-form term (each A_m, B_m, Phi) at y, and so on the
+        absolute error of log p(y) (docs/math/audits.md, "Certified values of the mixture routes")."""
         dz = np.abs(y[:, None] - self.mu)
         s = np.where(self.cont, self.s, 0.0)
         t = np.where(self.cont, dz / self.safe_sd, 0.0)
         return LOG_ULPS * (np.max(dz / self.b + s * s + (t + s) ** 2, axis=1) + self.log_scale)
+
+    def log_error(self, y: np.ndarray) -> np.ndarray:
+        r"""A bound on the absolute error of the computed log p(y), the terms weighted by their share.
+
+        :math:`\log p = \mathrm{lse}_k x_k - \log 2b` over the terms :math:`x = \log \alpha_m + \log A_m`
+        (and :math:`B_m`); an error :math:`e_k` in each moves it by at most :math:`\sum_k \pi_k e_k`
+        (:math:`\pi` the terms' shares, to first order), plus the rounding of the lse. Each
+        :math:`\log A_m = -z + s^2/2 + \log\Phi(t - s)` is three terms of magnitude at most
+        :math:`|z|`, :math:`s^2/2` and :math:`|\log A_m| + |z| + s^2/2`: :data:`LOG_ULPS` of their sum.
+        """
+        log_a, log_b, _ = self.log_ab(y)
+        dz = np.abs(y[:, None] - self.mu) / self.b
+        s2 = np.where(self.cont, self.s, 0.0) ** 2
+        xa, xb = self.logw + log_a, self.logw + log_b
+        top = np.logaddexp(lse_rows(xa), lse_rows(xb))
+        with np.errstate(invalid="ignore", over="ignore"):
+            share_a, share_b = np.exp(xa - top[:, None]), np.exp(xb - top[:, None])
+            mag_a = np.where(share_a > 0, share_a * (2 * dz + s2 + np.abs(log_a)), 0.0)
+            mag_b = np.where(share_b > 0, share_b * (2 * dz + s2 + np.abs(log_b)), 0.0)
+        weighted = np.sum(mag_a + mag_b, axis=1)
+        return LOG_ULPS * (2.0 * weighted + np.abs(top) + self.log_scale)
 
     def log_ab(self, y: np.ndarray):
         """log A_m(y), log B_m(y) and t_m(y), shape (len(y), D)."""
@@ -216,10 +237,20 @@ class GaussianFamily:
             total += arb(w) * _phi_ball((arb(y) - arb(mu)) / arb(sd))
         return total
 
-    def log_error(self, y: np.ndarray) -> np.ndarray:
-        """A bound on the absolute error of the computed log f(y) and the relative error of its CDF terms."""
+    def term_error(self, y: np.ndarray) -> np.ndarray:
+        """A bound on the relative error of every CDF term at y (and on the error of log f(y))."""
         z = (y[:, None] - self.mu) / self.sd
         return LOG_ULPS * (np.max(z * z, axis=1, initial=0.0) + 1.0 + self.log_scale)
+
+    def log_error(self, y: np.ndarray) -> np.ndarray:
+        """A bound on the absolute error of the computed log f(y), each component's term weighted by its share."""
+        z = (y[:, None] - self.mu) / self.sd
+        x = self.logw - np.log(self.sd) - 0.5 * math.log(2 * math.pi) - 0.5 * z * z
+        top = lse_rows(x)
+        with np.errstate(invalid="ignore"):
+            share = np.exp(x - top[:, None])
+        weighted = np.sum(np.where(share > 0, share * (0.5 * z * z), 0.0), axis=1)
+        return LOG_ULPS * (2.0 * weighted + np.abs(top) + 1.0 + self.log_scale)
 
     def values(self, y: np.ndarray):
         z = (y[:, None] - self.mu) / self.sd
@@ -394,7 +425,7 @@ def mass_error(lo: np.ndarray, hi: np.ndarray, fam) -> tuple[np.ndarray, np.ndar
 
     :math:`F = \Phi(t) - A/2 + B/2` with :math:`A \le \Phi(t)`, so :math:`\Phi(t) + A/2 + B/2 \le 3F`
     (and :math:`1 - F` likewise): each CDF value used is within ``3 rel F`` of the truth, ``rel`` the
-    relative error of its terms (:meth:`EmgFamily.log_error` plus the rounding of the sums); the
+    relative error of its terms (:meth:`EmgFamily.term_error` plus the rounding of the sums); the
     difference adds one rounding. Doubled to cover the rounding of the bound itself.
 
     Parameters
@@ -417,7 +448,7 @@ def mass_error(lo: np.ndarray, hi: np.ndarray, fam) -> tuple[np.ndarray, np.ndar
     sf = fam.total - cdf
     if fin.any():
         cdf[fin], sf[fin] = fam.cdf_sf(pts[fin])
-        rel[fin] = fam.log_error(pts[fin]) + 4 * LOG_ULPS
+        rel[fin] = fam.term_error(pts[fin]) + 4 * LOG_ULPS
     side = cdf[:n] <= 0.5 * fam.total                  # the side mass_between takes
     used = np.where(fin, np.where(np.tile(side, 2), cdf, sf), 0.0)
     mass = np.clip(np.where(side, cdf[n:] - cdf[:n], sf[:n] - sf[n:]), 0.0, None)

@@ -244,7 +244,7 @@ def _hockey(fi, fj, eps: float, lo: float, hi: float, y: np.ndarray, limits: tup
     # the envelopes used the node values as computed (roots snapped to their level, within 1e-9): an interval
     # whose envelope stays ``near`` from a level, more than those and the evaluation error, hides nothing
     ends = np.array([y[0], y[-1]])
-    near = 1e-8 * (1.0 + eps) + float(np.max(fi.log_error(ends) + fj.log_error(ends)))
+    near = 1e-8 * (1.0 + eps) + float(np.max(fi.term_error(ends) + fj.term_error(ends)))
     close = []
     for _round_ in range(MAX_ROUNDS):
         if w["wa"].size == 0:

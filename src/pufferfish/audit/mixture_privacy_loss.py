@@ -14,16 +14,30 @@ import math
 
 import numpy as np
 
-from pufferfish.audit.emg_density import EmgFamily, GaussianFamily, as_prior, tail_log_ratios
+from pufferfish.audit.emg_density import LOG_ULPS, EmgFamily, GaussianFamily, as_prior, tail_log_ratios
 from pufferfish.audit.log_ratio_envelope import (MAX_ROUNDS, MAX_WORK, Z_TAIL, LogRatioPair, curvature_envelope,
                                                  limit_window, refinement_grid)
+from pufferfish.certified import upper
 from pufferfish.checks import real
+from pufferfish.mixture import GMM
 from pufferfish.errors import ConfigError
 
 __all__ = ["epsilon_achieved", "prior_epsilon_achieved"]
 
 #: epsilon_achieved: an interval is refined while its envelope may exceed the best |r| by this (relative)
-_SUP_RTOL = 1e-9
+_SUP_RTOL = 2.5e-10
+
+
+def _tail_margin(pi: GMM, pj: GMM, b: float) -> float:
+    r"""Beyond the limit window :math:`|r - L| \le` this, :math:`L` the tail limit as computed: fact (d) made
+    explicit (each component within the factor :math:`[1 - Q(z), 1 + \varphi(z)/z]` of its limit, :math:`z = 8.5`:
+    :math:`4 \cdot 10^{-17}` on r; docs/math/audits.md, "Certified values") plus the rounding of the log-MGFs."""
+    mu = np.concatenate([pi.means, pj.means])
+    sd = np.concatenate([pi.stds, pj.stds])
+    with np.errstate(divide="ignore"):
+        log_w = np.abs(np.log(np.concatenate([pi.weights, pj.weights])))
+    terms = float(np.max(log_w[np.isfinite(log_w)]) + np.max(np.abs(mu)) / b + 0.5 * np.max(sd) ** 2 / b ** 2) + 1.0
+    return 1e-16 + 2.0 * LOG_ULPS * terms
 
 
 def _check_b(b) -> float:
@@ -120,10 +134,14 @@ def epsilon_achieved(prior_i, prior_j, *, b: float, window: tuple[float, float] 
 
     With ``window = None`` the sup is over all real y: finite for Laplace noise, it is the
     larger of the tail limits |log M_i(-+1/b) / M_j(-+1/b)| (fact (d)) and the max of |r|
-    on [Y-, Y+] (beyond which r equals its limits to double precision). With a window
-    (lo, hi), the max over that window only (Fig. 1). The max on a segment: a grid of
-    step b/2, intervals refined while the envelope (c) could exceed the best value by
-    more than 1e-9 (relative), then the best nodes polished with a bounded Brent search.
+    on [Y-, Y+] (beyond which r is within 4e-17 of its limits, fact (d) made explicit). With a
+    window (lo, hi), the max over that window only (Fig. 1). The max on a segment: a grid of
+    step b/2, intervals refined while the envelope (c) could exceed the best value by more
+    than 2.5e-10 (relative) plus the evaluation error of r. Certified: the value returned is
+    the largest envelope bound over all intervals (node values widened by their evaluation
+    error) and the tails, rounded upward: at least the true sup, and within 1e-9 of it unless
+    the sup is below about 1e-5 times the evaluation error of r (docs/math/audits.md,
+    "Certified values of the mixture routes").
 
     Parameters
     ----------
@@ -149,48 +167,47 @@ def epsilon_achieved(prior_i, prior_j, *, b: float, window: tuple[float, float] 
     if window is None:
         lo, hi = limit_window(pi, pj, b)
         limits = [abs(v) for v in tail_log_ratios(pi, pj, b=b)]
+        tail_bound = max(limits) + _tail_margin(pi, pj, b)
     else:
         lo, hi = (float(window[0]), float(window[1]))
         if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
             raise ConfigError(f"window = {window!r}: must be two finite numbers lo < hi")
-        limits = []
+        limits, tail_bound = [], 0.0
     atoms = np.concatenate([pi.means[pi.stds == 0], pj.means[pj.stds == 0]])
     y = refinement_grid(lo, hi, b / 2, atoms)
     v = ev(y)
     r = v[:, 0] - v[:, 1]
+    m = ev.fi.log_error(y) + ev.fj.log_error(y)            # evaluation error of r at the nodes
+    floor = float(np.max(m))                               # the refinement stops at this (absolute)
     best = float(max([np.max(np.abs(r)), *limits]))
-    wa, wc, va, vc, wra, wrc = y[:-1], y[1:], v[:-1], v[1:], r[:-1], r[1:]
+    cert = tail_bound
+    wa, wc, va, vc, wra, wrc, ma, mc = y[:-1], y[1:], v[:-1], v[1:], r[:-1], r[1:], m[:-1], m[1:]
     for _round in range(MAX_ROUNDS):
-        if wa.size == 0 or wa.size > MAX_WORK:
+        bound = _envelope_bound(ev, wa, wc, va, vc, wra, wrc, ma, mc)
+        keep = (bound > best * (1.0 + _SUP_RTOL) + floor) & (wc - wa > 1e-12 * np.maximum(b, np.abs(wa)))
+        if not keep.any() or keep.sum() > MAX_WORK or _round == MAX_ROUNDS - 1:
+            cert = max(cert, float(np.max(bound)))
             break
-        d_curv, u_curv = ev.curvatures(wa, wc, va, vc)
-        env_max, env_min = curvature_envelope(wra, wrc, wc - wa, d_curv, u_curv)
-        keep = (np.maximum(env_max, -env_min) > best + _SUP_RTOL * max(1.0, best)) \
-            & (wc - wa > 1e-12 * np.maximum(b, np.abs(wa)))
-        if not keep.any():
-            break
-        wa, wc, va, vc, wra, wrc = wa[keep], wc[keep], va[keep], vc[keep], wra[keep], wrc[keep]
+        cert = max(cert, float(np.max(bound[~keep], initial=0.0)))
+        wa, wc, va, vc, wra, wrc, ma, mc = (x[keep] for x in (wa, wc, va, vc, wra, wrc, ma, mc))
         mid = 0.5 * (wa + wc)
         mv = ev(mid)
         m_r = mv[:, 0] - mv[:, 1]
+        m_m = ev.fi.log_error(mid) + ev.fj.log_error(mid)
         best = max(best, float(np.max(np.abs(m_r))))
-        y, r = np.concatenate([y, mid]), np.concatenate([r, m_r])
         wa, wc = np.concatenate([wa, mid]), np.concatenate([mid, wc])
         va, vc = np.concatenate([va, mv]), np.concatenate([mv, vc])
         wra, wrc = np.concatenate([wra, m_r]), np.concatenate([m_r, wrc])
-    # polish: zoom on the best nodes (vectorized golden-free grid search between neighbours)
-    order = np.argsort(y)
-    y, r = y[order], r[order]
-    top = np.argsort(-np.abs(r))[:3]
-    left = y[np.maximum(top - 1, 0)]
-    right = y[np.minimum(top + 1, y.size - 1)]
-    frac = np.linspace(0.0, 1.0, 33)
-    for _ in range(6):
-        pts = left[:, None] + (right - left)[:, None] * frac[None, :]
-        vals = np.abs(ev.r(pts.ravel())).reshape(pts.shape)
-        best = max(best, float(np.max(vals)))
-        k = np.argmax(vals, axis=1)
-        step = (right - left) / 32
-        centre = pts[np.arange(pts.shape[0]), k]
-        left, right = np.maximum(centre - step, left), np.minimum(centre + step, right)
-    return float(best)
+        ma, mc = np.concatenate([ma, m_m]), np.concatenate([m_m, mc])
+    # the envelope arithmetic adds a few roundings of the values it sums: 2^-50 relative
+    return upper(max(cert, best), rel_error=2.0 ** -50)
+
+
+def _envelope_bound(ev: LogRatioPair, wa, wc, va, vc, wra, wrc, ma, mc) -> np.ndarray:
+    """A bound on sup |r| on each [wa, wc]: the envelope of fact (c) on the node values widened by their
+    evaluation errors, the curvature bounds by 1e-9 (their rounding); NaN (no bound) is +inf."""
+    d_curv, u_curv = ev.curvatures(wa, wc, va, vc)
+    h = wc - wa
+    up = curvature_envelope(wra + ma, wrc + mc, h, d_curv * (1 + 1e-9), u_curv * (1 + 1e-9))[0]
+    dn = curvature_envelope(wra - ma, wrc - mc, h, d_curv * (1 + 1e-9), u_curv * (1 + 1e-9))[1]
+    return np.nan_to_num(np.maximum(up, -dn), nan=np.inf)
