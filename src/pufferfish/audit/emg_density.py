@@ -173,7 +173,10 @@ class EmgFamily:
             q = lb - la
         return np.logaddexp(la, lb) - self.log_norm, q
 
-    def cdf_sf(self, y: np.ndarray):
+    def cdf_sf(self, y: np.ndarray, *, errors: bool = False):
+        """(Pr(Y <= y), Pr(Y > y)); with ``errors``, also a bound on the absolute error of each: every term's
+        own relative error (:data:`LOG_ULPS` of the magnitudes it sums: |z|, s^2, |log A|, and t^2 for Phi)
+        times the term, summed, plus the rounding of the sums (docs/math/audits.md, "Certified values")."""
         from scipy.special import ndtr
 
         log_a, log_b, t = self.log_ab(y)
@@ -186,7 +189,18 @@ class EmgFamily:
             above = np.where(atom, 1.0 - ge, above)
         cdf = np.clip((below - 0.5 * a + 0.5 * bb) @ self.w, 0.0, 1.0)
         sf = np.clip((above + 0.5 * a - 0.5 * bb) @ self.w, 0.0, 1.0)
-        return cdf, sf
+        if not errors:
+            return cdf, sf
+        dz = np.abs(y[:, None] - self.mu) / self.b
+        s2 = np.where(self.cont, self.s, 0.0) ** 2
+        t2 = np.where(self.cont, t * t, 0.0)
+        with np.errstate(invalid="ignore"):
+            e_a = np.where(a > 0, a * (2 * dz + s2 + np.abs(log_a) + 2.0), 0.0)
+            e_b = np.where(bb > 0, bb * (2 * dz + s2 + np.abs(log_b) + 2.0), 0.0)
+        e_phi = t2 + 2.0
+        err_cdf = LOG_ULPS * ((below * e_phi + 0.5 * e_a + 0.5 * e_b) @ self.w + 4.0 * cdf)
+        err_sf = LOG_ULPS * ((above * e_phi + 0.5 * e_a + 0.5 * e_b) @ self.w + 4.0 * sf)
+        return cdf, sf, err_cdf, err_sf
 
     def log_sup(self, a, c, lpa, lpc):
         """log sup_[a,c] p <= (log p(a) + log p(c))/2 + (c - a)/2b (fact (a))."""
@@ -257,11 +271,16 @@ class GaussianFamily:
         lp = lse_rows(self.logw - np.log(self.sd) - 0.5 * math.log(2 * math.pi) - 0.5 * z * z)
         return lp, np.zeros(y.shape)
 
-    def cdf_sf(self, y: np.ndarray):
+    def cdf_sf(self, y: np.ndarray, *, errors: bool = False):
+        """(Pr(X <= y), Pr(X > y)) of the continuous part; with ``errors``, bounds on their absolute errors."""
         from scipy.special import ndtr
 
         z = (y[:, None] - self.mu) / self.sd
-        return ndtr(z) @ self.w, ndtr(-z) @ self.w
+        cdf, sf = ndtr(z) @ self.w, ndtr(-z) @ self.w
+        if not errors:
+            return cdf, sf
+        e_phi = z * z + 2.0
+        return cdf, sf, LOG_ULPS * (ndtr(z) * e_phi @ self.w + 4 * cdf), LOG_ULPS * (ndtr(-z) * e_phi @ self.w + 4 * sf)
 
     def log_sup(self, a, c, lpa, lpc):
         return log_sup_gaussian(a, c, self.prior)
@@ -423,10 +442,9 @@ def mass_between(lo: np.ndarray, hi: np.ndarray, fam) -> np.ndarray:
 def mass_error(lo: np.ndarray, hi: np.ndarray, fam) -> tuple[np.ndarray, np.ndarray]:
     r""":func:`mass_between` and a bound on its absolute error (docs/math/audits.md, "Certified values").
 
-    :math:`F = \Phi(t) - A/2 + B/2` with :math:`A \le \Phi(t)`, so :math:`\Phi(t) + A/2 + B/2 \le 3F`
-    (and :math:`1 - F` likewise): each CDF value used is within ``3 rel F`` of the truth, ``rel`` the
-    relative error of its terms (:meth:`EmgFamily.term_error` plus the rounding of the sums); the
-    difference adds one rounding. Doubled to cover the rounding of the bound itself.
+    Each CDF value used carries the bound of the family's ``cdf_sf(..., errors=True)``: the terms
+    :math:`\Phi(t)`, :math:`A/2`, :math:`B/2` each within their own relative error; the difference adds one
+    rounding. Doubled to cover the rounding of the bound itself.
 
     Parameters
     ----------
@@ -444,15 +462,14 @@ def mass_error(lo: np.ndarray, hi: np.ndarray, fam) -> tuple[np.ndarray, np.ndar
     n = lo.size
     pts = np.concatenate([lo, hi])
     fin = np.isfinite(pts)
-    cdf, rel = np.where(pts > 0, fam.total, 0.0), np.zeros(pts.size)
+    cdf = np.where(pts > 0, fam.total, 0.0)
     sf = fam.total - cdf
+    e_cdf, e_sf = np.zeros(pts.size), np.zeros(pts.size)
     if fin.any():
-        cdf[fin], sf[fin] = fam.cdf_sf(pts[fin])
-        rel[fin] = fam.term_error(pts[fin]) + 4 * LOG_ULPS
+        cdf[fin], sf[fin], e_cdf[fin], e_sf[fin] = fam.cdf_sf(pts[fin], errors=True)
     side = cdf[:n] <= 0.5 * fam.total                  # the side mass_between takes
-    used = np.where(fin, np.where(np.tile(side, 2), cdf, sf), 0.0)
+    err = np.where(np.tile(side, 2), e_cdf, e_sf)
     mass = np.clip(np.where(side, cdf[n:] - cdf[:n], sf[:n] - sf[n:]), 0.0, None)
-    err = 3.0 * rel * used
     return mass, 2.0 * (err[:n] + err[n:]) + 2.0 ** -50 * mass
 
 

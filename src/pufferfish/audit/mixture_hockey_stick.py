@@ -15,6 +15,7 @@ tails beyond the mass window bounded below :math:`2 \cdot 10^{-17}`). The no-noi
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -36,7 +37,7 @@ _ACCEPT = 1e-17
 #: slack on r when certifying an interval against a level (root end points sit on it)
 _R_ATOL = 1e-12
 #: the float sum of the run masses is used while its rounding bound is below this share of it (else arb)
-_FLOAT_SHARE = 1e-11
+_FLOAT_SHARE = 1e-10
 
 
 def _check_b(b) -> float:
@@ -370,7 +371,7 @@ def hockey_stick(prior_i, prior_j, *, epsilon: float, b: float) -> HockeyStick:
     atoms = np.concatenate([pi.means[pi.stds == 0], pj.means[pj.stds == 0]])
     y = refinement_grid(lo, hi, b, atoms)
     fwd, bwd, f_runs, b_runs, err, points = _hockey(EmgFamily(pi, b), EmgFamily(pj, b), eps, lo, hi, y,
-                                                    lambda: _tail_limits(pi, pj, b, lo, hi))
+                                                    functools.cache(lambda: _tail_limits(pi, pj, b, lo, hi)))
     return _certified(eps, b, fwd, bwd, (f_runs, b_runs), err, points)
 
 
