@@ -364,6 +364,7 @@ CALLS = {
     "pufferfish.audit.mixture_privacy_loss.prior_epsilon_achieved": gg(),
     "pufferfish.audit.mixture_hockey_stick.delta_achieved": gg(epsilon=(0.5, "nonneg"), b=(1.0, "pos")),
     "pufferfish.audit.mixture_privacy_loss.epsilon_achieved": gg(b=(1.0, "pos")),
+    "pufferfish.audit.mixture_privacy_loss.epsilon_bound": gg(b=(1.0, "pos")),
     "pufferfish.audit.laplace_mixture.b_min": gg(epsilon=(0.5, "pos"), delta=(0.1, "delta0"), rtol=(1e-6, "pos"),
                                                  max_steps=(50, "count")),
     "pufferfish.gaussian.methods.gaussian_noise_max_log_ratio": kw(
@@ -671,6 +672,7 @@ EXEMPT = {
                      "pufferfish.audit.verdict.Verdict",
                      "pufferfish.audit.laplace_lattice.PrivacyLoss", "pufferfish.audit.laplace_lattice.TightResult",
                      "pufferfish.audit.mixture_hockey_stick.HockeyStick", "pufferfish.audit.laplace_mixture.BMin",
+                     "pufferfish.audit.mixture_privacy_loss.EpsilonBound",
                      "pufferfish.lattice.transport.TransportPlan", "pufferfish.wasserstein.table1.PairSensitivity",
                      "pufferfish.comparison.compare.PairComparison", "pufferfish.comparison.binding.Binding",
                      "pufferfish.comparison.binding.NamedPair"],

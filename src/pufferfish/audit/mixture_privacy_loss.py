@@ -11,18 +11,19 @@ the max of :math:`|r|` on a window, found on a grid refined by the curvature env
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
 from pufferfish.audit.emg_density import LOG_ULPS, EmgFamily, GaussianFamily, as_prior, tail_log_ratios
 from pufferfish.audit.log_ratio_envelope import (MAX_ROUNDS, MAX_WORK, Z_TAIL, LogRatioPair, curvature_envelope,
                                                  limit_window, refinement_grid)
-from pufferfish.certified import upper
+from pufferfish.certified import CERTIFIED_RTOL, upper
 from pufferfish.checks import real
 from pufferfish.mixture import GMM
 from pufferfish.errors import ConfigError
 
-__all__ = ["epsilon_achieved", "prior_epsilon_achieved"]
+__all__ = ["EpsilonBound", "epsilon_achieved", "epsilon_bound", "prior_epsilon_achieved"]
 
 #: epsilon_achieved: an interval is refined while its envelope may exceed the best |r| by this (relative)
 _SUP_RTOL = 2.5e-10
@@ -129,7 +130,43 @@ def _polished_grid_max(y: np.ndarray, r: np.ndarray, gi: "GaussianFamily", gj: "
     return top
 
 
+@dataclass(frozen=True)
+class EpsilonBound:
+    """The certified pure-epsilon loss: ``value`` >= the true sup >= ``lower``; ``tight`` when ``value`` is
+    proven within ``CERTIFIED_RTOL`` of the truth (else a looser certified bound: the refinement hit its
+    work cap, or the sup is not far above the evaluation error of r)."""
+
+    value: float
+    lower: float
+    tight: bool
+
+
 def epsilon_achieved(prior_i, prior_j, *, b: float, window: tuple[float, float] | None = None) -> float:
+    r"""The certified pure-epsilon loss of Y = X + Laplace(b): ``epsilon_bound(...).value``.
+
+    Parameters
+    ----------
+    prior_i, prior_j : pufferfish.mixture.GMM or tuple
+        Priors of the secret pair.
+    b : float
+        Laplace scale, :math:`> 0`.
+    window : tuple of float, optional
+        ``(lo, hi)``, finite, ``lo < hi``: the sup over that window only; ``None``: over all :math:`y`.
+
+    Returns
+    -------
+    float
+        An upper end of :math:`\sup_y |r(y)|` (:func:`epsilon_bound`).
+
+    Raises
+    ------
+    ArgumentTypeError, InvalidArgumentError
+        Bad priors or ``b``, or a window that is not a finite ``lo < hi``.
+    """
+    return epsilon_bound(prior_i, prior_j, b=b, window=window).value
+
+
+def epsilon_bound(prior_i, prior_j, *, b: float, window: tuple[float, float] | None = None) -> EpsilonBound:
     r"""sup_y |log p_i(y) / p_j(y)| for Y = X + Laplace(b): the pure-epsilon privacy loss.
 
     With ``window = None`` the sup is over all real y: finite for Laplace noise, it is the
@@ -154,8 +191,9 @@ def epsilon_achieved(prior_i, prior_j, *, b: float, window: tuple[float, float] 
 
     Returns
     -------
-    float
-        The pure-:math:`\epsilon` loss :math:`\sup_y |r(y)|`.
+    EpsilonBound
+        The certified upper end of the pure-:math:`\epsilon` loss :math:`\sup_y |r(y)|`, a proven lower
+        end, and whether the upper end is within ``CERTIFIED_RTOL`` of the truth.
 
     Raises
     ------
@@ -178,15 +216,17 @@ def epsilon_achieved(prior_i, prior_j, *, b: float, window: tuple[float, float] 
     v = ev(y)
     r = v[:, 0] - v[:, 1]
     m = ev.fi.log_error(y) + ev.fj.log_error(y)            # evaluation error of r at the nodes
-    floor = float(np.max(m))                               # the refinement stops at this (absolute)
     best = float(max([np.max(np.abs(r)), *limits]))
-    cert = tail_bound
+    # a proven lower bound on the sup: a node's |r| less its error, or a tail limit less its margin
+    low = max(float(np.max(np.abs(r) - m)), max(limits, default=0.0) - (tail_bound - max(limits, default=0.0)))
+    cert, converged = tail_bound, False
     wa, wc, va, vc, wra, wrc, ma, mc = y[:-1], y[1:], v[:-1], v[1:], r[:-1], r[1:], m[:-1], m[1:]
     for _round in range(MAX_ROUNDS):
         bound = _envelope_bound(ev, wa, wc, va, vc, wra, wrc, ma, mc)
-        keep = (bound > best * (1.0 + _SUP_RTOL) + floor) & (wc - wa > 1e-12 * np.maximum(b, np.abs(wa)))
+        keep = (bound > best * (1.0 + _SUP_RTOL) + 2.0 * np.maximum(ma, mc)) \
+            & (wc - wa > 1e-12 * np.maximum(b, np.abs(wa)))
         if not keep.any() or keep.sum() > MAX_WORK or _round == MAX_ROUNDS - 1:
-            cert = max(cert, float(np.max(bound)))
+            cert, converged = max(cert, float(np.max(bound))), not keep.any()
             break
         cert = max(cert, float(np.max(bound[~keep], initial=0.0)))
         wa, wc, va, vc, wra, wrc, ma, mc = (x[keep] for x in (wa, wc, va, vc, wra, wrc, ma, mc))
@@ -195,12 +235,15 @@ def epsilon_achieved(prior_i, prior_j, *, b: float, window: tuple[float, float] 
         m_r = mv[:, 0] - mv[:, 1]
         m_m = ev.fi.log_error(mid) + ev.fj.log_error(mid)
         best = max(best, float(np.max(np.abs(m_r))))
+        low = max(low, float(np.max(np.abs(m_r) - m_m)))
         wa, wc = np.concatenate([wa, mid]), np.concatenate([mid, wc])
         va, vc = np.concatenate([va, mv]), np.concatenate([mv, vc])
         wra, wrc = np.concatenate([wra, m_r]), np.concatenate([m_r, wrc])
         ma, mc = np.concatenate([ma, m_m]), np.concatenate([m_m, mc])
     # the envelope arithmetic adds a few roundings of the values it sums: 2^-50 relative
-    return upper(max(cert, best), rel_error=2.0 ** -50)
+    value = upper(max(cert, best), rel_error=2.0 ** -50)
+    tight = value == 0.0 or (converged and low > 0.0 and value <= low * (1.0 + 0.999 * CERTIFIED_RTOL))
+    return EpsilonBound(value, max(low, 0.0), tight)
 
 
 def _envelope_bound(ev: LogRatioPair, wa, wc, va, vc, wra, wrc, ma, mc) -> np.ndarray:
