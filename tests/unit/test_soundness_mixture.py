@@ -137,7 +137,8 @@ def mp_hockey(log_p, log_q, eps, nodes, breaks):
         if (values[k] > 0) != (values[k + 1] > 0):
             ends.append(mp.findroot(f, (mp.mpf(nodes[k]), mp.mpf(nodes[k + 1])), solver="anderson"))
     edges = [-mp.inf, *ends, mp.inf]
-    inside = [values[0] > 0] + [values[k + 1] > 0 for k in range(len(nodes) - 1) if (values[k] > 0) != (values[k + 1] > 0)]
+    changes = [k for k in range(len(nodes) - 1) if (values[k] > 0) != (values[k + 1] > 0)]
+    inside = [values[0] > 0] + [values[k + 1] > 0 for k in changes]
     total = mp.mpf(0)
     for (a, c), positive in zip(zip(edges[:-1], edges[1:]), inside):
         if positive:
@@ -210,10 +211,10 @@ def prior_case(rng):
     truths = []
     for p, q in ((pi, pj), (pj, pi)):
         atoms = {float(m) for m, s in zip([*p.means, *q.means], [*p.stds, *q.stds]) if s == 0}
-        total = mp.fsum(max(mp.mpf(0), mp.fsum(mp.mpf(w) for w, m, s in zip(p.weights, p.means, p.stds)
-                                                 if s == 0 and m == x)
-                            - big * mp.fsum(mp.mpf(w) for w, m, s in zip(q.weights, q.means, q.stds) if s == 0 and m == x))
-                        for x in atoms)
+        def atom(law, x):
+            return mp.fsum(mp.mpf(w) for w, m, s in zip(law.weights, law.means, law.stds) if s == 0 and m == x)
+
+        total = mp.fsum(max(mp.mpf(0), atom(p, x) - big * atom(q, x)) for x in atoms)
         if (p.stds > 0).any() and (q.stds > 0).any():
             nodes = grid_for(p, q, 0.0, 0)
             total += mp_hockey(mp_log_prior_density(p), mp_log_prior_density(q), eps, nodes, [])
