@@ -123,7 +123,8 @@ def _within(value: float, error: float) -> bool:
     return low > 0.0 and value <= low * (1.0 + 0.5 * CERTIFIED_RTOL)
 
 
-def _interval_errors(ev: LogRatioPair, eps: float, a, c, va, vc, curv, pos, log_mass) -> tuple[float, float]:
+def _interval_errors(ev: LogRatioPair, eps: float, a, c, va, vc, curv, pos, log_mass, *,
+                     cheap: bool = False) -> tuple[float, float]:
     r"""(forward, backward): bounds on what the finished intervals [a, c] hide from their classification.
 
     ``pos`` = (forward positive, backward positive), ``curv`` = (D, U) of fact (c), ``log_mass`` the
@@ -133,13 +134,15 @@ def _interval_errors(ev: LogRatioPair, eps: float, a, c, va, vc, curv, pos, log_
     :math:`|I| \sup p_i \cdot L M` with (:math:`M`, :math:`L`) of :func:`excess_above`; inside it, the
     negative part :math:`p_i (e^{\epsilon - r} - 1)_+ \le |I| \sup p_i \cdot L\, \mathrm{expm1}(M)`. Each is
     capped by the interval's mass, and doubled to cover its own rounding. Backward: the same on
-    :math:`-r`, roles of :math:`p_i`, :math:`p_j` swapped.
+    :math:`-r`, roles of :math:`p_i`, :math:`p_j` swapped. ``cheap``: the node errors of ``term_error``
+    (larger, no special function evaluated) instead of ``log_error``.
     """
     if a.size == 0:
         return 0.0, 0.0
     h = c - a
-    m_a = ev.fi.log_error(a) + ev.fj.log_error(a)
-    m_c = ev.fi.log_error(c) + ev.fj.log_error(c)
+    node_error = (lambda f, y: f.term_error(y)) if cheap else (lambda f, y: f.log_error(y))
+    m_a = node_error(ev.fi, a) + node_error(ev.fj, a)
+    m_c = node_error(ev.fi, c) + node_error(ev.fj, c)
     ra, rc = va[:, 0] - va[:, 1], vc[:, 0] - vc[:, 1]
     d, u = curv[0] * (1.0 + 1e-9), curv[1] * (1.0 + 1e-9)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -266,10 +269,6 @@ def _hockey(fi, fj, eps: float, lo: float, hi: float, y: np.ndarray, limits: tup
                              + scale * np.exp(np.minimum(fj.log_sup(wa, wc, va[:, 1], vc[:, 1]) + lm, 0.0))))
         err_f, err_b = err_f + 2.0 * crude, err_b + 2.0 * crude
     fa, fc, fpos, bpos = (np.concatenate([f[n] for f in final]) for n in range(4))
-    if close:
-        a_, c_, va_, vc_, d_, u_, fp_, bp_, li_, lj_ = (np.concatenate([f[n] for f in close]) for n in range(10))
-        extra_f, extra_b = _interval_errors(ev, eps, a_, c_, va_, vc_, (d_, u_), (fp_, bp_), (li_, lj_))
-        err_f, err_b = err_f + extra_f, err_b + extra_b
     order = np.argsort(fa, kind="stable")
     fa, fc, fpos, bpos = fa[order], fc[order], fpos[order], bpos[order]
     f_runs = _runs(fa, fc, fpos, r[0] > eps, r[-1] > eps)
@@ -290,14 +289,15 @@ def _hockey(fi, fj, eps: float, lo: float, hi: float, y: np.ndarray, limits: tup
         # the float sum's rounding bound is not small against it: the masses in arb balls (few runs)
         return certified_mass_difference(runs, p, q, eps), 0.0
 
-    def tails(p, q, positive: tuple, sign: float) -> float:
+    def tails(p, q, positive: tuple, sign: float, value: float) -> float:
         """Outside [lo, hi] the run's side was guessed: [p - e^eps q]_+ <= p, its negative part <= e^eps q;
-        nothing where the limit of ``sign`` r is proven on the side guessed."""
+        nothing where the limit of ``sign`` r is proven on the side guessed (looked at only when the
+        masses are not negligible against the value)."""
         ends = (np.array([-math.inf, hi]), np.array([lo, math.inf]))
         tp, tq = mass_between(*ends, p), scale * mass_between(*ends, q)
         err = np.where(positive, tq, tp)
-        if not err.any():
-            return 0.0
+        if not err.any() or 2.0 * float(np.sum(err)) <= 1e-12 * value:
+            return 2.0 * float(np.sum(err))
         for k, (side, limit) in enumerate(zip(positive, limits() if callable(limits) else limits)):
             if limit is not None and (sign * limit[0] - limit[1] > eps if side else sign * limit[0] + limit[1] < eps):
                 err[k] = 0.0
@@ -305,8 +305,16 @@ def _hockey(fi, fj, eps: float, lo: float, hi: float, y: np.ndarray, limits: tup
 
     forward, round_f = total(f_runs, fi, fj)
     backward, round_b = total(b_runs, fj, fi)
-    err_f += round_f + tails(fi, fj, (r[0] > eps, r[-1] > eps), 1.0)
-    err_b += round_b + tails(fj, fi, (r[0] < -eps, r[-1] < -eps), -1.0)
+    err_f += round_f + tails(fi, fj, (r[0] > eps, r[-1] > eps), 1.0, forward)
+    err_b += round_b + tails(fj, fi, (r[0] < -eps, r[-1] < -eps), -1.0, backward)
+    if close:
+        near_ = tuple(np.concatenate([f[n] for f in close]) for n in range(10))
+        a_, c_, va_, vc_, d_, u_, fp_, bp_, li_, lj_ = near_
+        # first with the cheap (unweighted) node errors; the weighted ones where that is not negligible
+        extra = _interval_errors(ev, eps, a_, c_, va_, vc_, (d_, u_), (fp_, bp_), (li_, lj_), cheap=True)
+        if extra[0] > 1e-12 * forward or extra[1] > 1e-12 * backward:
+            extra = _interval_errors(ev, eps, a_, c_, va_, vc_, (d_, u_), (fp_, bp_), (li_, lj_))
+        err_f, err_b = err_f + extra[0], err_b + extra[1]
     return forward, backward, f_runs, b_runs, (err_f, err_b), ev.points
 
 
