@@ -107,27 +107,61 @@ def mp_log_density(prior: GMM, b):
     return log_p
 
 
+def mp_cdf(prior: GMM, b, *, continuous: bool = False):
+    """y -> Pr(X + Laplace(b) <= y) = E[F_N(y - X)], F_N(u) = 1 - e^{-u/b}/2 (u >= 0), e^{u/b}/2 (u < 0): per
+    Gaussian component the two halves integrate in closed form (b = 0: the prior's own CDF; ``continuous``:
+    of its components with sigma > 0 only, a sub-probability)."""
+    comps = [(mp.mpf(w), mp.mpf(m), mp.mpf(s)) for w, m, s in zip(prior.weights, prior.means, prior.stds)
+             if w > 0 and (s > 0 or not continuous)]
+    b = mp.mpf(b)
+
+    def cdf(y):
+        if y in (-mp.inf, mp.inf):
+            return mp.mpf(0) if y < 0 else mp.fsum(w for w, _, _ in comps)
+        y = mp.mpf(y)
+        total = mp.mpf(0)
+        for w, m, s in comps:
+            u = y - m
+            if b == 0:
+                total += w * (mp.ncdf(u / s) if s > 0 else mp.mpf(u >= 0))
+            elif s == 0:
+                total += w * (1 - mp.exp(-u / b) / 2 if u >= 0 else mp.exp(u / b) / 2)
+            else:
+                # E[1 - e^{-(y-X)/b}/2; X <= y] + E[e^{(y-X)/b}/2; X > y]
+                below = mp.ncdf(u / s) - mp.exp(-u / b + s * s / (2 * b * b)) * mp.ncdf(u / s - s / b) / 2
+                above = mp.exp(u / b + s * s / (2 * b * b)) * mp.ncdf(-u / s - s / b) / 2
+                total += w * (below + above)
+        return total
+
+    return cdf
+
+
 def mp_log_prior_density(prior: GMM):
     """x -> log of the continuous part of the prior itself (the noise-free limit)."""
     comps = [(mp.mpf(w), mp.mpf(m), mp.mpf(s)) for w, m, s in zip(prior.weights, prior.means, prior.stds) if s > 0]
     return lambda x: mp.log(mp.fsum(w * mp.npdf(mp.mpf(x), m, s) for w, m, s in comps))
 
 
-def grid_for(pi: GMM, pj: GMM, b: float, reach: float):
+def grid_for(pi: GMM, pj: GMM, b: float, reach: float, runs=()):
     """A uniform grid over the mass, and around every mean the scales where the log ratio can turn: the
-    component's own sigma and b (a component much narrower than the noise, or an atom, bends it there)."""
+    component's own sigma and b (a component much narrower than the noise, or an atom, bends it there).
+    ``runs``: the midpoints of intervals the code reports are sampled too (a positive set narrower than the
+    grid would be missed by the scan); every sign, root and mass is still computed here."""
     mu = np.concatenate([pi.means, pj.means])
     sd = np.concatenate([pi.stds, pj.stds])
     lo, hi = float(np.min(mu - 10 * sd) - reach * b), float(np.max(mu + 10 * sd) + reach * b)
     nodes = set(np.linspace(lo, hi, GRID).tolist()) | {float(m) for m in mu}
+    ends = sorted(v for run in runs for v in run if math.isfinite(v))
+    nodes |= {0.5 * (x + y) for x, y in zip(ends[:-1], ends[1:])}
     for m, s in zip(mu, sd):
         for width in {float(s), float(b)} - {0.0}:
             nodes |= set((m + width * np.linspace(-10.0, 10.0, 41)).tolist())
     return sorted(x for x in nodes if lo <= x <= hi)
 
 
-def mp_hockey(log_p, log_q, eps, nodes, breaks):
-    """int [p - e^eps q]^+ : positive runs from a sign scan of r - eps, roots refined, each run by mp.quad."""
+def mp_hockey(log_p, log_q, eps, nodes, breaks, cdfs=None):
+    """int [p - e^eps q]^+ : positive runs from a sign scan of r - eps, roots refined, each run's integral by the
+    laws' CDFs (``cdfs``) or, without them, by mp.quad of the densities (at the atoms and nodes inside)."""
     eps = mp.mpf(eps)
     g = lambda y: mp.exp(log_p(y)) - mp.exp(eps + log_q(y))            # noqa: E731
     f = lambda y: log_p(y) - log_q(y) - eps                            # noqa: E731
@@ -141,8 +175,10 @@ def mp_hockey(log_p, log_q, eps, nodes, breaks):
     inside = [values[0] > 0] + [values[k + 1] > 0 for k in changes]
     total = mp.mpf(0)
     for (a, c), positive in zip(zip(edges[:-1], edges[1:]), inside):
-        if positive:
-            points = [a, *[mp.mpf(x) for x in breaks if a < x < c], c]
+        if positive and cdfs is not None:
+            total += (cdfs[0](c) - cdfs[0](a)) - mp.exp(eps) * (cdfs[1](c) - cdfs[1](a))
+        elif positive:
+            points = [a, *[mp.mpf(x) for x in sorted({*breaks, *nodes}) if a < x < c], c]
             total += mp.quad(g, points)
     return max(total, mp.mpf(0))
 
@@ -184,11 +220,13 @@ def hockey_case(rng):
     got = LaplaceMixtureAuditor(pi, pj).achieved(b, Target(eps, delta=0.5))
     hs = hockey_stick(pi, pj, epsilon=eps, b=b)
     assert (got.forward, got.backward) == (hs.forward, hs.backward)
-    nodes = grid_for(pi, pj, b, 45)
+    nodes = grid_for(pi, pj, b, 45, hs.forward_set + hs.backward_set)
     breaks = [float(m) for m, s in zip([*pi.means, *pj.means], [*pi.stds, *pj.stds]) if s == 0]
     lp, lq = mp_log_density(pi, b), mp_log_density(pj, b)
-    check("hockey_stick.forward", hs.forward, mp_hockey(lp, lq, eps, nodes, breaks), hs.tight)
-    check("hockey_stick.backward", hs.backward, mp_hockey(lq, lp, eps, nodes, breaks), hs.tight)
+    fi, fj = mp_cdf(pi, b), mp_cdf(pj, b)
+    forward, backward = mp_hockey(lp, lq, eps, nodes, breaks, (fi, fj)), mp_hockey(lq, lp, eps, nodes, breaks, (fj, fi))
+    check("hockey_stick.forward", hs.forward, forward, hs.tight)
+    check("hockey_stick.backward", hs.backward, backward, hs.tight)
 
 
 def epsilon_case(rng):
@@ -216,8 +254,9 @@ def prior_case(rng):
 
         total = mp.fsum(max(mp.mpf(0), atom(p, x) - big * atom(q, x)) for x in atoms)
         if (p.stds > 0).any() and (q.stds > 0).any():
-            nodes = grid_for(p, q, 0.0, 0)
-            total += mp_hockey(mp_log_prior_density(p), mp_log_prior_density(q), eps, nodes, [])
+            nodes = grid_for(p, q, 0.0, 0, hs.forward_set + hs.backward_set)
+            cdfs = (mp_cdf(p, 0, continuous=True), mp_cdf(q, 0, continuous=True))
+            total += mp_hockey(mp_log_prior_density(p), mp_log_prior_density(q), eps, nodes, [], cdfs)
         elif (p.stds > 0).any():
             total += mp.fsum(mp.mpf(w) for w, s in zip(p.weights, p.stds) if s > 0)
         truths.append(total)
@@ -236,7 +275,8 @@ def calibration_case(rng):
     nodes = grid_for(pi, pj, found.b, 45)
     breaks = [float(m) for m, s in zip([*pi.means, *pj.means], [*pi.stds, *pj.stds]) if s == 0]
     lp, lq = mp_log_density(pi, found.b), mp_log_density(pj, found.b)
-    truth = max(mp_hockey(lp, lq, eps, nodes, breaks), mp_hockey(lq, lp, eps, nodes, breaks))
+    fi, fj = mp_cdf(pi, found.b), mp_cdf(pj, found.b)
+    truth = max(mp_hockey(lp, lq, eps, nodes, breaks, (fi, fj)), mp_hockey(lq, lp, eps, nodes, breaks, (fj, fi)))
     assert truth <= mp.mpf(found.achieved), (found, mp.nstr(truth, 20))
     if found.achieved <= delta:
         assert truth <= mp.mpf(delta)

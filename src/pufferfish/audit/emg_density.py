@@ -93,7 +93,8 @@ class EmgFamily:
         self.half_s2 = 0.5 * self.s ** 2
         self.log_norm = math.log(2.0 * b)
         self.atoms = prior.means[~self.cont]
-        self.total = 1.0
+        # the law's total mass: the weights' exact sum, correctly rounded (1 within a few ulps)
+        self.total = math.fsum(prior.weights)
         self.noise_b = b
         self.log_scale = float(np.max(np.abs(self.logw[np.isfinite(self.logw)]))) + abs(self.log_norm) + 2.0
 
@@ -103,7 +104,7 @@ class EmgFamily:
         from flint import arb
 
         if not math.isfinite(y):
-            return arb(0 if y < 0 else 1)
+            return arb(0) if y < 0 else sum((arb(w) for w in self.w), arb(0))
         total, yb, b = arb(0), arb(y), arb(self.b)
         for w, mu, sd in zip(self.w, self.mu, self.sd):
             z = (yb - arb(mu)) / b
@@ -187,8 +188,8 @@ class EmgFamily:
             ge = (y[:, None] >= self.mu).astype(float)
             below = np.where(atom, ge, below)
             above = np.where(atom, 1.0 - ge, above)
-        cdf = np.clip((below - 0.5 * a + 0.5 * bb) @ self.w, 0.0, 1.0)
-        sf = np.clip((above + 0.5 * a - 0.5 * bb) @ self.w, 0.0, 1.0)
+        cdf = np.clip((below - 0.5 * a + 0.5 * bb) @ self.w, 0.0, self.total)
+        sf = np.clip((above + 0.5 * a - 0.5 * bb) @ self.w, 0.0, self.total)
         if not errors:
             return cdf, sf
         dz = np.abs(y[:, None] - self.mu) / self.b
@@ -234,7 +235,7 @@ class GaussianFamily:
         self.mu, self.sd, self.w = prior.means[cont], prior.stds[cont], prior.weights[cont]
         with np.errstate(divide="ignore"):
             self.logw = np.log(self.w)
-        self.total = float(self.w.sum())
+        self.total = math.fsum(self.w)
         self.atoms = prior.means[~cont]
         self.noise_b = 0.0
         self.log_scale = (float(np.max(np.abs(self.logw - np.log(self.sd)), initial=0.0))
@@ -245,7 +246,7 @@ class GaussianFamily:
         from flint import arb
 
         if not math.isfinite(y):
-            return arb(0) if y < 0 else arb(self.total)
+            return arb(0) if y < 0 else sum((arb(w) for w in self.w), arb(0))
         total = arb(0)
         for w, mu, sd in zip(self.w, self.mu, self.sd):
             total += arb(w) * _phi_ball((arb(y) - arb(mu)) / arb(sd))
@@ -469,6 +470,7 @@ def mass_error(lo: np.ndarray, hi: np.ndarray, fam) -> tuple[np.ndarray, np.ndar
         cdf[fin], sf[fin], e_cdf[fin], e_sf[fin] = fam.cdf_sf(pts[fin], errors=True)
     side = cdf[:n] <= 0.5 * fam.total                  # the side mass_between takes
     err = np.where(np.tile(side, 2), e_cdf, e_sf)
+    err = np.where(fin, err, 2.0 ** -52 * fam.total)   # the total mass, a correctly rounded sum
     mass = np.clip(np.where(side, cdf[n:] - cdf[:n], sf[:n] - sf[n:]), 0.0, None)
     return mass, 2.0 * (err[:n] + err[n:]) + 2.0 ** -50 * mass
 
