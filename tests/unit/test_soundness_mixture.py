@@ -4,12 +4,14 @@ route says it is ``tight``; a value not proven tight is still at least the truth
 
 The truth is computed here with mpmath at 50 digits from the definitions, sharing nothing with the code: the
 density of Y = X + Laplace(b) for X ~ sum_m w_m N(mu_m, sigma_m^2) (sigma_m = 0: a point mass) is the
-convolution, whose two halves x < y and x > y integrate in closed form with the normal CDF (mpmath.ncdf); the
-hockey stick H_eps(P || Q) = int [p(y) - e^eps q(y)]^+ dy is mpmath.quad of that integrand over each interval
-where it is positive, the end points found by a sign scan of log p - log q - eps on a grid and mpmath.findroot
-(anderson) in each bracket, the tails beyond the grid by quad to infinity where the end node is positive; the
-pure epsilon sup_y |log p / q| is the larger of its tail limits log E[e^{+-X/b}] ratios (fact (d)) and the grid's
-local maxima refined by golden-section search. Inputs are seeded numpy draws over the whole accepted range:
+convolution, whose two halves x < y and x > y integrate in closed form with the normal CDF (mpmath.ncdf), and
+its CDF is E[F_N(y - X)] likewise; the hockey stick H_eps(P || Q) = int [p(y) - e^eps q(y)]^+ dy is the sum,
+over each interval where the integrand is positive, of P(interval) - e^eps Q(interval), the end points found
+by a sign scan of log p - log q - eps and mpmath.findroot (anderson) in each bracket (the scan also samples
+the midpoints between the end points the code reports, so that a positive set narrower than the grid is not
+missed; every sign and root is computed here). The pure epsilon sup_y |log p / q| is the larger of its tail
+limits log E[e^{+-X/b}] ratios (fact (d)) and the grid's local maxima refined by golden-section search.
+Inputs are seeded numpy draws over the whole accepted range:
 single Gaussians, skewed mixtures, mixtures with point masses and pure point masses, absolute scales 10^-6 to
 10^6, noise scales 10^-2 to 10^2 times the priors' spread, eps from 1e-6 to 700, calibration targets delta from
 1e-300 to 0.5. A sample runs in ``make test``; the full 300 inputs of each route are marked slow.
