@@ -3,7 +3,7 @@
 N. Ding, "Approximation of Pufferfish Privacy for Gaussian Priors", IEEE TIFS 19 (2024):
 the adversary's prior for secret s_i is sum_m alpha_im g(x; mu_im, sigma_im^2). A prior
 type, as :class:`~pufferfish.lattice.pmf.LatticePMF` is for the lattice: the audits
-(:mod:`pufferfish.audit.laplace_mixture`) and paper 004's methods (:mod:`pufferfish.gaussian`)
+(:mod:`pufferfish.audit.laplace_mixture` and its numerics) and paper 004's methods (:mod:`pufferfish.gaussian`)
 both build on it. Fitting one to data is :func:`pufferfish.gaussian.gmm.fit_gmm`.
 """
 

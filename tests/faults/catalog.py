@@ -102,7 +102,7 @@ def _mixture_spread(a: dict) -> float:
 
 
 def _gmm(prior):
-    from pufferfish.audit.laplace_mixture import as_prior
+    from pufferfish.audit.emg_density import as_prior
 
     return as_prior(prior)
 
@@ -198,19 +198,21 @@ CATALOG: tuple[Computation, ...] = (
     Computation("audit/geometric_lattice.renyi", "pufferfish.audit.geometric_lattice:_renyi",
                 (*bands("b", [0.05, 1.0, 100.0]), *alpha_regions())),
     # --- audits: Laplace noise on Gaussian-mixture priors (paper 004)
-    Computation("audit/laplace_mixture.hockey_stick", "pufferfish.audit.laplace_mixture:hockey_stick",
+    Computation("audit/mixture_hockey_stick.hockey_stick", "pufferfish.audit.mixture_hockey_stick:hockey_stick",
                 (*bands("b", [0.01, 100.0], "b / smallest std", lambda a: a["b"] / _mixture_spread(a)),
                  Region("point masses", _has_point_mass), *eps_regions()),
                 fields=("forward", "backward")),
-    Computation("audit/laplace_mixture.prior_hockey_stick", "pufferfish.audit.laplace_mixture:prior_hockey_stick",
+    Computation("audit/mixture_hockey_stick.prior_hockey_stick",
+                "pufferfish.audit.mixture_hockey_stick:prior_hockey_stick",
                 (Region("point masses", _has_point_mass), Region("Gaussians only", lambda a: not _has_point_mass(a)),
                  *eps_regions()),
                 fields=("forward", "backward")),
-    Computation("audit/laplace_mixture.epsilon_achieved", "pufferfish.audit.laplace_mixture:epsilon_achieved",
+    Computation("audit/mixture_privacy_loss.epsilon_achieved",
+                "pufferfish.audit.mixture_privacy_loss:epsilon_achieved",
                 (*bands("b", [0.01, 100.0], "b / smallest std", lambda a: a["b"] / _mixture_spread(a)),
                  Region("point masses", _has_point_mass), Region("window given", lambda a: a["window"] is not None))),
-    Computation("audit/laplace_mixture.prior_epsilon_achieved",
-                "pufferfish.audit.laplace_mixture:prior_epsilon_achieved",
+    Computation("audit/mixture_privacy_loss.prior_epsilon_achieved",
+                "pufferfish.audit.mixture_privacy_loss:prior_epsilon_achieved",
                 (Region("point masses", _has_point_mass), Region("Gaussians only", lambda a: not _has_point_mass(a)))),
     # --- mechanisms: closed forms of one shift
     Computation("mechanisms/gaussian.balle_wang_delta", "pufferfish.mechanisms.gaussian:_balle_wang_delta",

@@ -109,7 +109,8 @@ def test_laplace_lattice_auditor_on_two_points():
 
 
 def test_laplace_mixture_auditor_is_the_paper_004_audit():
-    from pufferfish.audit.laplace_mixture import b_min, hockey_stick
+    from pufferfish.audit.laplace_mixture import b_min
+    from pufferfish.audit.mixture_hockey_stick import hockey_stick
     aud = LaplaceMixtureAuditor((0.0, 1.0), (1.0, 1.0))
     t = Target(0.5, delta=0.1)
     got = aud.achieved(1.0, t)

@@ -11,7 +11,9 @@
 * one module per noise family and prior, named ``<noise>_<prior>``: :mod:`.laplace_lattice`
   (pure epsilon, paper 000, and (epsilon, delta)), :mod:`.gaussian_lattice` ((epsilon, delta)
   and Renyi, paper 002), :mod:`.cauchy_lattice` (Renyi, paper 002), :mod:`.geometric_lattice`
-  (all three), :mod:`.laplace_mixture` (Laplace noise on Gaussian-mixture priors, paper 004).
+  (all three), :mod:`.laplace_mixture` (Laplace noise on Gaussian-mixture priors, paper 004: the
+  auditor and ``b_min``; its numerics in :mod:`.emg_density`, :mod:`.log_ratio_envelope`,
+  :mod:`.mixture_hockey_stick`, :mod:`.mixture_privacy_loss`).
   A new family is one new module ``<noise>_lattice.py``: it registers itself.
 """
 

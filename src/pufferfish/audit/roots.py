@@ -1,7 +1,7 @@
 r"""Roots of many bracketed functions at once: the one bracketing root finder of the audits.
 
 The exact hockey-stick audits (:mod:`pufferfish.audit.gaussian_lattice`,
-:mod:`pufferfish.audit.laplace_mixture`) split the output line where the privacy loss
+:mod:`pufferfish.audit.mixture_hockey_stick`) split the output line where the privacy loss
 :math:`r(y)` crosses :math:`\pm\epsilon`; each split needs a root of :math:`r - \text{level}`
 in a bracket where it changes sign, for thousands of brackets at a time. :func:`illinois_roots`
 runs the Illinois variant of regula falsi on all of them as one vectorised iteration.

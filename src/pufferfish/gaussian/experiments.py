@@ -32,7 +32,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from pufferfish.audit.laplace_mixture import BMin, LaplaceMixtureAuditor, b_min, epsilon_achieved, prior_epsilon_achieved
+from pufferfish.audit.laplace_mixture import BMin, LaplaceMixtureAuditor, b_min
+from pufferfish.audit.mixture_privacy_loss import epsilon_achieved, prior_epsilon_achieved
 from pufferfish.audit.target import Target, target_for
 from pufferfish.audit.verdict import Verdict, audit_frame, audit_row, audit_scale
 from pufferfish.data_priors import condition
@@ -130,7 +131,7 @@ def run_fig1(settings: Fig1Settings, *, theta_csv, png, pdf, csv) -> pd.DataFram
     The paper states neither the priors nor the window, and no reading of its text gives both
     printed maxima (0.2992, 0.0156): the priors and window are config ``gaussian.fig1`` (our
     choice). Per noise: the max of :math:`|\\log p_i / p_j|` over the window and over all y
-    (Laplace: :func:`~pufferfish.audit.laplace_mixture.epsilon_achieved`; Gaussian: closed
+    (Laplace: :func:`~pufferfish.audit.mixture_privacy_loss.epsilon_achieved`; Gaussian: closed
     form, infinite when the prior variances differ), the total variation over all y, and
     :math:`W^*` (:mod:`pufferfish.gaussian.noise_ordering`, windows centred on the window's centre).
 

@@ -9,7 +9,7 @@ computes what decides it beyond the window the figure plots:
   over all :math:`y` the Gaussian log-ratio is a quadratic and unbounded when the prior
   variances differ, while the Laplace one is bounded;
 * :func:`gaussian_noise_total_variation` (closed form) and :func:`laplace_noise_total_variation`
-  (the certified hockey-stick engine of :mod:`pufferfish.audit.laplace_mixture` as
+  (the certified hockey-stick engine of :mod:`pufferfish.audit.mixture_hockey_stick` as
   :math:`\epsilon \to 0`): the same comparison in total variation, over all :math:`y`.
 
 The derivations are in docs/math/paper004-gaussian.md ("Fig. 1: the order of the two noises").
@@ -97,7 +97,7 @@ def laplace_noise_total_variation(mu_i: float, sd_i: float, mu_j: float, sd_j: f
     The hockey-stick divergence :math:`H_\epsilon(P \| Q) = \int [p - e^\epsilon q]_+` satisfies
     :math:`\mathrm{TV} - (e^\epsilon - 1) \le H_\epsilon \le \mathrm{TV}`; at
     :math:`\epsilon` = :data:`TV_EPSILON` the gap is below double precision, and
-    :func:`pufferfish.audit.laplace_mixture.hockey_stick` computes :math:`H_\epsilon` exactly
+    :func:`pufferfish.audit.mixture_hockey_stick.hockey_stick` computes :math:`H_\epsilon` exactly
     (certified roots of the log-ratio, closed-form CDFs). The larger of its two directions.
 
     Parameters
@@ -118,7 +118,7 @@ def laplace_noise_total_variation(mu_i: float, sd_i: float, mu_j: float, sd_j: f
     InvalidArgumentError, ArgumentTypeError
         A value that is not a finite number, a negative standard deviation, :math:`b \le 0`.
     """
-    from pufferfish.audit.laplace_mixture import hockey_stick
+    from pufferfish.audit.mixture_hockey_stick import hockey_stick
 
     mi, si = _prior(mu_i, sd_i, name="i")
     mj, sj = _prior(mu_j, sd_j, name="j")
@@ -140,7 +140,7 @@ def crossover_half_width(mu_i: float, sd_i: float, mu_j: float, sd_j: float, *, 
     :math:`W^*` is finite. Found by a scan of :math:`W` on a 2000-point grid (the log-ratios on a
     grid of :math:`y`), then Brent's method on the exact maxima
     (:func:`~pufferfish.gaussian.methods.gaussian_noise_max_log_ratio`,
-    :func:`~pufferfish.audit.laplace_mixture.epsilon_achieved` with a window); a second crossing
+    :func:`~pufferfish.audit.mixture_privacy_loss.epsilon_achieved` with a window); a second crossing
     closer than the scan's step would be missed.
 
     Parameters
@@ -179,7 +179,7 @@ class _Orders:
     """The two window maxima of one Fig. 1 setting (validated values)."""
 
     def __init__(self, mi: float, si: float, mj: float, sj: float, b: float, s: float, c: float):
-        from pufferfish.audit.laplace_mixture import epsilon_achieved
+        from pufferfish.audit.mixture_privacy_loss import epsilon_achieved
 
         self.pi, self.pj = GMM.gaussian(mi, si), GMM.gaussian(mj, sj)
         self.gauss = (mi, si * si + s * s, mj, sj * sj + s * s)
@@ -207,7 +207,7 @@ class _Orders:
 
     def log_ratios(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(Laplace, Gaussian) log-ratios at the points ``y``."""
-        from pufferfish.audit.laplace_mixture import emg_logpdf
+        from pufferfish.audit.emg_density import emg_logpdf
 
         a, bb, cc = self.coefficients
         return emg_logpdf(y, self.pi, self.b) - emg_logpdf(y, self.pj, self.b), a * y * y + bb * y + cc

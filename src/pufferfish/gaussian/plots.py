@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from pufferfish.audit.laplace_mixture import emg_pdf
+from pufferfish.audit.emg_density import emg_pdf
 from pufferfish.mixture import GMM
 from pufferfish.files import write_csv
 from pufferfish.plotting import OKABE_ITO, TIGHT_STYLE, save_figure, series_style, setup_style, words

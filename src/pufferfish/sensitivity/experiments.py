@@ -468,7 +468,7 @@ DIFFUSION_EXPERIMENT = "sensitivity_diffusion"
 
 def _ou_rows(settings: DiffusionSettings, rate: float, time: float, epsilon: float, *, rtol: float) -> list[dict]:
     """The two audit rows of the OU scales at one (lambda, t, epsilon) (:func:`diffusion_audit`)."""
-    from pufferfish.audit.laplace_mixture import epsilon_achieved
+    from pufferfish.audit.mixture_privacy_loss import epsilon_achieved
     from pufferfish.mechanisms.gaussian import analytic_gaussian_sigma, balle_wang_delta
     from pufferfish.sensitivity.diffusion import ou_law
 
@@ -501,7 +501,7 @@ def diffusion_audit(settings: DiffusionSettings, *, rtol: float) -> pd.DataFrame
 
     * ``prop6_3_gwm_laplace``: b = bound / eps (GWM, Cor. 3.1), eps-PP, audited by the exact
       pure-epsilon loss of Laplace noise on Gaussian priors
-      (:func:`pufferfish.audit.laplace_mixture.epsilon_achieved`); ``scale_min`` = d / eps (the
+      (:func:`pufferfish.audit.mixture_privacy_loss.epsilon_achieved`); ``scale_min`` = d / eps (the
       loss tends to d / b in the tails).
     * ``prop6_3_gwm_gaussian_analytic``: the analytic GWM sigma of the bound, (eps, delta)-PP; the
       outputs N(m, v + sigma^2), N(m + d, v + sigma^2) have Balle and Wang's exact hockey stick;
