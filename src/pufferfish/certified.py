@@ -19,7 +19,7 @@ import math
 
 from pufferfish.errors import ComputationError
 
-__all__ = ["CERTIFIED_RTOL", "upper", "lower", "round_up", "round_down", "arb_upper_float"]
+__all__ = ["CERTIFIED_RTOL", "upper", "lower", "round_up", "round_down", "quotient_upper", "arb_upper_float"]
 
 #: the largest relative over-statement a certified value may carry: true <= value <= true (1 + CERTIFIED_RTOL)
 CERTIFIED_RTOL = 1e-9
@@ -136,6 +136,41 @@ def lower(value: float, abs_error: float = 0.0, *, rel_error: float = 0.0) -> fl
         return value
     error = _error(value, abs_error, rel_error)
     return round_down(value - error) if error else value
+
+
+def quotient_upper(numerator: float, denominator: float) -> float:
+    r"""The smallest float at or above the exact quotient ``numerator / denominator`` of two floats.
+
+    Decided in exact rationals, so a comparison of the result with a float bound ``t`` is exact:
+    ``quotient_upper(a, b) <= t`` if and only if ``a / b <= t`` in the reals.
+
+    Parameters
+    ----------
+    numerator : float
+        A finite float.
+    denominator : float
+        A finite float > 0.
+
+    Returns
+    -------
+    float
+        The quotient rounded upward (inf beyond the float range).
+
+    Raises
+    ------
+    ComputationError
+        An argument is not finite, or ``denominator`` is not > 0.
+    """
+    from fractions import Fraction
+
+    if not (math.isfinite(numerator) and math.isfinite(denominator) and denominator > 0.0):
+        raise ComputationError(f"quotient {numerator!r} / {denominator!r}: needs finite floats, a denominator > 0")
+    exact = Fraction(numerator) / Fraction(denominator)
+    try:
+        value = float(exact)
+    except OverflowError:
+        return math.inf
+    return math.nextafter(value, math.inf) if Fraction(value) < exact else value
 
 
 def arb_upper_float(ball) -> float:

@@ -14,7 +14,7 @@ from fractions import Fraction
 import flint
 import pytest
 
-from pufferfish.certified import CERTIFIED_RTOL, arb_upper_float, lower, round_down, round_up, upper
+from pufferfish.certified import CERTIFIED_RTOL, arb_upper_float, lower, quotient_upper, round_down, round_up, upper
 from pufferfish.errors import ComputationError
 
 TINY = 2.0 ** -1074
@@ -132,3 +132,37 @@ def test_arb_upper_float_is_the_smallest_float_above_the_ball(precision_200):
     assert arb_upper_float(flint.arb(2) ** 2000) == math.inf
     # 10^-400 is below every positive float: its upper end rounds up to the smallest subnormal
     assert arb_upper_float(flint.arb(10) ** -400) == TINY
+
+
+QUOTIENTS = [
+    # (numerator, denominator, expected): 1/3 = 0x3FD5555555555555 + a remainder, so one float up;
+    # 1/4 and 3/1 are exact; 1/10 rounds to nearest 0x3FB999999999999A, which lies above 1/10
+    (1.0, 3.0, math.nextafter(1 / 3, math.inf)),
+    (1.0, 4.0, 0.25),
+    (3.0, 1.0, 3.0),
+    (1.0, 10.0, 0.1),
+    (-1.0, 3.0, -1 / 3),   # -1/3 rounded to nearest lies above -1/3 (towards zero): no step
+    (1e308, 1e-10, math.inf),
+    (TINY, 2.0, TINY),     # 2^-1075 is below every positive float: up to 2^-1074
+]
+
+
+@pytest.mark.parametrize(("numerator", "denominator", "expected"), QUOTIENTS)
+def test_quotient_upper_by_hand(numerator, denominator, expected):
+    assert quotient_upper(numerator, denominator) == expected
+
+
+def test_quotient_upper_decides_a_bound_exactly():
+    """200 seeded quotients: the result is >= a / b in exact rationals, and the float below it is < a / b."""
+    rng = random.Random(7)
+    for _ in range(200):
+        a, b = rng.uniform(-10, 10), rng.uniform(1e-3, 10)
+        q, exact = quotient_upper(a, b), Fraction(a) / Fraction(b)
+        assert Fraction(q) >= exact > Fraction(math.nextafter(q, -math.inf))
+
+
+@pytest.mark.parametrize(("numerator", "denominator"), [(math.nan, 1.0), (1.0, 0.0), (1.0, -2.0), (math.inf, 1.0),
+                                                        (1.0, math.inf)])
+def test_quotient_upper_refuses(numerator, denominator):
+    with pytest.raises(ComputationError, match="quotient"):
+        quotient_upper(numerator, denominator)

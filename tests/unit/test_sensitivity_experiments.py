@@ -313,7 +313,7 @@ def test_diffusion_audit_of_the_ou_scales():
     from pufferfish.sensitivity.diffusion import ou_law
 
     settings = DiffusionSettings.from_config(DIFFUSION, seed=1)
-    audit = diffusion_audit(settings, rtol=1e-9)
+    audit = diffusion_audit(settings)
     assert list(audit.columns) == AUDIT_COLUMNS and len(audit) == 2 * 3 * 2 * 2
     assert not audit.violation.any() and audit.claimed.all()  # Prop. 6.3 is exact for OU: claimed
     lap = audit[audit.method == "prop6_3_gwm_laplace"]

@@ -253,10 +253,10 @@ def _all_secrets(covariance, diameter, args) -> tuple:
                 frame["delta"] = args.delta
                 frame["exact_delta"] = audit.delta(epsilon=epsilon)
                 frame["exact_sigma"] = audit.smallest_sigma(epsilon=epsilon, delta=args.delta)
-                frame["meets_target"] = frame.exact_delta <= args.delta * (1.0 + RTOL)
+                frame["meets_target"] = frame.exact_delta <= args.delta
             else:
                 frame["exact_sigma"] = audit.smallest_sigma(epsilon=epsilon, alpha=alpha)
-                frame["meets_target"] = frame.exact <= epsilon * (1.0 + RTOL)
+                frame["meets_target"] = frame.exact <= epsilon
             frames.append(frame)
     target = f"D_{alpha:g} <= epsilon" if args.alpha is not None else f"(epsilon, delta = {args.delta:g})"
     header = (f"noisy gradient descent, quadratic loss, over {covariance.size} records of {args.column!r} in file "
