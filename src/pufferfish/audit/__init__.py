@@ -14,7 +14,9 @@
   (all three), :mod:`.laplace_mixture` (Laplace noise on Gaussian-mixture priors, paper 004: the
   auditor and ``b_min``; its numerics in :mod:`.emg_density`, :mod:`.log_ratio_envelope`,
   :mod:`.mixture_hockey_stick`, :mod:`.mixture_privacy_loss`).
-  A new family is one new module ``<noise>_lattice.py``: it registers itself.
+  A new family is one new module ``<noise>_lattice.py`` (its class registers itself when the module is
+  imported) and one import line below: importing any module of this package imports this file first, so
+  :func:`~.auditor.auditor_classes` sees every family, without looking for modules by name.
 """
 
 from pufferfish.audit.auditor import Auditor, LatticeAuditor, auditor_classes, lattice_auditor, noise_std, noises
@@ -22,6 +24,7 @@ from pufferfish.audit.cauchy_lattice import CauchyLatticeAuditor, cauchy_renyi
 from pufferfish.audit.gaussian_lattice import GaussianLatticeAuditor, gaussian_hockey_stick, gaussian_renyi
 from pufferfish.audit.geometric_lattice import (GeometricLatticeAuditor, geometric_hockey_stick, geometric_privacy_loss,
                                                 geometric_renyi)
+from pufferfish.audit.laplace_mixture import BMin, LaplaceMixtureAuditor, b_min
 from pufferfish.audit.laplace_lattice import (LaplaceLatticeAuditor, PrivacyLoss, TightResult, laplace_hockey_stick,
                                               lattice_privacy_loss, theta_min, tight)
 from pufferfish.audit.target import GUARANTEES, Achieved, Smallest, Target, target_for
@@ -34,7 +37,7 @@ __all__ = [
     "Verdict", "audit_scale", "worst_case", "AUDIT_COLUMNS", "audit_row", "audit_frame",
     "auditor_classes", "noises", "lattice_auditor", "noise_std",
     "LaplaceLatticeAuditor", "PrivacyLoss", "TightResult", "laplace_hockey_stick", "lattice_privacy_loss", "theta_min",
-    "tight",
+    "tight", "LaplaceMixtureAuditor", "BMin", "b_min",
     "GaussianLatticeAuditor", "gaussian_hockey_stick", "gaussian_renyi", "CauchyLatticeAuditor", "cauchy_renyi",
     "GeometricLatticeAuditor", "geometric_privacy_loss", "geometric_hockey_stick", "geometric_renyi",
     "zero_noise_directions", "zero_noise_hockey_stick", "zero_noise_loss", "zero_noise_renyi",

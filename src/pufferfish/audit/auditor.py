@@ -20,10 +20,8 @@ Why the smallest scale is well defined (the audits fall as the scale grows): eac
 from __future__ import annotations
 
 import abc
-import importlib
 import inspect
 import math
-import pkgutil
 from typing import ClassVar, NamedTuple
 
 from pufferfish.audit.search import FLOOR, STRATEGIES
@@ -39,7 +37,6 @@ __all__ = ["PRIORS", "TightMethod", "Auditor", "LatticeAuditor", "auditor_classe
 PRIORS = ("lattice", "mixture")
 #: the auditor classes, in the order they registered
 _CLASSES: list[type] = []
-_discovered: set[str] = set()
 
 
 class TightMethod(NamedTuple):
@@ -215,19 +212,8 @@ def auditor_classes(prior: str | None = None) -> list[type[Auditor]]:
 
     if prior is not None:
         choice(prior, PRIORS, name="prior")
-    _discover(PRIORS if prior is None else (prior,))
     found = [c for c in _CLASSES if prior is None or c.prior == prior]
     return sorted(found, key=lambda c: (c.order, c.__module__, c.__name__))
-
-
-def _discover(priors) -> None:
-    import pufferfish.audit as package
-
-    for info in pkgutil.iter_modules(package.__path__):
-        kind = info.name.rsplit("_", 1)[-1]
-        if kind in priors and info.name not in _discovered:
-            importlib.import_module(f"{package.__name__}.{info.name}")
-            _discovered.add(info.name)
 
 
 def noises() -> tuple[str, ...]:
