@@ -45,16 +45,45 @@ def _environment() -> dict:
     return env
 
 
-def record(path: Path) -> dict:
-    """One run of the fast tier with the recorders; its recording (exits if the suite fails)."""
+def _xdist() -> bool:
+    """Whether pytest-xdist is installed (the recording then runs on every CPU)."""
+    import importlib.util
+
+    return importlib.util.find_spec("xdist") is not None
+
+
+def merge(path: Path) -> dict:
+    """The recording of one run: ``path``, or the union of the per-worker files ``path.gw0``, ``path.gw1``, ..."""
+    parts = sorted(path.parent.glob(path.name + ".gw*"))
+    if not parts:
+        return json.loads(path.read_text(encoding="utf-8"))
+    reached: dict[str, list[str]] = {}
+    durations: dict[str, float] = {}
+    status = 0
+    for part in parts:
+        one = json.loads(part.read_text(encoding="utf-8"))
+        status = max(status, one["exitstatus"])
+        durations.update(one["durations"])
+        for key, tests in one["reached"].items():
+            reached.setdefault(key, []).extend(tests)
+    return {"exitstatus": status, "reached": {k: sorted(v) for k, v in reached.items()}, "durations": durations}
+
+
+def record(path: Path, jobs: int) -> dict:
+    """One run of the fast tier with the recorders (on ``jobs`` pytest-xdist workers when it is installed and
+    ``jobs`` > 1); its recording (exits if the suite fails)."""
     start = time.time()
-    proc = subprocess.run(_pytest("-m", "not slow", f"--fault-record={path}"), cwd=REPO, env=_environment(),
+    spread = ["-n", str(jobs)] if jobs > 1 and _xdist() else []
+    proc = subprocess.run(_pytest("-m", "not slow", *spread, f"--fault-record={path}"), cwd=REPO, env=_environment(),
                           capture_output=True, text=True)
-    if proc.returncode != 0 or not path.exists():
+    if proc.returncode != 0 or not (path.exists() or any(path.parent.glob(path.name + ".gw*"))):
         print(proc.stdout[-6000:], proc.stderr[-3000:], sep="\n")
         sys.exit(f"faults: the fast tier fails without a fault (exit {proc.returncode}); fix it first")
-    print(f"recorded the fast tier in {time.time() - start:.0f} s", flush=True)
-    return json.loads(path.read_text(encoding="utf-8"))
+    print(f"recorded the fast tier in {time.time() - start:.0f} s"
+          f"{f' on {jobs} workers' if spread else ''}", flush=True)
+    recording = merge(path)
+    path.write_text(json.dumps(recording, indent=1), encoding="utf-8")
+    return recording
 
 
 def run_fault(key: str, tests: list[str], work: Path) -> dict:
@@ -80,14 +109,14 @@ def run_fault(key: str, tests: list[str], work: Path) -> dict:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--jobs", type=int, default=int(os.environ.get("FAULT_JOBS", "2")))
+    parser.add_argument("--jobs", type=int, default=int(os.environ.get("FAULT_JOBS", os.cpu_count() or 1)))
     parser.add_argument("--only", default="")
     parser.add_argument("--record", type=Path, default=None)
     parser.add_argument("--keep", type=Path, default=None)
     args = parser.parse_args(argv)
     work = Path(args.keep or tempfile.mkdtemp(prefix="pufferfish-faults-"))
     work.mkdir(parents=True, exist_ok=True)
-    recording = json.loads(args.record.read_text(encoding="utf-8")) if args.record else record(work / "record.json")
+    recording = json.loads(args.record.read_text(encoding="utf-8")) if args.record else record(work / "record.json", args.jobs)
     durations = recording["durations"]
     faults = [(c, r) for c, r in catalog.faults() if args.only in catalog.key(c, r)]
 
