@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import queue
 import shutil
 import subprocess
 import sys
@@ -33,9 +34,46 @@ REPO = Path(__file__).resolve().parents[2]
 TIMEOUT = 900
 
 
+def _pytest_args(*args: str) -> list[str]:
+    return ["-p", "tests.faults.plugin", "-p", "no:cacheprovider", "-q", "--no-header", "-rN",
+            "-o", "addopts=--strict-markers", *args]
+
+
 def _pytest(*args: str) -> list[str]:
-    return [sys.executable, "-m", "pytest", "-p", "tests.faults.plugin", "-p", "no:cacheprovider", "-q",
-            "--no-header", "-rN", "-o", "addopts=--strict-markers", *args]
+    return [sys.executable, "-m", "pytest", *_pytest_args(*args)]
+
+
+class Workers:
+    """``count`` warm fault runners (:mod:`tests.faults.worker`), lent to one fault run at a time."""
+
+    def __init__(self, count: int):
+        self.idle: queue.Queue = queue.Queue()
+        self.all = []
+        for _ in range(count):
+            proc = subprocess.Popen([sys.executable, "-m", "tests.faults.worker"], cwd=REPO, env=_environment(),
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            self.all.append(proc)
+        for proc in self.all:
+            if json.loads(proc.stdout.readline() or "{}").get("ready"):
+                self.idle.put(proc)
+        if self.idle.empty():
+            raise RuntimeError("faults: no worker started (python -m tests.faults.worker)")
+
+    def run(self, args: list[str]) -> tuple[int | str, float]:
+        """pytest ``args`` in a forked child of an idle worker: (exit status or "timeout", seconds)."""
+        proc = self.idle.get()
+        try:
+            proc.stdin.write(json.dumps({"args": args, "timeout": TIMEOUT}) + "\n")
+            proc.stdin.flush()
+            answer = json.loads(proc.stdout.readline())
+        finally:
+            self.idle.put(proc)
+        return answer["status"], answer["seconds"]
+
+    def close(self) -> None:
+        for proc in self.all:
+            proc.stdin.close()
+            proc.wait(timeout=60)
 
 
 def _environment() -> dict:
@@ -86,24 +124,32 @@ def record(path: Path, jobs: int) -> dict:
     return recording
 
 
-def run_fault(key: str, tests: list[str], work: Path) -> dict:
-    """Run ``tests`` with the fault ``key``; the first failure (or None) and how long it took."""
+def run_fault(key: str, tests: list[str], work: Path, workers: Workers | None = None) -> dict:
+    """Run ``tests`` with the fault ``key`` (in a warm worker when given, else a new process); the first
+    failure (or None) and how long it took."""
     name = "".join(ch if ch.isalnum() else "_" for ch in key)
     select, report = work / f"{name}.select", work / f"{name}.json"
     select.write_text("\n".join(tests) + "\n", encoding="utf-8")
     files = sorted({t.split("::")[0] for t in tests})
+    args = ["-x", f"--fault={key}", f"--fault-select={select}", f"--fault-report={report}", *files]
     start = time.time()
-    try:
-        proc = subprocess.run(_pytest("-x", f"--fault={key}", f"--fault-select={select}", f"--fault-report={report}",
-                                      *files), cwd=REPO, env=_environment(), capture_output=True, text=True,
-                              timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        return {"first": None, "status": "timeout", "seconds": time.time() - start}
+    detail = ""
+    if workers is not None:
+        code, _ = workers.run(_pytest_args(*args))
+        if code == "timeout":
+            return {"first": None, "status": "timeout", "seconds": time.time() - start}
+    else:
+        try:
+            proc = subprocess.run(_pytest(*args), cwd=REPO, env=_environment(), capture_output=True, text=True,
+                                  timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            return {"first": None, "status": "timeout", "seconds": time.time() - start}
+        code, detail = proc.returncode, (proc.stdout + proc.stderr)[-2000:]
     out = json.loads(report.read_text(encoding="utf-8")) if report.exists() else {"first": None}
-    status = {0: "passed", 1: "failed"}.get(proc.returncode, f"pytest exit {proc.returncode}")
+    status = {0: "passed", 1: "failed"}.get(code, f"pytest exit {code}")
     if status.startswith("pytest exit"):
         out["first"] = None
-        out["detail"] = (proc.stdout + proc.stderr)[-2000:]
+        out["detail"] = detail
     return {**out, "status": status, "seconds": time.time() - start}
 
 
@@ -113,21 +159,33 @@ def main(argv=None) -> int:
     parser.add_argument("--only", default="")
     parser.add_argument("--record", type=Path, default=None)
     parser.add_argument("--keep", type=Path, default=None)
+    parser.add_argument("--cold", action="store_true", help="a new Python process per fault (no warm workers)")
     args = parser.parse_args(argv)
     work = Path(args.keep or tempfile.mkdtemp(prefix="pufferfish-faults-"))
     work.mkdir(parents=True, exist_ok=True)
-    recording = json.loads(args.record.read_text(encoding="utf-8")) if args.record else record(work / "record.json", args.jobs)
+    recording = (json.loads(args.record.read_text(encoding="utf-8")) if args.record
+                 else record(work / "record.json", args.jobs))
     durations = recording["durations"]
     faults = [(c, r) for c, r in catalog.faults() if args.only in catalog.key(c, r)]
 
+    workers = Workers(max(1, args.jobs)) if hasattr(os, "fork") and not args.cold else None
+
+    def tests_of(fault) -> list[str]:
+        return sorted(recording["reached"].get(catalog.key(*fault), []), key=lambda t: durations.get(t, 0.0))
+
     def one(fault):
-        key = catalog.key(*fault)
-        tests = sorted(recording["reached"].get(key, []), key=lambda t: durations.get(t, 0.0))
-        return key, tests, (run_fault(key, tests, work) if tests else None)
+        key, tests = catalog.key(*fault), tests_of(fault)
+        return key, tests, (run_fault(key, tests, work, workers) if tests else None)
+
+    def cost(fault) -> float:
+        return sum(durations.get(t, 0.0) for t in tests_of(fault))
 
     caught = 0
+    start = time.time()
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        for key, tests, result in pool.map(one, faults):
+        futures = {catalog.key(*f): pool.submit(one, f) for f in sorted(faults, key=cost, reverse=True)}
+        for fault in faults:
+            key, tests, result = futures[catalog.key(*fault)].result()
             if result is None:
                 print(f"NOT CAUGHT  {key}: no test of the fast tier reaches it", flush=True)
             elif result["first"] is not None:
@@ -136,6 +194,10 @@ def main(argv=None) -> int:
             else:
                 extra = f" ({result['status']})" if result["status"] != "passed" else ""
                 print(f"NOT CAUGHT  {key}: {len(tests)} tests reach it, none fails{extra}", flush=True)
+    if workers is not None:
+        workers.close()
+    print(f"ran {len(faults)} faults in {time.time() - start:.0f} s on {max(1, args.jobs)} "
+          f"{'warm workers' if workers is not None else 'processes'}", flush=True)
     print(f"faults caught: {caught} of {len(faults)}")
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
