@@ -1,9 +1,11 @@
 """``make test-faults``: does the fast tier fail when one exact computation is off by 1e-6 in one region?
 
-First one run of the fast tier (``make test``'s selection, ``-m "not slow"``) with every computation
-of :mod:`tests.faults.catalog` wrapped by a recorder: which tests reach each (computation, region)
-with a result a fault would change. It must pass. Then, for each (computation, region), the tests
-that reach it are run again (``-x``, fastest first) with that computation's result multiplied by
+First one run of the fast unit tests (``make test``'s selection, ``-m "not slow"``, of ``tests/unit``:
+:data:`RECORDED`; on every CPU with pytest-xdist when it is installed, the workers' recordings merged)
+with every computation of :mod:`tests.faults.catalog` wrapped by a recorder: which tests reach each
+(computation, region) with a result a fault would change. It must pass. Then, for each (computation, region), the tests
+that reach it are run again (``-x``, fastest first; one fault run per CPU at once, each in a forked child of a
+warm worker, :mod:`tests.faults.worker`) with that computation's result multiplied by
 1 + 1e-6 on the calls in that region only; the fault is caught when one of them fails. A region no
 test reaches is not caught. One line per (computation, region), then ``faults caught: N of M``;
 the exit status is 1 unless N = M.
@@ -30,6 +32,9 @@ from pathlib import Path
 from tests.faults import catalog
 
 REPO = Path(__file__).resolve().parents[2]
+#: the tests the recording runs: the unit tests. The integration tests run Snakemake and the CLI in child
+#: processes, where no recorder reaches (they compute with the same functions the unit tests reach)
+RECORDED = ("tests/unit",)
 #: a fault run that takes longer than this counts as not caught (a hang is no verdict)
 TIMEOUT = 900
 
@@ -111,9 +116,9 @@ def record(path: Path, jobs: int) -> dict:
     """One run of the fast tier with the recorders (on ``jobs`` pytest-xdist workers when it is installed and
     ``jobs`` > 1); its recording (exits if the suite fails)."""
     start = time.time()
-    spread = ["-n", str(jobs)] if jobs > 1 and _xdist() else []
-    proc = subprocess.run(_pytest("-m", "not slow", *spread, f"--fault-record={path}"), cwd=REPO, env=_environment(),
-                          capture_output=True, text=True)
+    spread = ["-n", str(jobs), "--dist", "loadfile"] if jobs > 1 and _xdist() else []
+    proc = subprocess.run(_pytest("-m", "not slow", *spread, f"--fault-record={path}", *RECORDED), cwd=REPO,
+                          env=_environment(), capture_output=True, text=True)
     if proc.returncode != 0 or not (path.exists() or any(path.parent.glob(path.name + ".gw*"))):
         print(proc.stdout[-6000:], proc.stderr[-3000:], sep="\n")
         sys.exit(f"faults: the fast tier fails without a fault (exit {proc.returncode}); fix it first")
