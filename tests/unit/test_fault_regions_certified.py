@@ -120,3 +120,48 @@ def test_epsilon_of_cost_is_the_best_order_of_the_conversion():
     assert math.isfinite(float(expected)) and expected > 0
     got = epsilon_of_cost(cost, sigma=sigma, delta=delta, orders=orders)
     assert got == pytest.approx(float(expected), rel=RTOL)
+
+
+# ------------------------------------------------------------------------------ paper 003: exact laws in balls
+def _rr_laws(m, eps_a, p0, p1):
+    """RR(eps_A) on m values: keep = e^eps_A / (e^eps_A + m - 1), other = 1 / (e^eps_A + m - 1) (paper 003, Sec. II)."""
+    big = mp.exp(mp.mpf(eps_a))
+    keep, other = big / (big + m - 1), 1 / (big + m - 1)
+    return [[other + (keep - other) * mp.mpf(v) for v in law] for law in (p0, p1)]
+
+
+def _geometric_laws(domain, eps_a, p0, p1):
+    """The clamped geometric mechanism, r = e^-eps_A: interior (1 - r) / (1 + r) r^|y - x|, the ends r^|y - x| / (1 + r)."""
+    r = mp.exp(-mp.mpf(eps_a))
+    low, high = domain[0], domain[-1]
+    out = []
+    for law in (p0, p1):
+        out.append([sum(mp.mpf(m) * ((1 if y in (low, high) else 1 - r) / (1 + r)) * r ** abs(y - x)
+                        for x, m in zip(domain, law)) for y in range(low, high + 1)])
+    return out
+
+
+@pytest.mark.parametrize("epsilon", [2e-4, 0.5, 6.0])
+def test_ball_hockey_sticks_of_randomized_response(epsilon):
+    from pufferfish.distp.exact_laws import base_hockey_sticks
+    from pufferfish.mechanisms import RandomizedResponse
+
+    p0, p1, eps_a = [0.7, 0.3, 0.0], [0.0, 0.4, 0.6], 9.0
+    mu0, mu1 = _rr_laws(3, eps_a, p0, p1)
+    forward, backward = base_hockey_sticks(RandomizedResponse(3, eps_a), p0, p1, epsilon=epsilon)
+    assert _hockey(mu0, mu1, epsilon) > 0 and _hockey(mu1, mu0, epsilon) > 0
+    assert forward == pytest.approx(float(_hockey(mu0, mu1, epsilon)), rel=RTOL)
+    assert backward == pytest.approx(float(_hockey(mu1, mu0, epsilon)), rel=RTOL)
+
+
+@pytest.mark.parametrize("epsilon", [5e-4, 0.3, 5.5])
+def test_ball_hockey_sticks_of_the_clamped_geometric_mechanism(epsilon):
+    from pufferfish.distp.exact_laws import base_hockey_sticks
+    from pufferfish.mechanisms import ClampedGeometric
+
+    domain, p0, p1, eps_a = (0, 1, 2, 3), [0.6, 0.4, 0.0, 0.0], [0.0, 0.0, 0.4, 0.6], 4.0
+    mu0, mu1 = _geometric_laws(domain, eps_a, p0, p1)
+    assert abs(sum(mu0) - 1) < 1e-30 and _hockey(mu0, mu1, epsilon) > 0 and _hockey(mu1, mu0, epsilon) > 0
+    forward, backward = base_hockey_sticks(ClampedGeometric(domain, eps_a), p0, p1, epsilon=epsilon)
+    assert forward == pytest.approx(float(_hockey(mu0, mu1, epsilon)), rel=RTOL)
+    assert backward == pytest.approx(float(_hockey(mu1, mu0, epsilon)), rel=RTOL)
