@@ -65,7 +65,8 @@ CERTIFIED: tuple[Computation, ...] = (
     Computation("distp/moment_bounds.shifted_moment_bounds", "pufferfish.distp.moment_bounds:shifted_moment_bounds",
                 _ANY),
     Computation("distp/tupling.Tupling.delta", "pufferfish.distp.tupling:Tupling.delta",
-                (Region("k = 0 dummies", lambda a: _dummies(a) == 0), Region("k > 0 dummies", lambda a: _dummies(a) > 0)),
+                (Region("k = 0 dummies", lambda a: _dummies(a) == 0),
+                 Region("k > 0 dummies", lambda a: _dummies(a) > 0)),
                 fields=("delta", "delta_upper")),
     # --- paper 003: calibrations
     Computation("distp/calibrate.largest_rr_epsilon", "pufferfish.distp.calibrate:largest_rr_epsilon", _ANY,

@@ -13,7 +13,8 @@ def test_every_privacy_function_is_in_the_fault_list():
     targets = {c.target for c in catalog.CATALOG}
     missing = [f for f in coverage.privacy_functions()
                if f not in targets and f not in coverage.ROUTES and f not in coverage.EXCLUDED]
-    assert missing == [], f"add to tests/faults/catalog*.py, or to ROUTES / EXCLUDED of tests/faults/coverage.py: {missing}"
+    assert missing == [], f"add to tests/faults/catalog*.py, or to ROUTES / EXCLUDED of tests/faults/coverage.py: " \
+                          f"{missing}"
 
 
 def test_the_tables_name_public_privacy_functions_only():

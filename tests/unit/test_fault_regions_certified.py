@@ -131,7 +131,8 @@ def _rr_laws(m, eps_a, p0, p1):
 
 
 def _geometric_laws(domain, eps_a, p0, p1):
-    """The clamped geometric mechanism, r = e^-eps_A: interior (1 - r) / (1 + r) r^|y - x|, the ends r^|y - x| / (1 + r)."""
+    """The clamped geometric mechanism, r = e^-eps_A: interior outputs (1 - r) / (1 + r) r^|y - x|, the two ends
+    r^|y - x| / (1 + r)."""
     r = mp.exp(-mp.mpf(eps_a))
     low, high = domain[0], domain[-1]
     out = []

@@ -99,7 +99,8 @@ def test_minimal_costs_at_T_1_is_the_square_of_the_shift():
 @pytest.mark.parametrize("delta", [1e-12, 1e-3, 0.3])
 def test_exact_audit_epsilon_is_the_root_of_the_hockey_stick(delta):
     audit = ExactAudit(mean_gap=2.0, gain=1.0, data_variance=0.0, sigma=1.0)      # mu = 2
-    expected = mp.findroot(lambda e: _bw_delta(2, e) - delta, (mp.mpf("1e-6"), mp.mpf(40)), solver="illinois", tol=mp.mpf(10) ** -70, maxsteps=400)
+    expected = mp.findroot(lambda e: _bw_delta(2, e) - delta, (mp.mpf("1e-6"), mp.mpf(40)), solver="illinois",
+                           tol=mp.mpf(10) ** -70, maxsteps=400)
     assert abs(_bw_delta(2, expected) - delta) < mp.mpf(delta) * mp.mpf("1e-30")
     assert audit.epsilon(delta=delta) == pytest.approx(float(expected), rel=RTOL)
 
@@ -141,8 +142,9 @@ def test_sigma_for_renyi_at_alpha_near_1_and_large(alpha):
 
 @pytest.mark.parametrize("epsilon, delta, branch", [(1.0, 0.5, "ckd"), (0.01, 0.9, "kl")])
 def test_sigma_for_epsilon_delta_at_delta_above_0_1(epsilon, delta, branch):
-    """One order a = 2: sigma = min(sqrt(a X / (2 r)), sqrt(a X / (2 k))), r = eps - log(1 - 1/a) + log(delta a) / (a - 1)
-    (Canonne, Kamath, Steinke, Prop. 12) and k = -log(1 - delta^2) (the KL branch)."""
+    """One order a = 2: sigma = min(sqrt(a X / (2 r)), sqrt(a X / (2 k))),
+    r = eps - log(1 - 1/a) + log(delta a) / (a - 1) (Canonne, Kamath, Steinke, Prop. 12) and k = -log(1 - delta^2)
+    (the KL branch)."""
     cost, a = 3.0, mp.mpf(2)
     room = epsilon - mp.log(1 - 1 / a) + mp.log(mp.mpf(delta) * a) / (a - 1)
     kl_room = -mp.log(1 - mp.mpf(delta) ** 2)
