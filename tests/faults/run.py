@@ -26,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from tests.faults import catalog
@@ -188,14 +188,14 @@ def main(argv=None) -> int:
     caught = 0
     start = time.time()
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = {catalog.key(*f): pool.submit(one, f) for f in sorted(faults, key=cost, reverse=True)}
-        for fault in faults:
-            key, tests, result = futures[catalog.key(*fault)].result()
+        futures = [pool.submit(one, f) for f in sorted(faults, key=cost, reverse=True)]
+        for future in as_completed(futures):             # one line per fault as it ends
+            key, tests, result = future.result()
             if result is None:
                 print(f"NOT CAUGHT  {key}: no test of the fast tier reaches it", flush=True)
             elif result["first"] is not None:
                 caught += 1
-                print(f"caught      {key}: {result['first']['test']}", flush=True)
+                print(f"caught      {key}: {result['first']['test']} ({result['seconds']:.0f} s)", flush=True)
             else:
                 extra = f" ({result['status']})" if result["status"] != "passed" else ""
                 print(f"NOT CAUGHT  {key}: {len(tests)} tests reach it, none fails{extra}", flush=True)
