@@ -166,3 +166,16 @@ def test_ball_hockey_sticks_of_the_clamped_geometric_mechanism(epsilon):
     forward, backward = base_hockey_sticks(ClampedGeometric(domain, eps_a), p0, p1, epsilon=epsilon)
     assert forward == pytest.approx(float(_hockey(mu0, mu1, epsilon)), rel=RTOL)
     assert backward == pytest.approx(float(_hockey(mu1, mu0, epsilon)), rel=RTOL)
+
+
+@pytest.mark.parametrize("n, theta", [(1, 0.3), (5, 0.8), (40, 2.0)])
+def test_chernoff_bound_is_the_moment_generating_function_bound(n, theta):
+    """E[S^+] <= M(theta)^n / (e theta), M(theta) = sum_j nu_j e^(theta w_j) (sup_s s e^(-theta s) = 1 / (e theta))."""
+    from pufferfish.distp.grid import chernoff_bound
+
+    w, nu = np.array([-1.0, 0.25, 0.5]), np.array([0.6, 0.3, 0.1])
+    m = sum(mp.mpf(p) * mp.exp(mp.mpf(theta) * x) for x, p in zip(w, nu))
+    expected = m ** n / (mp.e * theta)
+    got = chernoff_bound(w, nu, n, theta)
+    assert got >= expected
+    assert got == pytest.approx(float(expected), rel=RTOL)
