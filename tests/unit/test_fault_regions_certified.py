@@ -21,7 +21,13 @@ from pufferfish.iteration.every_secret import all_secrets_audit
 from pufferfish.iteration.every_secret import hockey_stick as gaussian_hockey_stick
 from pufferfish.iteration.exact import ExactAudit
 
-mp.mp.dps = 40
+
+@pytest.fixture(autouse=True)
+def _forty_digits():
+    """mpmath at 40 digits in this module's tests only (mpmath's precision is global: other modules set theirs)."""
+    with mp.workdps(40):
+        yield
+
 RTOL = 1e-9
 P0 = [0.5, 0.3, 0.15, 0.05]
 P1 = [0.2, 0.2, 0.35, 0.25]

@@ -19,7 +19,13 @@ from pufferfish.iteration.exact import ExactAudit, exact_audit
 from pufferfish.iteration.geometric import noise_gain
 from pufferfish.iteration.minorant import minimal_costs
 
-mp.mp.dps = 40
+
+@pytest.fixture(autouse=True)
+def _forty_digits():
+    """mpmath at 40 digits in this module's tests only (mpmath's precision is global: other modules set theirs)."""
+    with mp.workdps(40):
+        yield
+
 RTOL = 1e-9
 
 

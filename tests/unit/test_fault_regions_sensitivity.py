@@ -16,7 +16,13 @@ from pufferfish.audit.geometric_lattice import geometric_privacy_loss
 from pufferfish.lattice import LatticePMF
 from pufferfish.sensitivity.diffusion import diffusion_sensitivity, ou_law
 
-mp.mp.dps = 40
+
+@pytest.fixture(autouse=True)
+def _forty_digits():
+    """mpmath at 40 digits in this module's tests only (mpmath's precision is global: other modules set theirs)."""
+    with mp.workdps(40):
+        yield
+
 RTOL = 1e-12
 
 
