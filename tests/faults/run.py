@@ -117,7 +117,7 @@ def record(path: Path, jobs: int) -> dict:
     ``jobs`` > 1); its recording (exits if the suite fails)."""
     start = time.time()
     spread = ["-n", str(jobs), "--dist", "loadfile"] if jobs > 1 and _xdist() else []
-    proc = subprocess.run(_pytest("-m", "not slow", *spread, f"--fault-record={path}", *RECORDED), cwd=REPO,
+    proc = subprocess.run(_pytest("-rf", "-m", "not slow", *spread, f"--fault-record={path}", *RECORDED), cwd=REPO,
                           env=_environment(), capture_output=True, text=True)
     if proc.returncode != 0 or not (path.exists() or any(path.parent.glob(path.name + ".gw*"))):
         print(proc.stdout[-6000:], proc.stderr[-3000:], sep="\n")
