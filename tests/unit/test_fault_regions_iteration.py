@@ -56,18 +56,18 @@ def _equal_correlation_fields(size, rho, v, k, eta, diameter):
 def test_noise_gain_at_T_above_1e4_is_the_geometric_sum(size, eta):
     r = 1 - mp.mpf(eta)
     expected = (1 - r ** (2 * size)) / (1 - r ** 2)
-    assert noise_gain(size, eta) == pytest.approx(float(expected), rel=1e-12)
+    assert noise_gain(size, eta) == pytest.approx(float(expected), rel=1e-12, abs=0)
 
 
 def test_exact_audit_at_T_1e4_has_the_closed_form_fields():
     size, rho, v, k, eta, sigma, diameter = 10_000, 0.3, 2.0, 5_000, 1e-3, 0.5, 1.5
     audit = exact_audit(EqualCorrelation(size, rho, v), secret_index=k, eta=eta, sigma=sigma, diameter=diameter)
     gap, data, gain = _equal_correlation_fields(size, rho, v, k, eta, diameter)
-    assert audit.mean_gap == pytest.approx(float(gap), rel=RTOL)
-    assert audit.data_variance == pytest.approx(float(data), rel=RTOL)
-    assert audit.gain == pytest.approx(float(gain), rel=RTOL)
+    assert audit.mean_gap == pytest.approx(float(gap), rel=RTOL, abs=0)
+    assert audit.data_variance == pytest.approx(float(data), rel=RTOL, abs=0)
+    assert audit.gain == pytest.approx(float(gain), rel=RTOL, abs=0)
     variance = sigma ** 2 * gain + data
-    assert audit.renyi(alpha=3.0) == pytest.approx(float(3 * gap ** 2 / (2 * variance)), rel=RTOL)
+    assert audit.renyi(alpha=3.0) == pytest.approx(float(3 * gap ** 2 / (2 * variance)), rel=RTOL, abs=0)
 
 
 def test_all_secrets_audit_at_T_1e4_has_the_closed_form_fields():
@@ -75,9 +75,9 @@ def test_all_secrets_audit_at_T_1e4_has_the_closed_form_fields():
     audit = all_secrets_audit(EqualCorrelation(size, rho, v), eta=eta, sigma=sigma, diameter=diameter)
     for k in (1, 4_321, size):
         gap, data, gain = _equal_correlation_fields(size, rho, v, k, eta, diameter)
-        assert audit.mean_gap[k - 1] == pytest.approx(float(gap), rel=RTOL)
-        assert audit.data_variance[k - 1] == pytest.approx(float(data), rel=RTOL)
-    assert audit.gain == pytest.approx(float(gain), rel=RTOL)
+        assert audit.mean_gap[k - 1] == pytest.approx(float(gap), rel=RTOL, abs=0)
+        assert audit.data_variance[k - 1] == pytest.approx(float(data), rel=RTOL, abs=0)
+    assert audit.gain == pytest.approx(float(gain), rel=RTOL, abs=0)
 
 
 def test_minimal_costs_at_T_1e4():
@@ -89,16 +89,16 @@ def test_minimal_costs_at_T_1e4():
     cm = mp.mpf(c)
     p_t = (1 - cm ** (2 * size)) / (1 - cm ** 2)
     paper, contracted = minimal_costs(first, contractions=(1.0, c))
-    assert paper == pytest.approx(1.0 / size, rel=1e-12)
-    assert contracted == pytest.approx(float(cm ** (2 * (size - 1)) / p_t), rel=RTOL)
+    assert paper == pytest.approx(1.0 / size, rel=1e-12, abs=0)
+    assert contracted == pytest.approx(float(cm ** (2 * (size - 1)) / p_t), rel=RTOL, abs=0)
     ramp = np.arange(1.0, size + 1.0)
     (cost,) = minimal_costs(ramp, contractions=(1.0,))
-    assert cost == pytest.approx(size * (size + 1) * (2 * size + 1) / 6, rel=1e-12)
+    assert cost == pytest.approx(size * (size + 1) * (2 * size + 1) / 6, rel=1e-12, abs=0)
 
 
 def test_minimal_costs_at_T_1_is_the_square_of_the_shift():
     """T = 1: a_1 = s_1 whatever the contraction (z_1 = s_1 - a_1 = 0)."""
-    assert minimal_costs([3.0], contractions=(1.0, 0.5, 0.0)) == pytest.approx((9.0, 9.0, 9.0), rel=1e-15)
+    assert minimal_costs([3.0], contractions=(1.0, 0.5, 0.0)) == pytest.approx((9.0, 9.0, 9.0), rel=1e-15, abs=0)
 
 
 # ------------------------------------------------------------------------------ ExactAudit.epsilon, every delta
@@ -108,7 +108,7 @@ def test_exact_audit_epsilon_is_the_root_of_the_hockey_stick(delta):
     expected = mp.findroot(lambda e: _bw_delta(2, e) - delta, (mp.mpf("1e-6"), mp.mpf(40)), solver="illinois",
                            tol=mp.mpf(10) ** -70, maxsteps=400)
     assert abs(_bw_delta(2, expected) - delta) < mp.mpf(delta) * mp.mpf("1e-30")
-    assert audit.epsilon(delta=delta) == pytest.approx(float(expected), rel=RTOL)
+    assert audit.epsilon(delta=delta) == pytest.approx(float(expected), rel=RTOL, abs=0)
 
 
 # ------------------------------------------------------------------------------ every secret's hockey stick
@@ -119,7 +119,7 @@ def test_every_secret_hockey_stick_at_small_and_large_epsilon(epsilon):
     for gap, value in zip(gaps, got):
         expected = _bw_delta(gap, epsilon)
         assert expected > 1e-300
-        assert value == pytest.approx(float(expected), rel=RTOL)
+        assert value == pytest.approx(float(expected), rel=RTOL, abs=0)
 
 
 # ------------------------------------------------------------------------------ conversions and calibrations
@@ -134,7 +134,7 @@ def test_rdp_delta_at_epsilon_above_5():
     values = [log_delta(a, r) for a, r in zip(orders, divergences)]
     best = int(np.argmin([float(x) for x in values]))
     delta, order = rdp_delta(orders, divergences, epsilon=epsilon)
-    assert delta == pytest.approx(float(mp.exp(values[best])), rel=RTOL)
+    assert delta == pytest.approx(float(mp.exp(values[best])), rel=RTOL, abs=0)
     assert order == orders[best]
 
 
@@ -143,7 +143,7 @@ def test_sigma_for_renyi_at_alpha_near_1_and_large(alpha):
     """sqrt(alpha X / (2 eps)), claimed with the relative margin 2^-40."""
     cost, epsilon = 2.0, 0.3
     expected = mp.sqrt(mp.mpf(alpha) * cost / (2 * mp.mpf(epsilon)))
-    assert sigma_for_renyi(cost, alpha=alpha, epsilon=epsilon) == pytest.approx(float(expected), rel=1e-11)
+    assert sigma_for_renyi(cost, alpha=alpha, epsilon=epsilon) == pytest.approx(float(expected), rel=1e-11, abs=0)
 
 
 @pytest.mark.parametrize("epsilon, delta, branch", [(1.0, 0.5, "ckd"), (0.01, 0.9, "kl")])
@@ -157,4 +157,4 @@ def test_sigma_for_epsilon_delta_at_delta_above_0_1(epsilon, delta, branch):
     ckd, kl = mp.sqrt(a * cost / (2 * room)), mp.sqrt(a * cost / (2 * kl_room))
     assert (ckd < kl) == (branch == "ckd")
     got = sigma_for_epsilon_delta(cost, epsilon=epsilon, delta=delta, orders=[2.0])
-    assert got == pytest.approx(float(min(ckd, kl)), rel=1e-12)
+    assert got == pytest.approx(float(min(ckd, kl)), rel=1e-12, abs=0)
