@@ -10,8 +10,11 @@ arguments (epsilon near 0 and large, alpha near 1 and large, T = 1 and huge, eta
 1, rho near 1) are regions of their own. ``fields`` names the fields of a dataclass result
 that the fault multiplies (the computed numbers, not the echoed inputs).
 
-A new exact computation is one entry of :data:`CATALOG` (e.g. the tupling delta of
-``pufferfish.distp``: its target, its scale and epsilon regions).
+A new exact computation is one entry of :data:`CATALOG` (here, or in :mod:`tests.faults.catalog_certified` for
+the computations added since issue 35: paper 003's, the certified ones). ``tests/unit/test_fault_catalog.py``
+holds the catalog to every public function of the package that returns a privacy value (the rule and the
+tables of routes and reasoned exclusions: :mod:`tests.faults.coverage`). A region removed from the list (an
+input the function refuses, or one no public route gives it) goes to :data:`REMOVED` with the reason.
 """
 from __future__ import annotations
 
