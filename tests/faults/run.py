@@ -1,7 +1,7 @@
 """``make test-faults``: does the fast tier fail when one exact computation is off by 1e-6 in one region?
 
 First one run of the fast unit tests (``make test``'s selection, ``-m "not slow"``, of ``tests/unit``:
-:data:`RECORDED`; on every CPU with pytest-xdist when it is installed, the workers' recordings merged)
+:data:`RECORDED`; in one process, or on ``--record-jobs`` pytest-xdist workers whose recordings are merged)
 with every computation of :mod:`tests.faults.catalog` wrapped by a recorder: which tests reach each
 (computation, region) with a result a fault would change. It must pass. Then, for each (computation, region), the tests
 that reach it are run again (``-x``, fastest first; one fault run per CPU at once, each in a forked child of a
@@ -161,6 +161,9 @@ def run_fault(key: str, tests: list[str], work: Path, workers: Workers | None = 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=int(os.environ.get("FAULT_JOBS", os.cpu_count() or 1)))
+    parser.add_argument("--record-jobs", type=int, default=int(os.environ.get("FAULT_RECORD_JOBS", "1")),
+                        help="pytest-xdist workers of the recording (1: one process; more needs an xdist-safe fast "
+                             "tier: under -n some unit tests that share module state fail)")
     parser.add_argument("--only", default="")
     parser.add_argument("--record", type=Path, default=None)
     parser.add_argument("--keep", type=Path, default=None)
@@ -169,7 +172,7 @@ def main(argv=None) -> int:
     work = Path(args.keep or tempfile.mkdtemp(prefix="pufferfish-faults-"))
     work.mkdir(parents=True, exist_ok=True)
     recording = (json.loads(args.record.read_text(encoding="utf-8")) if args.record
-                 else record(work / "record.json", args.jobs))
+                 else record(work / "record.json", args.record_jobs))
     durations = recording["durations"]
     faults = [(c, r) for c, r in catalog.faults() if args.only in catalog.key(c, r)]
 
