@@ -2,7 +2,8 @@
 
 * ``--fault-record=FILE``: every computation of the catalog is wrapped by a recorder; FILE
   receives, for each (computation, region), the tests whose calls reached it with a result a
-  fault would change, and each test's duration.
+  fault would change, and each test's duration. Under pytest-xdist (``-n``) each worker writes
+  ``FILE.<worker id>`` and :func:`tests.faults.run.merge` joins them.
 * ``--fault=KEY``: the one fault ``computation@region`` is installed (here and, through
   :data:`~tests.faults.inject.ENVIRONMENT` and ``tests/faults/site``, in every child Python
   process); ``--fault-select=FILE`` keeps only the tests listed there (one node id a line);
@@ -62,8 +63,14 @@ class _Recorder:
         self.current = None
 
     def pytest_sessionfinish(self, session, exitstatus):
-        Path(self.path).write_text(json.dumps({"exitstatus": int(exitstatus), "reached": self.reached,
-                                               "durations": self.durations}, indent=1), encoding="utf-8")
+        worker = os.environ.get("PYTEST_XDIST_WORKER")
+        if worker is None and hasattr(session.config, "workerinput"):
+            worker = session.config.workerinput.get("workerid")
+        if worker is None and getattr(session.config.option, "numprocesses", None):
+            return                                      # the xdist controller: the workers record
+        path = Path(self.path) if worker is None else Path(f"{self.path}.{worker}")
+        path.write_text(json.dumps({"exitstatus": int(exitstatus), "reached": self.reached,
+                                    "durations": self.durations}, indent=1), encoding="utf-8")
 
 
 class _Fault:
