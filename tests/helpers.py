@@ -414,3 +414,14 @@ class certified:
 
     def __repr__(self) -> str:
         return f"certified({self.truth!r})"
+
+
+def assert_rounded_up(got, numerator: float, denominators) -> None:
+    """Each ``got[k]`` is the smallest float at or above the exact quotient ``numerator / denominators[k]``
+    (checked in exact rationals: at least the quotient, and the float below it is below the quotient)."""
+    from fractions import Fraction
+
+    got = np.atleast_1d(np.asarray(got, dtype=float))
+    for k, (g, d) in enumerate(zip(got, np.atleast_1d(np.asarray(denominators, dtype=float)))):
+        exact = Fraction(numerator) / Fraction(float(d))
+        assert Fraction(float(g)) >= exact > Fraction(math.nextafter(float(g), -math.inf)), (k, g, numerator, d)

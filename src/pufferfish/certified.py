@@ -19,7 +19,7 @@ import math
 
 from pufferfish.errors import ComputationError
 
-__all__ = ["CERTIFIED_RTOL", "upper", "lower", "round_up", "round_down", "quotient_upper", "arb_upper_float"]
+__all__ = ["CERTIFIED_RTOL", "upper", "lower", "round_up", "round_down", "quotient_upper", "quotients_upper", "arb_upper_float"]
 
 #: the largest relative over-statement a certified value may carry: true <= value <= true (1 + CERTIFIED_RTOL)
 CERTIFIED_RTOL = 1e-9
@@ -171,6 +171,33 @@ def quotient_upper(numerator: float, denominator: float) -> float:
     except OverflowError:
         return math.inf
     return math.nextafter(value, math.inf) if Fraction(value) < exact else value
+
+
+def quotients_upper(numerator: float, denominators) -> "numpy.ndarray":
+    r""":func:`quotient_upper` of ``numerator`` over each of ``denominators`` (an array of the same shape):
+    the scale ``w / epsilon`` of a closed form, as the float at or above the exact quotient.
+
+    Parameters
+    ----------
+    numerator : float
+        A finite float.
+    denominators : array_like
+        Finite floats > 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        The quotients rounded upward (inf beyond the float range).
+
+    Raises
+    ------
+    ComputationError
+        As :func:`quotient_upper`.
+    """
+    import numpy as np
+
+    flat = np.asarray(denominators, dtype=float)
+    return np.array([quotient_upper(numerator, float(d)) for d in flat.reshape(-1)]).reshape(flat.shape)
 
 
 def arb_upper_float(ball) -> float:

@@ -103,5 +103,10 @@ CERTIFIED: tuple[Computation, ...] = (
     # --- public computations without an entry before
     Computation("mechanisms/geometric.pair_epsilons", "pufferfish.mechanisms.geometric:ClampedGeometric.pair_epsilons",
                 _ANY),
-    Computation("audit/laplace_mixture.tail_log_ratios", "pufferfish.audit.laplace_mixture:tail_log_ratios", _ANY),
+    Computation("audit/laplace_mixture.tail_log_ratios", "pufferfish.audit.emg_density:tail_log_ratios", _ANY),
+    # --- issue 39's certified routes: the arb recomputations of the lattice audits, the mixture's certified sup
+    Computation("audit/certify.arb_loss", "pufferfish.audit.certify:arb_loss", _ANY),
+    Computation("audit/certify.arb_laplace_hockey", "pufferfish.audit.certify:arb_laplace_hockey", _ANY),
+    Computation("audit/mixture_privacy_loss.epsilon_bound", "pufferfish.audit.mixture_privacy_loss:epsilon_bound",
+                _ANY),
 )

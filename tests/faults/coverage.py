@@ -40,7 +40,7 @@ ROUTES: dict[str, str] = {
     "pufferfish.audit.geometric_lattice:geometric_renyi": "audit/geometric_lattice.renyi",
     "pufferfish.audit.laplace_lattice:lattice_privacy_loss": "audit/laplace_lattice.loss",
     "pufferfish.audit.laplace_lattice:laplace_hockey_stick": "audit/laplace_lattice.hockey_stick",
-    "pufferfish.audit.laplace_mixture:delta_achieved": "audit/laplace_mixture.hockey_stick",
+    "pufferfish.audit.mixture_hockey_stick:delta_achieved": "audit/mixture_hockey_stick.hockey_stick",
     "pufferfish.distp.divergences:hockey_stick": "distp/divergences.hockey_stick",
     "pufferfish.distp.divergences:distp_delta": "distp/divergences.hockey_stick",
     "pufferfish.distp.divergences:pure_epsilon": "distp/divergences.pure_epsilon",

@@ -17,19 +17,19 @@ from pufferfish.multiuser.methods import (LEMMA6_GROUPINGS, bernoulli_eq15, kant
 from pufferfish.registry import calibrate
 from pufferfish.lattice.system import Absent, Draws, Reports, SecretPair, User
 from pufferfish.lattice.transport import kantorovich_plan
-from tests.helpers import random_pmf
+from tests.helpers import assert_rounded_up, random_pmf
 
 EPS = np.round(np.arange(1, 11) / 10, 10)
 
 
 def test_theorem1_and_2_hand_values():
-    np.testing.assert_allclose(theorem1(5, 3, epsilons=EPS), 2 / EPS, rtol=0)   # Fig. 1: 2/eps
-    np.testing.assert_allclose(theorem2(5, epsilons=EPS), 5 / EPS, rtol=0)      # Fig. 2: 5/eps
+    assert_rounded_up(theorem1(5, 3, epsilons=EPS), 2, EPS)   # Fig. 1: 2/eps, rounded upward (a scale)
+    assert_rounded_up(theorem2(5, epsilons=EPS), 5, EPS)      # Fig. 2: 5/eps
     assert theorem1([5, 1], [3, 4], epsilons=[1.0])[0] == 3.0                   # max over users
 
 
 def test_theorem3_max_is_largest_atom_over_epsilon(p4):
-    np.testing.assert_allclose(theorem3_max(p4, epsilons=EPS), 5 / EPS, rtol=0)  # Fig. 3: 5/eps
+    assert_rounded_up(theorem3_max(p4, epsilons=EPS), 5, EPS)  # Fig. 3: 5/eps
     neg = LatticePMF.from_values([-7, 2], [0.5, 0.5])
     assert theorem3_max(neg, epsilons=[1.0])[0] == 7.0
 
@@ -71,14 +71,14 @@ def test_theorem3_brent_degenerate_cases():
 
 
 def test_theorem4_for_p4_q4(p4, q4):
-    np.testing.assert_allclose(theorem4(p4, q4, epsilons=EPS), 2 / EPS, rtol=0)    # sup Delta* = 2
+    assert_rounded_up(theorem4(p4, q4, epsilons=EPS), 2, EPS)    # sup Delta* = 2
 
 
 def test_lemma5_and_lemma6_bernoulli_closed_form(table2):
     b2, b9 = LatticePMF.bernoulli(0.2), LatticePMF.bernoulli(0.9)
     rest = sum_of_users(table2)
     eps = np.round(np.arange(1, 41) / 1000, 10)   # Fig. 8 axis
-    np.testing.assert_allclose(lemma5(b2, b9, epsilons=eps), 1 / eps, rtol=0)
+    assert_rounded_up(lemma5(b2, b9, epsilons=eps), 1, eps)
     # p < q: min psi = p / (q - p) = 0.2 / 0.7, reached one above the largest sum of the rest
     expected = 1.0 / np.log(np.exp(eps) + (np.exp(eps) - 1) * (0.2 / 0.7))
     got = lemma6(b2, b9, rest, epsilons=eps)

@@ -762,7 +762,7 @@ EXEMPT = {
                     "the engine of the exact audit and the accountants' claims, called on validated values"),
     "pufferfish.iteration.accountants.CLAIM_MARGIN": _DATA,
     "pufferfish.certified.CERTIFIED_RTOL": _DATA,
-    **dict.fromkeys(["pufferfish.certified.upper", "pufferfish.certified.lower", "pufferfish.certified.quotient_upper",
+    **dict.fromkeys(["pufferfish.certified.upper", "pufferfish.certified.lower", "pufferfish.certified.quotient_upper", "pufferfish.certified.quotients_upper",
                      "pufferfish.certified.round_up", "pufferfish.certified.round_down"],
                     "the directed-rounding arithmetic of the audits, called with the floats and error bounds "
                     "the audits computed (test_certified.py)"),

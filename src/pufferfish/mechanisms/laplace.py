@@ -22,6 +22,7 @@ import math
 
 import numpy as np
 
+from pufferfish.certified import quotients_upper
 from pufferfish.checks import real
 from pufferfish.grids import check_epsilons
 from pufferfish.mechanisms.scales import arb_certified, check_scales, scale_up
@@ -54,23 +55,7 @@ def laplace_scale(sensitivity, *, epsilons) -> np.ndarray:
         a scale that is not a positive float (under- or overflow) for a sensitivity > 0.
     """
     w, eps = real(sensitivity, name="sensitivity", lo=0.0), check_epsilons(epsilons)
-    return check_scales(_quotient_up(w, eps), sensitivity=w, epsilons=eps)
-
-
-def _quotient_up(w: float, eps: np.ndarray) -> np.ndarray:
-    """w / eps rounded upward, elementwise (exact rationals: w / eps itself where it is a float)."""
-    from fractions import Fraction
-
-    out = np.empty(eps.shape)
-    flat = out.reshape(-1)
-    for k, e in enumerate(np.asarray(eps, dtype=float).reshape(-1)):
-        exact = Fraction(w) / Fraction(float(e))
-        try:
-            b = float(exact)
-        except OverflowError:
-            b = math.inf
-        flat[k] = math.nextafter(b, math.inf) if math.isfinite(b) and Fraction(b) < exact else b
-    return out
+    return check_scales(quotients_upper(w, eps), sensitivity=w, epsilons=eps)
 
 
 

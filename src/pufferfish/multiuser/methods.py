@@ -27,6 +27,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from pufferfish.certified import quotient_upper, quotients_upper, upper
 from pufferfish.checks import choice, instance, reals
 from pufferfish.errors import InvalidArgumentError, NotApplicableError
 from pufferfish.grids import check_epsilons
@@ -55,9 +56,10 @@ def _pmfs(**pmfs) -> None:
 
 
 def _over(numerator: float, eps: np.ndarray) -> np.ndarray:
-    """``numerator / eps``, refusing an epsilon whose scale overflows float64."""
+    """``numerator / eps`` rounded upward (the float at or above the exact quotient: a scale is never
+    below the one its theorem needs), refusing an epsilon whose scale overflows float64."""
     _finite_scales(numerator, eps)
-    return numerator / eps
+    return quotients_upper(numerator, eps)
 
 
 def _finite_scales(numerator: float, eps: np.ndarray) -> None:
@@ -222,14 +224,16 @@ def theorem3_brent(pmf: LatticePMF, *, epsilons) -> np.ndarray:
     for k, e in enumerate(eps):
         def g(theta, e=e):
             return h(1.0 / theta) - e
-        hi = big / e
-        lo = min(hi, max(mean_abs / e, big / (e - log_pm)))
+        hi = quotient_upper(big, float(e))     # the scale of the bound (14), rounded upward
+        lo = min(hi, max(quotient_upper(mean_abs, float(e)), upper(big / (e - log_pm), rel_error=2.0 ** -51)))
         if not g(lo) > 0.0:     # lo meets (13) (as computed), no smaller theta can: E|D| / eps at tiny eps
             out[k] = lo
         elif not g(hi) < 0.0:   # |D| = M almost surely: lo = hi up to rounding and the bound (14) is exact
             out[k] = hi
         else:
-            out[k] = brentq(g, lo, hi, xtol=BRENT_RTOL * lo, rtol=BRENT_RTOL, maxiter=500)
+            # the upper end of Brent's interval around the root (within xtol + rtol |root| of it)
+            root = brentq(g, lo, hi, xtol=BRENT_RTOL * lo, rtol=BRENT_RTOL, maxiter=500)
+            out[k] = min(hi, upper(root, BRENT_RTOL * lo, rel_error=BRENT_RTOL))
     return out
 
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pufferfish.certified import upper
 from pufferfish.checks import integer, real
 from pufferfish.errors import ArgumentTypeError, InvalidArgumentError
 
@@ -192,7 +193,9 @@ def diffusion_sensitivity(*, lipschitz, diameter, rate, times, norm) -> float:
         raise ArgumentTypeError(f"norm = {norm!r}: must be 1, 2 or inf")
     if float(norm) not in (1.0, 2.0, math.inf):
         raise InvalidArgumentError(f"norm = {norm!r}: must be 1, 2 or inf")
-    return lip * diam * float(np.linalg.norm(np.exp(-lam * t), ord=float(norm)))
+    # rounded upward: a sensitivity is an upper bound (exp, the norm and two products each within a few
+    # units of roundoff; 2^-50 relative covers them and the rounding of the laws' means it bounds)
+    return upper(lip * diam * float(np.linalg.norm(np.exp(-lam * t), ord=float(norm))), rel_error=2.0 ** -50)
 
 
 def ou_law(x0, *, rate, time) -> tuple[float, float]:
