@@ -51,8 +51,6 @@ def method_label(name: str) -> str:
 
 _VIOLATION = dict(marker="x", color=LINE_COLOURS[6], s=60, linewidths=2, zorder=5)
 _ZERO = dict(marker="v", s=40, edgecolors="black", linewidths=0.6, zorder=12, clip_on=False)
-#: the relative slack of the audit (config audit.rtol's default) before a marker is drawn
-_RTOL = 1e-9
 #: a panel whose positive scales (or epsilons) span more than this ratio gets a log axis (Fig. 8: 1/eps
 #: over eps in [0.001, 0.04] would squeeze every curve into a corner of a linear one)
 _LOG_RATIO = 30.0
@@ -74,9 +72,10 @@ def violates(frame: pd.DataFrame) -> pd.Series:
     def column(name):
         return frame[name].astype(float) if name in frame.columns else pd.Series(np.nan, index=frame.index)
     eps, delta = frame["epsilon"].astype(float), column("delta")
-    bad = column("epsilon_achieved") > eps * (1 + _RTOL)
-    bad |= column("delta_achieved") > delta * (1 + _RTOL)
-    bad |= column("renyi_achieved") > eps * (1 + _RTOL)
+    # the audit's rule: a certified achieved value above its target, no tolerance (issue 39)
+    bad = column("epsilon_achieved") > eps
+    bad |= column("delta_achieved") > delta
+    bad |= column("renyi_achieved") > eps
     return bad
 
 
