@@ -56,8 +56,7 @@ def _pmfs(**pmfs) -> None:
 
 
 def _over(numerator: float, eps: np.ndarray) -> np.ndarray:
-    """``numerator / eps`` rounded upward (the float at or above the exact quotient: a scale is never
-    below the one its theorem needs), refusing an epsilon whose scale overflows float64."""
+    """``numerator / eps`` rounded upward (never below its theorem's scale), refusing one that overflows float64."""
     _finite_scales(numerator, eps)
     return quotients_upper(numerator, eps)
 
@@ -231,9 +230,8 @@ def theorem3_brent(pmf: LatticePMF, *, epsilons) -> np.ndarray:
         elif not g(hi) < 0.0:   # |D| = M almost surely: lo = hi up to rounding and the bound (14) is exact
             out[k] = hi
         else:
-            # the upper end of Brent's interval around the root (within xtol + rtol |root| of it)
-            root = brentq(g, lo, hi, xtol=BRENT_RTOL * lo, rtol=BRENT_RTOL, maxiter=500)
-            out[k] = min(hi, upper(root, BRENT_RTOL * lo, rel_error=BRENT_RTOL))
+            root = brentq(g, lo, hi, xtol=BRENT_RTOL * lo, rtol=BRENT_RTOL, maxiter=500)   # within xtol + rtol |root|
+            out[k] = min(hi, upper(root, BRENT_RTOL * lo, rel_error=BRENT_RTOL))     # the upper end of that interval
     return out
 
 
