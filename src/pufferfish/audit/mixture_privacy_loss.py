@@ -213,18 +213,27 @@ def epsilon_bound(prior_i, prior_j, *, b: float, window: tuple[float, float] | N
         limits, tail_bound = [], 0.0
     atoms = np.concatenate([pi.means[pi.stds == 0], pj.means[pj.stds == 0]])
     y = refinement_grid(lo, hi, b / 2, atoms)
+    # a proven lower bound on the sup: a tail limit less its margin (then the nodes' |r| less their errors)
+    top = max(limits, default=0.0)
+    return EpsilonBound(*_refined_sup(ev, y, b, top, top - (tail_bound - top), tail_bound))
+
+
+def _refined_sup(ev: LogRatioPair, y: np.ndarray, scale: float, best: float, low: float, tail_bound: float):
+    """(value, low, tight): the certified sup of |r| on [y[0], y[-1]] and beyond (``tail_bound``), by the
+    envelope of fact (c) on the grid ``y`` refined while an interval's bound exceeds the best node value by
+    ``_SUP_RTOL`` (relative) plus twice its node error; ``best``, ``low`` the values known so far (a best
+    estimate, a proven lower end), ``scale`` the length below which (relative) no interval is split."""
     v = ev(y)
     r = v[:, 0] - v[:, 1]
     m = ev.fi.log_error(y) + ev.fj.log_error(y)            # evaluation error of r at the nodes
-    best = float(max([np.max(np.abs(r)), *limits]))
-    # a proven lower bound on the sup: a node's |r| less its error, or a tail limit less its margin
-    low = max(float(np.max(np.abs(r) - m)), max(limits, default=0.0) - (tail_bound - max(limits, default=0.0)))
+    best = max(best, float(np.max(np.abs(r))))
+    low = max(low, float(np.max(np.abs(r) - m)))
     cert, converged = tail_bound, False
     wa, wc, va, vc, wra, wrc, ma, mc = y[:-1], y[1:], v[:-1], v[1:], r[:-1], r[1:], m[:-1], m[1:]
     for _round in range(MAX_ROUNDS):
         bound = _envelope_bound(ev, wa, wc, va, vc, wra, wrc, ma, mc)
         keep = (bound > best * (1.0 + _SUP_RTOL) + 2.0 * np.maximum(ma, mc)) \
-            & (wc - wa > 1e-12 * np.maximum(b, np.abs(wa)))
+            & (wc - wa > 1e-12 * np.maximum(scale, np.abs(wa)))
         if not keep.any() or keep.sum() > MAX_WORK or _round == MAX_ROUNDS - 1:
             cert, converged = max(cert, float(np.max(bound))), not keep.any()
             break
@@ -243,7 +252,7 @@ def epsilon_bound(prior_i, prior_j, *, b: float, window: tuple[float, float] | N
     # the envelope arithmetic adds a few roundings of the values it sums: 2^-50 relative
     value = upper(max(cert, best), rel_error=2.0 ** -50)
     tight = value == 0.0 or (converged and low > 0.0 and value <= low * (1.0 + 0.999 * CERTIFIED_RTOL))
-    return EpsilonBound(value, max(low, 0.0), tight)
+    return value, max(low, 0.0), tight
 
 
 def _envelope_bound(ev: LogRatioPair, wa, wc, va, vc, wra, wrc, ma, mc) -> np.ndarray:
