@@ -305,7 +305,8 @@ class GaussianFamily:
         var = np.sum(post * dev, axis=1)
         spread = np.max(s_hi, axis=1) - np.min(s_lo, axis=1)
         var = np.minimum(var, 0.25 * spread ** 2)
-        return -e_inv, np.maximum(var - np.min(1.0 / self.sd ** 2), 0.0)
+        # not clipped at 0: r = log f_i - log f_j keeps the cancellation of the dominant -1/sigma^2 terms
+        return -e_inv, var - np.min(1.0 / self.sd ** 2)
 
 
 def log_sup_gaussian(a: np.ndarray, c: np.ndarray, prior: GMM) -> np.ndarray:

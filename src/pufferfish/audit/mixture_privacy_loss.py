@@ -129,7 +129,9 @@ def prior_epsilon_bound(prior_i, prior_j) -> "EpsilonBound":
     sd = np.concatenate([gi.sd, gj.sd])
     lo, hi = float(np.min(mu - Z_TAIL * sd)), float(np.max(mu + Z_TAIL * sd))
     extra = (mu[:, None] + sd[:, None] * np.linspace(-Z_TAIL, Z_TAIL, 69)[None, :]).ravel()
-    y = refinement_grid(lo, hi, float(np.min(sd)) / 2, extra)
+    # a first grid of at most 4096 steps (and 69 points at each component's own scale): refined where needed
+    step = max(float(np.min(sd)) / 2, (hi - lo) / 4096)
+    y = refinement_grid(lo, hi, step, extra)
     # an estimate of the sup (to set how far the tails go), then the tails, then the certified window
     estimate = max(value, float(np.max(np.abs(gi.values(y)[0] - gj.values(y)[0]))), *(lim[1] for lim in limits))
     ends, tail_bound = [], 0.0
@@ -138,7 +140,7 @@ def prior_epsilon_bound(prior_i, prior_j) -> "EpsilonBound":
         ends.append(end)
         tail_bound = max(tail_bound, upper(lim_hi + share, rel_error=2.0 ** -52))
     lo, hi = min(lo, ends[1]), max(hi, ends[0])
-    y = refinement_grid(lo, hi, float(np.min(sd)) / 2, extra[(extra > lo) & (extra < hi)])
+    y = refinement_grid(lo, hi, max(step, (hi - lo) / 4096), extra)
     ev = LogRatioPair(gi, gj)
     cert, low, tight = _refined_sup(ev, y, float(np.min(sd)), max(value, *(lim[0] for lim in limits)), low,
                                     max(value, tail_bound))
