@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pufferfish.audit.quadrature import lse_rows
 from pufferfish.audit.emg_density import LOG_ULPS, EmgFamily, GaussianFamily, as_prior, tail_log_ratios
 from pufferfish.audit.log_ratio_envelope import (MAX_ROUNDS, MAX_WORK, Z_TAIL, LogRatioPair, curvature_envelope,
                                                  limit_window, refinement_grid)
@@ -141,10 +142,52 @@ def prior_epsilon_bound(prior_i, prior_j) -> "EpsilonBound":
         tail_bound = max(tail_bound, upper(lim_hi + share, rel_error=2.0 ** -52))
     lo, hi = min(lo, ends[1]), max(hi, ends[0])
     y = refinement_grid(lo, hi, max(step, (hi - lo) / 4096), extra)
-    ev = LogRatioPair(gi, gj)
+    split = 0.5 * (lo + hi)
+    refs = ((tails[1][0][0][0], -tails[1][0][0][1]), (tails[0][0][0][0], tails[0][0][0][1]))
+    ev = LogRatioPair(_Referenced(pi, refs, split), _Referenced(pj, refs, split))
     cert, low, tight = _refined_sup(ev, y, float(np.min(sd)), max(value, *(lim[0] for lim in limits)), low,
                                     max(value, tail_bound))
     return EpsilonBound(cert, low, tight)
+
+
+class _Referenced(GaussianFamily):
+    r"""The continuous part of a mixture relative to a reference Gaussian: ``values`` gives
+    :math:`\log f(x) - \log \varphi_{\mathrm{ref}}(x)`, the reference the dominant component of the left
+    tail for :math:`x <` ``split`` and of the right tail beyond (the same in both priors, so
+    :math:`r = \log f_i - \log f_j` is unchanged). Each term's exponent
+    :math:`-(z_k - z_{\mathrm{ref}})(z_k + z_{\mathrm{ref}})/2` is exactly 0 for the reference itself, so far in
+    a tail, where the reference carries nearly all the weight, :math:`r` is computed without the
+    cancellation of two :math:`z^2/2` (its error weighted by the other components' small shares)."""
+
+    def __init__(self, prior: GMM, refs, split: float):
+        super().__init__(prior)
+        self.refs, self.split = refs, split
+
+    def _terms(self, y: np.ndarray):
+        right = y >= self.split
+        sd_ref = np.where(right, self.refs[1][0], self.refs[0][0])[:, None]
+        mu_ref = np.where(right, self.refs[1][1], self.refs[0][1])[:, None]
+        z = (y[:, None] - self.mu) / self.sd
+        z_ref = (y[:, None] - mu_ref) / sd_ref
+        log_sd = np.log(sd_ref / self.sd)
+        x = self.logw + log_sd - 0.5 * (z - z_ref) * (z + z_ref)
+        # the reference's own exponent is exactly 0 (z = z_ref computed alike, log_sd = 0)
+        exact = (self.mu == mu_ref) & (self.sd == sd_ref)
+        return x, np.where(exact, 0.0, z), np.where(exact, 0.0, z_ref), log_sd
+
+    def values(self, y: np.ndarray):
+        return lse_rows(self._terms(y)[0]), np.zeros(y.shape)
+
+    def log_error(self, y: np.ndarray) -> np.ndarray:
+        """A bound on the absolute error of the computed log f - log phi_ref: each term's error (LOG_ULPS of
+        its parts' magnitudes) weighted by its share, plus the log-sum-exp's rounding."""
+        x, z, z_ref, log_sd = self._terms(y)
+        top = lse_rows(x)
+        with np.errstate(invalid="ignore"):
+            share = np.exp(x - top[:, None])
+        mag = np.abs(self.logw) + np.abs(log_sd) + z * z + z_ref * z_ref + 1.0
+        weighted = np.sum(np.where(share > 0, share * mag, 0.0), axis=1)
+        return LOG_ULPS * (2.0 * weighted + np.abs(top) + 2.0)
 
 
 def _atom_weights(p: GMM) -> dict:
