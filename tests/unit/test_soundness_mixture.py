@@ -360,7 +360,7 @@ def noise_free_pair(rng):
 def mp_noise_free_sup(pi: GMM, pj: GMM):
     """sup_x |log f_i(x) / f_j(x)| from the definition at 50 digits: the atoms' mass ratios, and for the
     densities a dense scan (uniform, around every component at its own sigma, and geometrically out to 2^30
-    sigma_max) whose local maxima are refined by findroot on the derivative of the log ratio (in closed form)."""
+    sigma_max, eight points an octave) whose local maxima are refined by findroot on the derivative of the log ratio (in closed form)."""
     def comps(p):
         return [(mp.mpf(w), mp.mpf(m), mp.mpf(s)) for w, m, s in zip(p.weights, p.means, p.stds) if s > 0]
 
@@ -395,8 +395,8 @@ def mp_noise_free_sup(pi: GMM, pj: GMM):
     nodes = set(np.linspace(min(mu) - 12 * top, max(mu) + 12 * top, GRID).tolist())
     for m, s in zip(mu, sd):
         nodes |= set((m + s * np.linspace(-12.0, 12.0, 49)).tolist())
-    for k in range(31):
-        nodes |= {max(mu) + top * 2.0 ** k, min(mu) - top * 2.0 ** k}
+    for k in range(241):
+        nodes |= {max(mu) + top * 2.0 ** (k / 8), min(mu) - top * 2.0 ** (k / 8)}
     nodes = sorted(nodes)
     values = [abs(r(mp.mpf(x))) for x in nodes]
     best = max(best, *values)
