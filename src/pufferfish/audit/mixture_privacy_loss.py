@@ -142,9 +142,8 @@ def prior_epsilon_bound(prior_i, prior_j) -> "EpsilonBound":
         tail_bound = max(tail_bound, upper(lim_hi + share, rel_error=2.0 ** -52))
     lo, hi = min(lo, ends[1]), max(hi, ends[0])
     y = refinement_grid(lo, hi, max(step, (hi - lo) / 4096), extra)
-    split = 0.5 * (lo + hi)
     refs = ((tails[1][0][0][0], -tails[1][0][0][1]), (tails[0][0][0][0], tails[0][0][0][1]))
-    ev = LogRatioPair(_Referenced(pi, refs, split), _Referenced(pj, refs, split))
+    ev = LogRatioPair(_Referenced(pi, refs), _Referenced(pj, refs))
     cert, low, tight = _refined_sup(ev, y, float(np.min(sd)), max(value, *(lim[0] for lim in limits)), low,
                                     max(value, tail_bound))
     return EpsilonBound(cert, low, tight)
@@ -153,18 +152,23 @@ def prior_epsilon_bound(prior_i, prior_j) -> "EpsilonBound":
 class _Referenced(GaussianFamily):
     r"""The continuous part of a mixture relative to a reference Gaussian: ``values`` gives
     :math:`\log f(x) - \log \varphi_{\mathrm{ref}}(x)`, the reference the dominant component of the left
-    tail for :math:`x <` ``split`` and of the right tail beyond (the same in both priors, so
+    or the right tail, whichever has the larger density at :math:`x` (the same in both priors, so
     :math:`r = \log f_i - \log f_j` is unchanged). Each term's exponent
     :math:`-(z_k - z_{\mathrm{ref}})(z_k + z_{\mathrm{ref}})/2` is exactly 0 for the reference itself, so far in
     a tail, where the reference carries nearly all the weight, :math:`r` is computed without the
     cancellation of two :math:`z^2/2` (its error weighted by the other components' small shares)."""
 
-    def __init__(self, prior: GMM, refs, split: float):
+    def __init__(self, prior: GMM, refs):
         super().__init__(prior)
-        self.refs, self.split = refs, split
+        self.refs = refs
+
+    def _right(self, y: np.ndarray) -> np.ndarray:
+        """Where the right tail's dominant component is the reference: where its density is the larger."""
+        (sl, ml), (sr, mr) = self.refs
+        return (-np.log(sr) - 0.5 * ((y - mr) / sr) ** 2) >= (-np.log(sl) - 0.5 * ((y - ml) / sl) ** 2)
 
     def _terms(self, y: np.ndarray):
-        right = y >= self.split
+        right = self._right(y)
         sd_ref = np.where(right, self.refs[1][0], self.refs[0][0])[:, None]
         mu_ref = np.where(right, self.refs[1][1], self.refs[0][1])[:, None]
         z = (y[:, None] - self.mu) / self.sd
@@ -177,6 +181,39 @@ class _Referenced(GaussianFamily):
 
     def values(self, y: np.ndarray):
         return lse_rows(self._terms(y)[0]), np.zeros(y.shape)
+
+    def curvature(self, a, c, va, vc, post_cap=None):
+        """:meth:`GaussianFamily.curvature` with the posterior weights also bounded through the reference:
+        pi_m <= (w_m / W_ref) sup_[a,c] phi_m / phi_ref, the exponent g_m = log phi_m - log phi_ref concave
+        or linear (sigma_m <= sigma_ref), so its sup is at an end or at its vertex, raised by its rounding.
+        Far in a tail this is what makes the other components' weights, and so the curvature of r, small."""
+        mid = 0.5 * (a + c)
+        right = self._right(mid)[:, None]
+        sd_ref = np.where(right, self.refs[1][0], self.refs[0][0])
+        mu_ref = np.where(right, self.refs[1][1], self.refs[0][1])
+        is_ref = (self.mu == mu_ref) & (self.sd == sd_ref)
+        w_ref = np.sum(np.where(is_ref, self.w, 0.0), axis=1, keepdims=True)
+        curv = 1.0 / self.sd ** 2 - 1.0 / sd_ref ** 2                       # >= 0
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            vertex = (self.mu / self.sd ** 2 - mu_ref / sd_ref ** 2) / curv
+        vertex = np.where(curv > 0, vertex, a[:, None])
+        best = None
+        for x in (a[:, None] + 0.0 * self.mu, c[:, None] + 0.0 * self.mu, np.clip(vertex, a[:, None], c[:, None])):
+            z, z_ref = (x - self.mu) / self.sd, (x - mu_ref) / sd_ref
+            log_sd = np.log(sd_ref / self.sd)
+            g = log_sd - 0.5 * (z - z_ref) * (z + z_ref)
+            g = g + LOG_ULPS * (np.abs(log_sd) + z * z + z_ref * z_ref + 1.0)
+            best = g if best is None else np.maximum(best, g)
+        with np.errstate(divide="ignore", over="ignore"):
+            cap = np.where(is_ref, 1.0, np.exp(np.minimum(np.log(self.w / w_ref) + best, 0.0)) * (1 + 1e-12))
+        cap = np.minimum(cap, 1.0) if post_cap is None else np.minimum(np.minimum(cap, 1.0), post_cap)
+        lo, hi = super().curvature(a, c, va, vc, post_cap=cap)
+        # Var_post[score] <= E_post[(score - score_ref)^2] (pointwise in x), score_m - score_ref linear in x:
+        # its square is largest at an end; raised by 1e-12 (rounding)
+        gap = np.maximum(((a[:, None] - mu_ref) / sd_ref ** 2 - (a[:, None] - self.mu) / self.sd ** 2) ** 2,
+                         ((c[:, None] - mu_ref) / sd_ref ** 2 - (c[:, None] - self.mu) / self.sd ** 2) ** 2)
+        var = np.sum(np.where(is_ref, 0.0, cap * gap), axis=1) * (1 + 1e-12)
+        return lo, np.minimum(hi, var - np.min(1.0 / self.sd ** 2))
 
     def log_error(self, y: np.ndarray) -> np.ndarray:
         """A bound on the absolute error of the computed log f - log phi_ref: each term's error (LOG_ULPS of
