@@ -397,7 +397,7 @@ def test_prior_epsilon_achieved():
 
 #: prior_epsilon_achieved once took the max of its grid of step sigma_min / 64 unpolished: on the first pair
 #: below it returned 0.50244793 where mpmath (40 digits) gives |log f_i / f_j| = 0.50244875 at x = -1.1265,
-#: 1.6e-6 (relative) low; each local maximum is now polished (bounded Brent), and this test holds it to 1e-9.
+#: 1.6e-6 (relative) low; the value is now a certified upper end (prior_epsilon_bound), held here to 1e-9.
 @pytest.mark.parametrize("atoms", [False, True])
 def test_prior_epsilon_achieved_finite(atoms):
     """Same dominant component at both tails (largest std 2, mean 1): the sup of |log f_i / f_j| over the line

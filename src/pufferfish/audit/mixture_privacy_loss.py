@@ -4,8 +4,10 @@ r"""The pure-epsilon privacy loss of Laplace noise on two Gaussian-mixture prior
 (the pure-:math:`\epsilon` loss, paper 004 eq. (1) with :math:`\delta = 0`), finite for Laplace noise:
 the larger of the tail limits (fact (d), :func:`~pufferfish.audit.emg_density.tail_log_ratios`) and
 the max of :math:`|r|` on a window, found on a grid refined by the curvature envelope of fact (c)
-(:mod:`.log_ratio_envelope`). :func:`prior_epsilon_achieved` is its noise-free limit
-:math:`b \to 0`. Derivation: docs/math/audits.md, "Laplace noise on Gaussian-mixture priors".
+(:mod:`.log_ratio_envelope`). :func:`prior_epsilon_bound` (:func:`prior_epsilon_achieved` its value) is
+its noise-free limit :math:`b \to 0`, :math:`\sup_x |\log f_i(x) / f_j(x)|`, by the same envelope on the
+Gaussian densities with exact tails. All values are certified upper ends. Derivation: docs/math/audits.md,
+"Laplace noise on Gaussian-mixture priors" and "Certified values: Laplace noise on Gaussian-mixture priors".
 """
 
 from __future__ import annotations
