@@ -222,18 +222,21 @@ class _Referenced(GaussianFamily):
         its parts' magnitudes) weighted by its share, plus the log-sum-exp's rounding."""
         x, z, z_ref, log_sd = self._terms(y)
         top = lse_rows(x)
-        with np.errstate(invalid="ignore"):
+        with np.errstate(invalid="ignore", over="ignore"):
             share = np.exp(x - top[:, None])
-        mag = np.abs(self.logw) + np.abs(log_sd) + z * z + z_ref * z_ref + 1.0
-        weighted = np.sum(np.where(share > 0, share * mag, 0.0), axis=1)
-        return LOG_ULPS * (2.0 * weighted + np.abs(top) + 2.0)
+            mag = np.where(share > 0, np.abs(self.logw) + np.abs(log_sd) + z * z + z_ref * z_ref + 1.0, 0.0)
+            weighted = np.sum(np.where(share > 0, share * mag, 0.0), axis=1)
+        # a node where the terms are not finite (cannot happen for validated priors) certifies nothing
+        return np.where(np.isfinite(top) & np.isfinite(weighted), LOG_ULPS * (2.0 * weighted + np.abs(top) + 2.0),
+                        np.inf)
 
 
 def _atom_weights(p: GMM) -> dict:
     """{atom: [float weights at it]} of a mixture."""
     out: dict = {}
     for m, w in zip(p.means[p.stds == 0], p.weights[p.stds == 0]):
-        out.setdefault(float(m), []).append(float(w))
+        if w > 0:                                       # a weight-0 atom is no atom
+            out.setdefault(float(m), []).append(float(w))
     return out
 
 
@@ -258,15 +261,15 @@ def _ball_ends(ball) -> tuple[float, float]:
 
 def _dominant(g: GaussianFamily, sign: float):
     """((sigma, sign mu), [weights]) of the component(s) dominating the tail at sign * inf."""
-    key = [(float(sd), sign * float(mu)) for sd, mu in zip(g.sd, g.mu)]
+    key = [(float(sd), sign * float(mu)) for sd, mu, w in zip(g.sd, g.mu, g.w) if w > 0]
     top = max(key)
-    return top, [float(w) for k, w in zip(key, g.w) if k == top]
+    return top, [float(w) for k, w in zip(key, g.w[g.w > 0]) if k == top]
 
 
 def _same_components(gi: GaussianFamily, gj: GaussianFamily) -> bool:
     """The same continuous parts, component for component (then log f_i = log f_j exactly)."""
     def parts(g):
-        return sorted(zip(g.mu.tolist(), g.sd.tolist(), g.w.tolist()))
+        return sorted(c for c in zip(g.mu.tolist(), g.sd.tolist(), g.w.tolist()) if c[2] > 0)
     return parts(gi) == parts(gj)
 
 
@@ -280,7 +283,7 @@ def _tail_end(gi: GaussianFamily, gj: GaussianFamily, top, sign: float, start: f
     for g in (gi, gj):
         key = [(float(sd), sign * float(mu)) for sd, mu in zip(g.sd, g.mu)]
         w_dom = math.fsum(float(w) for k, w in zip(key, g.w) if k == top)
-        comps.append([(float(w) / w_dom, s, m) for (s, m), w in zip(key, g.w) if (s, m) != top])
+        comps.append([(float(w) / w_dom, s, m) for (s, m), w in zip(key, g.w) if (s, m) != top and w > 0])
     # d/dx [log phi_k - log phi_d] = (x - mu_d)/sd_d^2 - (x - m)/s^2: < 0 for every x when s = sd_d (then
     # m < mu_d), and, linear in x with a negative slope when s < sd_d, for all x beyond a point where it is
     # negative by more than its rounding
