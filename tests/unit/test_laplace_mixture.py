@@ -32,7 +32,7 @@ from pufferfish.gaussian.methods import theorem1
 from pufferfish.audit.emg_density import emg_cdf, emg_pdf, emg_sf, tail_log_ratios
 from pufferfish.audit.laplace_mixture import b_min
 from pufferfish.audit.mixture_hockey_stick import delta_achieved, hockey_stick, prior_hockey_stick
-from pufferfish.audit.mixture_privacy_loss import epsilon_achieved, prior_epsilon_achieved
+from pufferfish.audit.mixture_privacy_loss import epsilon_achieved, prior_epsilon_achieved, prior_epsilon_bound
 from pufferfish.gaussian.methods import gaussian_noise_max_log_ratio
 from pufferfish.gaussian.gmm import corollary2, theorem2
 from pufferfish.mixture import GMM
@@ -393,6 +393,22 @@ def test_prior_epsilon_achieved():
     assert math.isinf(prior_epsilon_achieved((0.0, 1.0), (0.0, 2.0)))   # variances differ
     assert math.isinf(prior_epsilon_achieved((0.0, 1.0), (1.0, 1.0)))   # linear log ratio
     assert math.isinf(prior_epsilon_achieved((0.0, 0.0), (0.0, 1.0)))   # atom vs density
+
+
+def test_prior_epsilon_bound_zero_weights():
+    """A weight-0 component is no component: it neither dominates a tail nor is an atom. (0.5 N(0,1) +
+    0.5 N(1,1)) / (0.3 N(0,1) + 0.7 N(1,1)) is monotone in phi(x-1)/phi(x), from 5/3 (x -> -inf) to 5/7:
+    the sup is log(5/3), a limit; N(0,1) against a mixture with an N(0,4) part is infinite."""
+    import mpmath as mp
+
+    got = prior_epsilon_bound(GMM([0.0, 0.5, 0.5], [0.0, 0.0, 1.0], [2.0, 1.0, 1.0]),
+                              GMM([0.3, 0.7], [0.0, 1.0], [1.0, 1.0]))
+    with mp.workdps(50):
+        truth = mp.log(mp.mpf(0.5) / mp.mpf(0.3))
+        assert mp.mpf(got.lower) <= truth <= mp.mpf(got.value) <= truth * (1 + mp.mpf("1e-9")) and got.tight
+    assert math.isinf(prior_epsilon_achieved(GMM([0.0, 1.0], [0.0, 0.0], [2.0, 1.0]),
+                                             GMM([0.5, 0.5], [0.0, 5.0], [2.0, 1.0])))
+    assert prior_epsilon_achieved(GMM([0.0, 1.0], [3.0, 0.0], [0.0, 1.0]), GMM([1.0], [0.0], [1.0])) == 0.0
 
 
 #: prior_epsilon_achieved once took the max of its grid of step sigma_min / 64 unpolished: on the first pair
