@@ -362,6 +362,7 @@ CALLS = {
     "pufferfish.audit.mixture_hockey_stick.hockey_stick": gg(epsilon=(0.5, "nonneg"), b=(1.0, "pos")),
     "pufferfish.audit.mixture_hockey_stick.prior_hockey_stick": gg(epsilon=(0.5, "nonneg")),
     "pufferfish.audit.mixture_privacy_loss.prior_epsilon_achieved": gg(),
+    "pufferfish.audit.mixture_privacy_loss.prior_epsilon_bound": gg(),
     "pufferfish.audit.mixture_hockey_stick.delta_achieved": gg(epsilon=(0.5, "nonneg"), b=(1.0, "pos")),
     "pufferfish.audit.mixture_privacy_loss.epsilon_achieved": gg(b=(1.0, "pos")),
     "pufferfish.audit.mixture_privacy_loss.epsilon_bound": gg(b=(1.0, "pos")),

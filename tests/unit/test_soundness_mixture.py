@@ -10,7 +10,11 @@ over each interval where the integrand is positive, of P(interval) - e^eps Q(int
 by a sign scan of log p - log q - eps and mpmath.findroot (anderson) in each bracket (the scan also samples
 the midpoints between the end points the code reports, so that a positive set narrower than the grid is not
 missed; every sign and root is computed here). The pure epsilon sup_y |log p / q| is the larger of its tail
-limits log E[e^{+-X/b}] ratios (fact (d)) and the grid's local maxima refined by golden-section search.
+limits log E[e^{+-X/b}] ratios (fact (d)) and the grid's local maxima refined by golden-section search. The
+noise-free pure epsilon sup_x |log f_i / f_j| of two mixtures (prior_epsilon_bound) is the larger of the atoms'
+mass ratios and a dense scan of the densities' log ratio out to 2^60 sigma_max, its local maxima refined by
+findroot on the derivative; its 300 pairs are built to share (or, one in six, not to share: an infinite truth)
+their dominant tail components, with point-mass-like sigmas down to 1e-8, skewed weights and equal variances.
 Inputs are seeded numpy draws over the whole accepted range:
 single Gaussians, skewed mixtures, mixtures with point masses and pure point masses, absolute scales 10^-6 to
 10^6, noise scales 10^-2 to 10^2 times the priors' spread, eps from 1e-6 to 700, calibration targets delta from
@@ -26,7 +30,8 @@ import pytest
 
 from pufferfish.audit.laplace_mixture import LaplaceMixtureAuditor, b_min
 from pufferfish.audit.mixture_hockey_stick import hockey_stick, prior_hockey_stick
-from pufferfish.audit.mixture_privacy_loss import epsilon_achieved, epsilon_bound
+from pufferfish.audit.mixture_privacy_loss import (epsilon_achieved, epsilon_bound, prior_epsilon_achieved,
+                                                   prior_epsilon_bound)
 from pufferfish.audit.target import Target
 from pufferfish.mixture import GMM
 
@@ -307,3 +312,143 @@ def test_full_range(case):
 @pytest.mark.slow
 def test_calibration_full_range():
     run(40, calibration_case)
+
+
+# ----------------------------------------------------------------------------- the noise-free pure epsilon
+
+def noise_free_pair(rng):
+    """Two mixtures built to share their dominant tail components (largest sigma S; one component for both
+    tails, or the two extreme means at S), or, one draw in six, to differ there (the truth is then infinite):
+    other components of smaller sigma (a fifth of them point-mass-like, sigma down to 1e-8 S) or of sigma S
+    with a mean between the extreme ones (equal variances), skewed Dirichlet weights, and shared atoms. Returns
+    (prior_i, prior_j, finite)."""
+    scale = 10.0 ** rng.uniform(-4, 4)
+    big = scale * log_uniform(rng, 0.2, 5.0)
+    two = rng.uniform() < 0.5
+    tops = sorted(rng.normal(0.0, scale, 2).tolist()) if two else [float(rng.normal(0.0, scale))]
+    atoms = rng.normal(0.0, 2 * scale, int(rng.integers(0, 3))).tolist() if rng.uniform() < 0.25 else []
+    broken = rng.uniform() < 1 / 6
+
+    def one():
+        comps = [(m, big) for m in tops]
+        for _ in range(int(rng.integers(0, 4))):
+            u = rng.uniform()
+            if u < 0.2:
+                comps.append((float(rng.normal(0.0, scale)), big * 10.0 ** rng.uniform(-8, -3)))
+            elif u < 0.4 and two:
+                comps.append((float(rng.uniform(tops[0], tops[1])), big))
+            else:
+                comps.append((float(rng.normal(0.0, scale)), big * float(np.exp(rng.uniform(-2.0, -0.01)))))
+        comps += [(a, 0.0) for a in atoms]
+        weights = rng.dirichlet(np.full(len(comps), log_uniform(rng, 0.05, 5.0)))
+        weights = np.maximum(weights, 1e-12)
+        return GMM(weights / weights.sum(), [m for m, _ in comps], [s for _, s in comps])
+
+    pi, pj = one(), one()
+    if broken:
+        kind = int(rng.integers(3))
+        means, stds = pj.means.copy(), pj.stds.copy()
+        k = int(np.flatnonzero(stds == big)[0]) if kind < 2 else 0
+        if kind == 0:
+            means[k] += scale * log_uniform(rng, 1e-6, 1.0) * (1 if means[k] == max(tops) else -1)
+        elif kind == 1:
+            stds[k] = big * (1 + log_uniform(rng, 1e-6, 1.0))
+        else:
+            means = np.append(means, float(rng.normal(0.0, 2 * scale)) + 3 * scale)
+            stds = np.append(stds, 0.0)
+        weights = pj.weights if kind < 2 else np.append(pj.weights * 0.9, 0.1)
+        pj = GMM(weights, means, stds)
+    return pi, pj, not broken
+
+
+def mp_noise_free_sup(pi: GMM, pj: GMM):
+    """sup_x |log f_i(x) / f_j(x)| from the definition at 50 digits: the atoms' mass ratios, and for the
+    densities a dense scan (uniform, around every component at its own sigma, geometrically out to 2^30
+    sigma_max, eight points an octave, and at 2^40, 2^50, 2^60 sigma_max, where r is its tail limit to 50
+    digits) whose local maxima are refined by findroot on the derivative of the log ratio (in closed form)."""
+    def comps(p):
+        return [(mp.mpf(w), mp.mpf(m), mp.mpf(s)) for w, m, s in zip(p.weights, p.means, p.stds) if s > 0]
+
+    def atoms(p):
+        out = {}
+        for w, m, s in zip(p.weights, p.means, p.stds):
+            if s == 0:
+                out[float(m)] = out.get(float(m), mp.mpf(0)) + mp.mpf(w)
+        return out
+
+    best = mp.mpf(0)
+    ai, aj = atoms(pi), atoms(pj)
+    for x in ai:
+        best = max(best, abs(mp.log(ai[x] / aj[x])))
+    ci, cj = comps(pi), comps(pj)
+    if not ci:
+        return best
+
+    def r(x):
+        return (mp.log(mp.fsum(w * mp.npdf(x, m, s) for w, m, s in ci))
+                - mp.log(mp.fsum(w * mp.npdf(x, m, s) for w, m, s in cj)))
+
+    def dr(x):
+        def score(cs):
+            terms = [w * mp.npdf(x, m, s) for w, m, s in cs]
+            return mp.fsum(t * -(x - m) / s ** 2 for t, (_, m, s) in zip(terms, cs)) / mp.fsum(terms)
+        return score(ci) - score(cj)
+
+    mu = [float(m) for _, m, _ in ci + cj]
+    sd = [float(s) for _, _, s in ci + cj]
+    top = max(sd)
+    nodes = set(np.linspace(min(mu) - 12 * top, max(mu) + 12 * top, GRID).tolist())
+    for m, s in zip(mu, sd):
+        nodes |= set((m + s * np.linspace(-12.0, 12.0, 49)).tolist())
+    for k in [*(np.arange(241) / 8), 40, 50, 60]:
+        nodes |= {max(mu) + top * 2.0 ** k, min(mu) - top * 2.0 ** k}
+    nodes = sorted(nodes)
+    values = [abs(r(mp.mpf(x))) for x in nodes]
+    best = max(best, *values)
+    for k in range(1, len(nodes) - 1):
+        if values[k] >= values[k - 1] and values[k] >= values[k + 1] and values[k] > best * (1 - mp.mpf("1e-2")):
+            a, c = mp.mpf(nodes[k - 1]), mp.mpf(nodes[k + 1])
+            if dr(a) * dr(c) < 0:
+                best = max(best, abs(r(derivative_root(dr, a, c))))
+    return best
+
+
+def derivative_root(dr, a, c):
+    """A root of ``dr`` in [a, c] (a sign change): mpmath.findroot (illinois, bracketing), bisection (100 steps)
+    where it fails or leaves the bracket."""
+    try:
+        root = mp.findroot(dr, (a, c), solver="illinois")
+        if a <= root <= c:
+            return root
+    except (ZeroDivisionError, ValueError):
+        pass
+    sign = dr(a) > 0
+    for _ in range(100):
+        mid = (a + c) / 2
+        a, c = (mid, c) if (dr(mid) > 0) == sign else (a, mid)
+    return (a + c) / 2
+
+
+def noise_free_epsilon_case(rng):
+    """prior_epsilon_bound (and prior_epsilon_achieved, b_min's "no noise needed" at delta = 0)."""
+    pi, pj, finite = noise_free_pair(rng)
+    got = prior_epsilon_bound(pi, pj)
+    assert got.value == prior_epsilon_achieved(pi, pj)
+    if not finite:
+        assert math.isinf(got.value) and math.isinf(got.lower)
+        return
+    truth = mp_noise_free_sup(pi, pj)
+    assert math.isfinite(got.value), (pi, pj)
+    assert mp.mpf(got.lower) <= truth, (got, mp.nstr(truth, 20))
+    check("prior_epsilon_achieved", got.value, truth, got.tight)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_noise_free_epsilon_sample(seed):
+    with mp.workdps(50):
+        noise_free_epsilon_case(np.random.default_rng(10_000 + seed))
+
+
+@pytest.mark.slow
+def test_noise_free_epsilon_full_range():
+    run(FULL, noise_free_epsilon_case, offset=10_012)

@@ -286,7 +286,9 @@ class GaussianFamily:
     def log_sup(self, a, c, lpa, lpc):
         return log_sup_gaussian(a, c, self.prior)
 
-    def curvature(self, a, c, va, vc):
+    def curvature(self, a, c, va, vc, post_cap=None):
+        """(lo, hi) with lo <= (log f)'' <= hi on each [a, c]; ``post_cap`` (optional, shape (len(a), D)):
+        further proven upper bounds on the posterior weights on each interval."""
         za = (a[:, None] - self.mu) / self.sd
         zc = (c[:, None] - self.mu) / self.sd
         log_phi_a = self.logw - np.log(self.sd) - 0.5 * za * za
@@ -295,6 +297,8 @@ class GaussianFamily:
         log_sup_m = self.logw - np.log(self.sd) - 0.5 * dist * dist
         log_inf = lse_rows(np.minimum(log_phi_a, log_phi_c))
         post = np.minimum(1.0, np.exp(np.minimum(log_sup_m - log_inf[:, None], 0.0)))
+        if post_cap is not None:
+            post = np.minimum(post, post_cap)
         e_inv = np.minimum(post @ (1.0 / self.sd ** 2), np.max(1.0 / self.sd ** 2))
         # scores at the ends (they decrease in x); Var_post <= sum_m post_m max_I (score_m - centre)^2
         s_hi = -(a[:, None] - self.mu) / self.sd ** 2
@@ -305,7 +309,8 @@ class GaussianFamily:
         var = np.sum(post * dev, axis=1)
         spread = np.max(s_hi, axis=1) - np.min(s_lo, axis=1)
         var = np.minimum(var, 0.25 * spread ** 2)
-        return -e_inv, np.maximum(var - np.min(1.0 / self.sd ** 2), 0.0)
+        # not clipped at 0: r = log f_i - log f_j keeps the cancellation of the dominant -1/sigma^2 terms
+        return -e_inv, var - np.min(1.0 / self.sd ** 2)
 
 
 def log_sup_gaussian(a: np.ndarray, c: np.ndarray, prior: GMM) -> np.ndarray:
