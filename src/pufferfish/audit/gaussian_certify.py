@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-__all__ = ["U", "NDTR_REL", "TINY", "log_sum_error", "phi_mass", "run_error", "cell_excess", "cells_excess"]
+__all__ = ["U", "NDTR_REL", "TINY", "log_sum_error", "phi_mass", "run_error", "cell_excess", "cells_excess", "arb_runs"]
 
 #: the unit roundoff of float64
 U = 2.0 ** -53
@@ -134,9 +134,10 @@ def cells_excess(cells: dict, x: np.ndarray, sigma: float, eps: float, f_pos, b_
 
 
 def arb_runs(lo: np.ndarray, hi: np.ndarray, x: np.ndarray, top: np.ndarray, bot: np.ndarray, sigma: float,
-             eps: float, error: float) -> float | None:
+             eps: float, error: float, reach: float) -> float | None:
     r"""The certified float of :math:`\sum_J [\sum_x (T(x) - e^\epsilon B(x)) (\Phi((J_{hi} - x)/\sigma) -
-    \Phi((J_{lo} - x)/\sigma))]_+ +` ``error`` in arb balls (python-flint; the masses, the run ends and
+    \Phi((J_{lo} - x)/\sigma))]_+ +` ``error`` :math:`+ 2\Phi(-reach) (1 + e^\epsilon m / 2)` (the mass beyond ``reach`` sigma of every atom; a negative part
+    beyond it on the ``m`` runs to +-inf) in arb balls (python-flint; the masses, the run ends and
     :math:`\sigma` are floats, hence exact), the precision doubled from 128 bits until the ball is
     narrower than :math:`2^{-36}` of its value; None if it does not narrow at 1024 bits. For the
     float route's sums where they cancel (docs/math/audits.md)."""
@@ -168,7 +169,10 @@ def arb_runs(lo: np.ndarray, hi: np.ndarray, x: np.ndarray, top: np.ndarray, bot
                     total += run
                 elif not run.upper() <= 0:
                     total += arb(0).union(run.upper())
-            if total.rad() <= 2.0 ** -36 * abs(total.mid()) or total.upper() <= 0:
+            tail = (arb(reach) / arb(2).sqrt()).erfc()  # 2 Phi(-reach)
+            ends = int(np.isinf(lo).sum() + np.isinf(hi).sum())
+            total += tail * (1 + c * ends / 2)           # far mass; a negative part beyond reach on a run to +-inf
+            if total.rad() <= 2.0 ** -36 * abs(total.mid()):
                 return arb_upper_float(total + arb(error))
         return None
     finally:

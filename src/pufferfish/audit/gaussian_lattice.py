@@ -302,6 +302,8 @@ def _sum_runs(at: PairAtoms, sigma: float, eps: float, done: list, r: np.ndarray
     """delta in both directions, certified: over the maximal runs of positive cells, sum_x (P(x) - e^eps Q(x))
     times the normal mass of the run (docs/math/audits.md), plus ``extra``, plus the bound on the
     rounding of the sums and on what the cells hide (``hidden``; docs/math/audits.md, "Certified values")."""
+    from scipy.special import log_ndtr
+
     c_eps = math.exp(eps)
     a_all, c_all, f_all, b_all = (np.concatenate([d[k] for d in done]) for k in range(4))
     order = np.argsort(a_all, kind="stable")
@@ -320,6 +322,9 @@ def _sum_runs(at: PairAtoms, sigma: float, eps: float, done: list, r: np.ndarray
         hi = np.array([v for _, v in runs])
         w_top, other = (at.pa, at.pb) if w_sign > 0 else (at.pb, at.pa)
         w = w_top - c_eps * other
+        # a run to +-inf may hold a negative part beyond reach: at most e^eps Phi(-reach) each
+        ends = int(np.isinf(lo).sum() + np.isinf(hi).sum())
+        error += ends * (math.exp(eps + float(log_ndtr(-_REACH))) * (1.0 + 1e-9) + TINY)
         parts = []
         step = max(1, _BLOCK // max(at.x.size, 1))
         for k in range(0, lo.size, step):
@@ -328,8 +333,9 @@ def _sum_runs(at: PairAtoms, sigma: float, eps: float, done: list, r: np.ndarray
             error += float(np.sum(run_error(mass, merr, w, other, c_eps)))
         total = math.fsum(np.concatenate(parts).tolist())
         bound = upper(total, error * (1.0 + 1e-6) + CU * total)
-        if error > ACCEPT * total and extra + hide + far <= ACCEPT * total:    # the sums cancel: arb decides
-            got = arb_runs(lo, hi, at.x, w_top, other, sigma, eps, (extra + hide + far) * (1.0 + 1e-6))
+        if (error > ACCEPT * total and extra + hide <= ACCEPT * total) or bound < 2.0 ** -1000:
+            # the sums cancel, or delta is below the normal range: arb decides (docs/math/audits.md)
+            got = arb_runs(lo, hi, at.x, w_top, other, sigma, eps, (extra + hide) * (1.0 + 1e-6), _REACH)
             bound = min(bound, got) if got is not None else bound
         out.append(bound)
     return out[0], out[1]
