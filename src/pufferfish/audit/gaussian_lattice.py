@@ -6,8 +6,8 @@ on the integer lattice, so :math:`p_Y` is a finite mixture of Gaussians of one v
 :math:`W_\infty` (Cor. 3.1); this module computes what a :math:`\sigma` achieves:
 
 * :func:`gaussian_hockey_stick` -- :math:`\delta(\epsilon) = \sup_S P_Y(S) - e^\epsilon Q_Y(S)` (both
-  directions), the smallest :math:`\delta` of :math:`(\epsilon, \delta)`-pufferfish privacy, exact to
-  floating point: cells of the output line certified by a derivative enclosure (posterior
+  directions), the smallest :math:`\delta` of :math:`(\epsilon, \delta)`-pufferfish privacy, certified
+  (an upper bound, :mod:`pufferfish.audit.gaussian_certify`): cells of the output line certified by a derivative enclosure (posterior
   means are monotone), split at the roots of :math:`r = \pm\epsilon`
   (:func:`pufferfish.audit.roots.illinois_roots`), then normal CDF differences, no quadrature;
 * :func:`gaussian_renyi` -- :math:`D_\alpha(P_Y \| Q_Y)` (both directions), :math:`\alpha > 1`, the
@@ -363,8 +363,9 @@ def gaussian_hockey_stick(p: LatticePMF, q: LatticePMF, *, epsilon: float, sigma
 
     Returns ``(H_{e^eps}(P_Y || Q_Y), H_{e^eps}(Q_Y || P_Y))``, H_c(P || Q) = sup_S P(S) - c Q(S):
     the smallest delta of (epsilon, delta)-PP in each direction. Certified sign changes and
-    closed-form normal CDF differences (docs/math/audits.md): exact to floating point, about
-    1e-15 (1 + e^eps) absolute, never below the truth by more than that.
+    closed-form normal CDF differences (docs/math/audits.md), plus a bound on their rounding and on
+    what the cells' signs can hide: a certified upper bound, within 1e-9 of the truth except near a
+    tangency (docs/math/audits.md, "Certified values: Gaussian noise on lattice priors").
 
     Parameters
     ----------
@@ -505,7 +506,8 @@ def _renyi_gauss(at: PairAtoms, sigma: float, alpha: float) -> tuple[float, floa
 def gaussian_renyi(p: LatticePMF, q: LatticePMF, *, alpha: float, sigma: float) -> tuple[float, float]:
     r"""Both directions of the Renyi divergence of Y = X + N(0, ``sigma``^2): (D_alpha(P_Y || Q_Y), D_alpha(Q_Y || P_Y)).
 
-    alpha > 1; relative accuracy 1e-10 (docs/math/audits.md: J = integral q psi(p/q) by adaptive
+    alpha > 1; relative accuracy 1e-10, an estimate: NOT certified (issue 39 open for this route,
+    docs/math/audits.md "Certified values: Gaussian noise"; docs/math/audits.md: J = integral q psi(p/q) by adaptive
     Gauss-Kronrod with bounded tails, D = log(1 + J) / (alpha - 1)). (alpha, epsilon)-RPP
     (paper 002, Def. 3.1) holds in a direction when its value is <= epsilon.
 
