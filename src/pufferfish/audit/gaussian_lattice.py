@@ -37,8 +37,7 @@ import numpy as np
 from pufferfish.audit.atoms import PairAtoms
 from pufferfish.audit.auditor import LatticeAuditor, TightMethod
 from pufferfish.audit.certify import ACCEPT
-from pufferfish.audit.gaussian_certify import TINY, arb_runs, cells_excess, phi_mass, run_error
-from pufferfish.audit.gaussian_certify import U as CU
+from pufferfish.audit.gaussian_certify import TINY, U as CU, arb_runs, cells_excess, phi_mass, run_error
 from pufferfish.audit.quadrature import MAX_PANELS, QUAD_RTOL, gk_log, log_psi, lse
 from pufferfish.audit.roots import illinois_roots
 from pufferfish.audit.target import Achieved, Target
@@ -534,8 +533,6 @@ def gaussian_renyi(p: LatticePMF, q: LatticePMF, *, alpha: float, sigma: float) 
     alpha = _check_alpha(alpha)
     sigma = _check_positive("sigma", sigma)
     return _renyi_gauss(PairAtoms(p, q), sigma, alpha)
-
-
 
 
 # ------------------------------------------------------------------------ auditor
