@@ -779,7 +779,8 @@ EXEMPT = {
                      "pufferfish.audit.gaussian_certify.TINY"], _DATA),
     **dict.fromkeys(["pufferfish.audit.gaussian_certify.log_sum_error", "pufferfish.audit.gaussian_certify.phi_mass",
                      "pufferfish.audit.gaussian_certify.run_error", "pufferfish.audit.gaussian_certify.cell_excess",
-                     "pufferfish.audit.gaussian_certify.cells_excess", "pufferfish.audit.gaussian_certify.arb_runs"],
+                     "pufferfish.audit.gaussian_certify.cells_excess", "pufferfish.audit.gaussian_certify.arb_runs",
+                     "pufferfish.audit.gaussian_certify.positive_runs"],
                     "the certified ends of the Gaussian lattice hockey stick, called on the priors, sigma and "
                     "eps gaussian_hockey_stick validated (test_soundness_gaussian_lattice.py)"),
     **dict.fromkeys(["pufferfish.mechanisms.scales.arb_certified", "pufferfish.mechanisms.scales.scale_up"],

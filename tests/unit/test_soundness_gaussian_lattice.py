@@ -165,3 +165,18 @@ def test_the_auditor_reports_the_certified_delta():
     p, q = LatticePMF(0, np.array([0.5, 0.5])), LatticePMF(0, np.array([0.25, 0.75]))
     got = GaussianLatticeAuditor(p, q).achieved(0.7, Target(0.1, delta=1e-3))
     assert (got.forward, got.backward) == gaussian_hockey_stick(p, q, epsilon=0.1, sigma=0.7)
+
+
+def test_decide_keeps_a_certified_value_at_most_the_achieved_one():
+    """decide re-sums in arb where the target is not met: never above achieved, never below the truth."""
+    p, q = LatticePMF(0, np.array([1.0])), LatticePMF(1, np.array([1.0]))
+    sigma, eps = 2.0, 0.3
+    aud = GaussianLatticeAuditor(p, q)
+    got = aud.achieved(sigma, Target(eps, delta=1e-6))
+    dec = aud.decide(sigma, Target(eps, delta=1e-6))
+    with mp.workdps(50):
+        s, e = mp.mpf(sigma), mp.mpf(eps)
+        truth = mp.ncdf(1 / (2 * s) - e * s) - mp.exp(e) * mp.ncdf(-1 / (2 * s) - e * s)
+    assert not got.meets() and dec.value <= got.value
+    check(dec.forward, truth)
+    check(dec.backward, truth)

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-__all__ = ["U", "NDTR_REL", "TINY", "log_sum_error", "phi_mass", "run_error", "cell_excess", "cells_excess", "arb_runs"]
+__all__ = ["U", "NDTR_REL", "TINY", "log_sum_error", "phi_mass", "run_error", "cell_excess", "cells_excess", "arb_runs", "positive_runs"]
 
 #: the unit roundoff of float64
 U = 2.0 ** -53
@@ -177,3 +177,20 @@ def arb_runs(lo: np.ndarray, hi: np.ndarray, x: np.ndarray, top: np.ndarray, bot
         return None
     finally:
         ctx.prec = old
+
+
+def positive_runs(a, c, positive, first: bool, last: bool) -> list[tuple[float, float]]:
+    """Maximal intervals of consecutive positive cells; the first / last extend to -inf / +inf when the
+    sign at the end of the domain is positive (beyond it each prior has mass < 1e-300)."""
+    runs, start = [], None
+    for k in range(a.size):
+        if positive[k]:
+            if start is None:
+                start = -math.inf if (k == 0 and first) else float(a[k])
+            end = float(c[k])
+        elif start is not None:
+            runs.append((start, end))
+            start = None
+    if start is not None:
+        runs.append((start, math.inf if last else end))
+    return runs

@@ -37,7 +37,7 @@ import numpy as np
 from pufferfish.audit.atoms import PairAtoms
 from pufferfish.audit.auditor import LatticeAuditor, TightMethod
 from pufferfish.audit.certify import ACCEPT
-from pufferfish.audit.gaussian_certify import TINY, U as CU, arb_runs, cells_excess, phi_mass, run_error
+from pufferfish.audit.gaussian_certify import TINY, U as CU, arb_runs, cells_excess, phi_mass, positive_runs, run_error
 from pufferfish.audit.quadrature import MAX_PANELS, QUAD_RTOL, gk_log, log_psi, lse
 from pufferfish.audit.roots import illinois_roots
 from pufferfish.audit.target import Achieved, Target
@@ -269,7 +269,7 @@ def _certify(cells: dict, ev: _GaussPair, sigma: float, eps: float, scale_m: flo
     return done, width, excess, _join(cells, split, rs, np.stack((mps, mqs)), ss, np.stack((lps, lqs)))
 
 
-def _hockey_gauss(at: PairAtoms, sigma: float, eps: float) -> tuple[float, float]:
+def _hockey_gauss(at: PairAtoms, sigma: float, eps: float, arb_sums: bool = False) -> tuple[float, float]:
     """(H_{e^eps}(P_Y || Q_Y), H_{e^eps}(Q_Y || P_Y)) for Gaussian noise (docs/math/audits.md)."""
     if np.array_equal(at.pa, at.pb):  # P = Q: P_Y = Q_Y and sup_S (1 - e^eps) P_Y(S) = 0 (no sign change to certify)
         return 0.0, 0.0
@@ -293,11 +293,11 @@ def _hockey_gauss(at: PairAtoms, sigma: float, eps: float) -> tuple[float, float
         done.append(finished)
     if cells["ca"].size:                               # never seen: bound the leftovers
         extra += float(np.sum(cells["cc"] - cells["ca"])) * (1.0 + c_eps) / (sigma * math.sqrt(2.0 * math.pi))
-    return _sum_runs(at, sigma, eps, done, r, extra, hidden)
+    return _sum_runs(at, sigma, eps, done, r, extra, hidden, arb_sums)
 
 
 def _sum_runs(at: PairAtoms, sigma: float, eps: float, done: list, r: np.ndarray, extra: float,
-              hidden: list) -> tuple[float, float]:
+              hidden: list, arb_sums: bool) -> tuple[float, float]:
     """delta in both directions, certified: over the maximal runs of positive cells, sum_x (P(x) - e^eps Q(x))
     times the normal mass of the run (docs/math/audits.md), plus ``extra``, plus the bound on the
     rounding of the sums and on what the cells hide (``hidden``; docs/math/audits.md, "Certified values")."""
@@ -312,7 +312,7 @@ def _sum_runs(at: PairAtoms, sigma: float, eps: float, done: list, r: np.ndarray
     far = TINY
     for positive, first, last, w_sign, hide in ((f_all, r[0] > eps, r[-1] > eps, 1, hidden[0]),
                                                (b_all, r[0] < -eps, r[-1] < -eps, -1, hidden[1])):
-        runs = _runs(a_all, c_all, positive, first, last)
+        runs = positive_runs(a_all, c_all, positive, first, last)
         error = extra + hide + far
         if not runs:                                   # 0 + the bounds (one subnormal: the far mass alone)
             out.append(TINY if extra + hide == 0.0 else upper(0.0, (extra + hide) * (1.0 + 1e-6) + far))
@@ -332,29 +332,12 @@ def _sum_runs(at: PairAtoms, sigma: float, eps: float, done: list, r: np.ndarray
             error += float(np.sum(run_error(mass, merr, w, other, c_eps)))
         total = math.fsum(np.concatenate(parts).tolist())
         bound = upper(total, error * (1.0 + 1e-6) + CU * total)
-        if (error > ACCEPT * total and extra + hide <= ACCEPT * total) or bound < 2.0 ** -1000:
+        if (error > ACCEPT * total and extra + hide <= ACCEPT * total) or bound < 2.0 ** -1000 or arb_sums:
             # the sums cancel, or delta is below the normal range: arb decides (docs/math/audits.md)
             got = arb_runs(lo, hi, at.x, w_top, other, sigma, eps, (extra + hide) * (1.0 + 1e-6), _REACH)
             bound = min(bound, got) if got is not None else bound
         out.append(bound)
     return out[0], out[1]
-
-
-def _runs(a, c, positive, first: bool, last: bool) -> list[tuple[float, float]]:
-    """Maximal intervals of consecutive positive cells; the first / last extend to -inf / +inf when the
-    sign at the end of the domain is positive (beyond it each prior has mass < 1e-300)."""
-    runs, start = [], None
-    for k in range(a.size):
-        if positive[k]:
-            if start is None:
-                start = -math.inf if (k == 0 and first) else float(a[k])
-            end = float(c[k])
-        elif start is not None:
-            runs.append((start, end))
-            start = None
-    if start is not None:
-        runs.append((start, math.inf if last else end))
-    return runs
 
 
 def gaussian_hockey_stick(p: LatticePMF, q: LatticePMF, *, epsilon: float, sigma: float) -> tuple[float, float]:
@@ -597,3 +580,12 @@ class GaussianLatticeAuditor(LatticeAuditor):
         else:
             fwd, bwd = _renyi_gauss(self._atoms, sigma, target.alpha)
         return Achieved(sigma, target, fwd, bwd)
+
+    def decide(self, scale: float, target: Target) -> Achieved:
+        """:meth:`achieved`; where (epsilon, delta) is not met, the CDF sums again in arb (their rounding
+        bound dropped, what the cells can hide kept): the smaller certified value decides."""
+        got = self.achieved(scale, target)
+        if got.meets() or target.guarantee != "epsilon_delta":
+            return got
+        fwd, bwd = _hockey_gauss(self._atoms, got.scale, target.epsilon, arb_sums=True)
+        return Achieved(got.scale, target, min(fwd, got.forward), min(bwd, got.backward))
