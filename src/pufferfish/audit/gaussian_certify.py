@@ -78,7 +78,7 @@ def run_error(mass: np.ndarray, err: np.ndarray, w: np.ndarray, pb: np.ndarray, 
 
 
 def cell_excess(*, h, env_max, env_min, err_r, s_lo, s_hi, l_p, l_q, grad, eps: float,
-                f_pos, b_pos, log_norm: float) -> tuple[float, float]:
+                f_pos, b_pos, log_norm: float, inv8s2: float) -> tuple[float, float]:
     r"""Bounds on what the finished cells can hide, summed: (forward, backward).
 
     Forward, :math:`g = r - \epsilon` (backward :math:`-r - \epsilon`). A cell called positive whose
@@ -88,7 +88,9 @@ def cell_excess(*, h, env_max, env_min, err_r, s_lo, s_hi, l_p, l_q, grad, eps: 
     length of the part where the sign can be wrong: :math:`\min(h, E / |r'|_{\min})` where the slope
     enclosure excludes 0, else :math:`h`. :math:`\bar q` bounds :math:`q_Y` there: :math:`|(\log q_Y)'|
     \le` ``grad``, so :math:`\log \bar q \le \min(\max(l_a, l_c) + \ell\, grad, (l_a + l_c + h\, grad)/2)`
-    (the first only for a monotone cell). ``l_p``, ``l_q``: (2, cells) log densities at the ends
+    (the first only for a monotone cell); and :math:`\log q_Y + y^2 / 2\sigma^2` is convex (a log-sum-exp of
+    functions linear in y), so :math:`\log \bar q \le \max(l_a, l_c) + h^2 / 8\sigma^2` (``inv8s2`` =
+    :math:`1 / 8\sigma^2`). ``l_p``, ``l_q``: (2, cells) log densities at the ends
     without :math:`-\log(\sigma\sqrt{2\pi})` (= ``log_norm``), their errors included by the caller.
     """
     out = []
@@ -104,7 +106,7 @@ def cell_excess(*, h, env_max, env_min, err_r, s_lo, s_hi, l_p, l_q, grad, eps: 
         e, hh, sl, mo, g = e[hit], h[hit], slope[hit], mono[hit], grad[hit]
         la, lc = logs[0][hit], logs[1][hit]
         length = np.where(mo, np.minimum(hh, e / sl), hh)
-        whole = 0.5 * (la + lc + hh * g)
+        whole = np.minimum(0.5 * (la + lc + hh * g), np.maximum(la, lc) + hh * hh * inv8s2)
         near = np.maximum(la, lc) + length * g
         log_dens = np.where(mo, np.minimum(near, whole), whole) + 1e-9 - log_norm
         with np.errstate(divide="ignore"):
@@ -130,7 +132,7 @@ def cells_excess(cells: dict, x: np.ndarray, sigma: float, eps: float, f_pos, b_
     l_q = np.stack((la[1], lc[1])) + err_l
     return cell_excess(h=h, env_max=env_max, env_min=env_min, err_r=err_r, s_lo=s_lo, s_hi=s_hi, l_p=l_p, l_q=l_q,
                        grad=grad, eps=eps, f_pos=f_pos, b_pos=b_pos,
-                       log_norm=math.log(sigma * math.sqrt(2.0 * math.pi)))
+                       log_norm=math.log(sigma * math.sqrt(2.0 * math.pi)), inv8s2=0.125 / sigma ** 2)
 
 
 def arb_runs(lo: np.ndarray, hi: np.ndarray, x: np.ndarray, top: np.ndarray, bot: np.ndarray, sigma: float,
