@@ -365,10 +365,12 @@ def test_gaussian_renyi_against_the_oracle(name):
 @pytest.mark.slow  # mpmath at 30 digits over the whole range of scales: `make test-slow`
 @pytest.mark.parametrize("name", sorted(PRIORS))
 def test_gaussian_hockey_stick_against_the_oracle(name):
-    """sigma from 1e-6 to 10 (15 values), eps in {0, 0.5, 8}: within 1e-14 (1 + e^eps) absolute."""
+    """sigma from 1e-6 to 10 (15 values), eps in {0, 0.5, 8}: within 1e-14 (1 + e^eps) absolute, or 1e-9
+    relative (the certified value carries its error bound, at most 1e-9 of it: issue 39; that it is never
+    below the truth is tested at 50 digits in test_soundness_gaussian_lattice.py)."""
     p, q = PRIORS[name]()
     for sigma in SCALES:
         for eps in EPSILONS:
             expected = gauss_hockey_oracle(p, q, float(sigma), eps)
             got = gaussian_hockey_stick(p, q, epsilon=eps, sigma=float(sigma))
-            assert got == pytest.approx(expected, rel=1e-12, abs=1e-14 * (1 + math.exp(eps))), (name, sigma, eps)
+            assert got == pytest.approx(expected, rel=1e-9, abs=1e-14 * (1 + math.exp(eps))), (name, sigma, eps)

@@ -776,6 +776,14 @@ EXEMPT = {
                      "pufferfish.audit.certify.arb_zero_noise"],
                     "the certified ends of the lattice audits, called on the priors and scales the auditors "
                     "validated (test_soundness_lattice.py)"),
+    **dict.fromkeys(["pufferfish.audit.gaussian_certify.U", "pufferfish.audit.gaussian_certify.NDTR_REL",
+                     "pufferfish.audit.gaussian_certify.TINY"], _DATA),
+    **dict.fromkeys(["pufferfish.audit.gaussian_certify.log_sum_error", "pufferfish.audit.gaussian_certify.phi_mass",
+                     "pufferfish.audit.gaussian_certify.run_error", "pufferfish.audit.gaussian_certify.cell_excess",
+                     "pufferfish.audit.gaussian_certify.cells_excess", "pufferfish.audit.gaussian_certify.arb_runs",
+                     "pufferfish.audit.gaussian_certify.positive_runs"],
+                    "the certified ends of the Gaussian lattice hockey stick, called on the priors, sigma and "
+                    "eps gaussian_hockey_stick validated (test_soundness_gaussian_lattice.py)"),
     **dict.fromkeys(["pufferfish.mechanisms.scales.arb_certified", "pufferfish.mechanisms.scales.scale_up"],
                     "the certified ends of the mechanisms' values and scales, called on validated floats "
                     "(test_soundness_mechanisms.py)"),

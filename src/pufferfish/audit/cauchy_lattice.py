@@ -126,7 +126,8 @@ def _renyi_cauchy(at: PairAtoms, gamma: float, alpha: float) -> tuple[float, flo
 def cauchy_renyi(p: LatticePMF, q: LatticePMF, *, alpha: float, gamma: float) -> tuple[float, float]:
     r"""Both directions of the Renyi divergence of Y = X + Cauchy(0, ``gamma``): (D_alpha(P_Y || Q_Y), D_alpha(Q_Y || P_Y)).
 
-    alpha > 1; relative accuracy 1e-10 (docs/math/audits.md). (alpha, epsilon)-RPP (paper 002,
+    alpha > 1; relative accuracy 1e-10 (docs/math/audits.md), an estimate: NOT certified (issue 39 open
+    for this route, docs/math/audits.md "Certified values: Gaussian noise"). (alpha, epsilon)-RPP (paper 002,
     Def. 3.1) holds in a direction when its value is <= epsilon.
 
     Parameters

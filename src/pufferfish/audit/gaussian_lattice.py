@@ -6,8 +6,8 @@ on the integer lattice, so :math:`p_Y` is a finite mixture of Gaussians of one v
 :math:`W_\infty` (Cor. 3.1); this module computes what a :math:`\sigma` achieves:
 
 * :func:`gaussian_hockey_stick` -- :math:`\delta(\epsilon) = \sup_S P_Y(S) - e^\epsilon Q_Y(S)` (both
-  directions), the smallest :math:`\delta` of :math:`(\epsilon, \delta)`-pufferfish privacy, exact to
-  floating point: cells of the output line certified by a derivative enclosure (posterior
+  directions), the smallest :math:`\delta` of :math:`(\epsilon, \delta)`-pufferfish privacy, certified
+  (an upper bound, :mod:`pufferfish.audit.gaussian_certify`): cells of the output line certified by a derivative enclosure (posterior
   means are monotone), split at the roots of :math:`r = \pm\epsilon`
   (:func:`pufferfish.audit.roots.illinois_roots`), then normal CDF differences, no quadrature;
 * :func:`gaussian_renyi` -- :math:`D_\alpha(P_Y \| Q_Y)` (both directions), :math:`\alpha > 1`, the
@@ -36,9 +36,12 @@ import numpy as np
 
 from pufferfish.audit.atoms import PairAtoms
 from pufferfish.audit.auditor import LatticeAuditor, TightMethod
+from pufferfish.audit.certify import ACCEPT
+from pufferfish.audit.gaussian_certify import TINY, U as CU, arb_runs, cells_excess, phi_mass, positive_runs, run_error
 from pufferfish.audit.quadrature import MAX_PANELS, QUAD_RTOL, gk_log, log_psi, lse
 from pufferfish.audit.roots import illinois_roots
 from pufferfish.audit.target import Achieved, Target
+from pufferfish.certified import upper
 from pufferfish.checks import instance, real
 from pufferfish.checks import search as checked_search
 from pufferfish.errors import ComputationError, ConfigError
@@ -49,8 +52,8 @@ __all__ = ["GaussianLatticeAuditor", "gaussian_hockey_stick", "gaussian_renyi"]
 
 #: a log-sum-exp over n atoms drops the terms more than this + log n below its largest (e^-60 relative in all)
 _DROP = 60.0
-#: beyond this many sigma from every atom a prior puts mass below Phi(-38.5) < 1e-300
-_REACH = 38.5
+#: beyond this many sigma from every atom a prior puts mass below 2 Phi(-38.6) < 2^-1074 (the smallest subnormal)
+_REACH = 38.6
 #: entries of one (points x atoms) block of the evaluation
 _BLOCK = 2_000_000
 #: slack on r when certifying a cell against a level
@@ -178,26 +181,15 @@ def _tents(ra, rc, h, s_lo, s_hi):
     return np.maximum(up, np.maximum(ra, rc)), np.minimum(dn, np.minimum(ra, rc))
 
 
-def _phi_mass(lo: np.ndarray, hi: np.ndarray, x: np.ndarray, sigma: float) -> np.ndarray:
-    """Phi((hi - x)/sigma) - Phi((lo - x)/sigma) for every interval (rows) and atom (columns), on the side of the median."""
-    from scipy.special import ndtr
-
-    u = (hi[:, None] - x[None, :]) / sigma
-    v = (lo[:, None] - x[None, :]) / sigma
-    with np.errstate(invalid="ignore"):
-        upper = ndtr(-v) - ndtr(-u)                    # both ends above the atom: survival functions
-        lower = ndtr(u) - ndtr(v)
-    return np.where(v >= 0, upper, lower)
-
-
 def _select(cells: dict, keep: np.ndarray) -> dict:
     """The cells where ``keep`` holds (the posterior means are 2 x n)."""
     return {k: (v[:, keep] if v.ndim == 2 else v[keep]) for k, v in cells.items()}
 
 
-def _join(cells: dict, split: np.ndarray, rs: np.ndarray, ms: np.ndarray, ss: np.ndarray) -> dict:
-    """Every cell [a, c] split at ``split`` into [a, split] and [split, c] (r, means, slack there)."""
-    return {"ca": np.concatenate((cells["ca"], split)), "cc": np.concatenate((split, cells["cc"])),
+def _join(cells: dict, split: np.ndarray, rs: np.ndarray, ms: np.ndarray, ss: np.ndarray, ls: np.ndarray) -> dict:
+    """Every cell [a, c] split at ``split`` into [a, split] and [split, c] (r, means, slack, log densities there)."""
+    return {"la": np.concatenate((cells["la"], ls), axis=1), "lc": np.concatenate((ls, cells["lc"]), axis=1),
+            "ca": np.concatenate((cells["ca"], split)), "cc": np.concatenate((split, cells["cc"])),
             "ra": np.concatenate((cells["ra"], rs)), "rc": np.concatenate((rs, cells["rc"])),
             "ma": np.concatenate((cells["ma"], ms), axis=1), "mc": np.concatenate((ms, cells["mc"]), axis=1),
             "slack_a": np.concatenate((cells["slack_a"], ss)), "slack_c": np.concatenate((ss, cells["slack_c"]))}
@@ -221,6 +213,7 @@ def _start_cells(at: PairAtoms, ev: _GaussPair, sigma: float) -> tuple:
     r = lp - lq
     cells = {"ca": y[:-1], "cc": y[1:], "ra": r[:-1], "rc": r[1:],
              "ma": np.stack((mp[:-1], mq[:-1])), "mc": np.stack((mp[1:], mq[1:])),
+             "la": np.stack((lp[:-1], lq[:-1])), "lc": np.stack((lp[1:], lq[1:])),
              "slack_a": 1e-14 * (np.abs(lp[:-1]) + np.abs(lq[:-1])),
              "slack_c": 1e-14 * (np.abs(lp[1:]) + np.abs(lq[1:]))}
     none = np.zeros(int(is_gap.sum()), bool)
@@ -248,10 +241,12 @@ def _certify(cells: dict, ev: _GaussPair, sigma: float, eps: float, scale_m: flo
     f_pos = np.where(f_below | f_above, f_above & ~f_below, np.minimum(ra, rc) > eps)
     b_pos = np.where(b_below | b_above, b_above & ~b_below, np.maximum(ra, rc) < -eps)
     done = (ca[fin], cc[fin], f_pos[fin], b_pos[fin])
+    excess = cells_excess(_select(cells, fin), ev.at.x, sigma, eps, f_pos[fin], b_pos[fin],
+                     (h[fin], env_max[fin], env_min[fin], s_lo[fin], s_hi[fin])) if fin.any() else (0.0, 0.0)
     todo = ~fin
     cells = _select(cells, todo)
     if cells["ca"].size == 0:
-        return done, width, cells
+        return done, width, excess, cells
     ca, cc, ra, rc = cells["ca"], cells["cc"], cells["ra"], cells["rc"]
     s_lo, s_hi, f_cross, b_cross = s_lo[todo], s_hi[todo], f_cross[todo], b_cross[todo]
     split = 0.5 * (ca + cc)
@@ -266,74 +261,83 @@ def _certify(cells: dict, ev: _GaussPair, sigma: float, eps: float, scale_m: flo
             split[pick[inside]] = root[inside]
     lps, lqs, mps, mqs = ev(split)
     rs = lps - lqs
-    for level, cross in zip((eps, -eps), (f_cross, b_cross)):
-        rs = np.where(cross & (np.abs(rs - level) < 1e-9), level, rs)   # a root sits on its level
     ss = 1e-14 * (np.abs(lps) + np.abs(lqs))
-    return done, width, _join(cells, split, rs, np.stack((mps, mqs)), ss)
+    for level, cross in zip((eps, -eps), (f_cross, b_cross)):
+        snap = cross & (np.abs(rs - level) < 1e-9)
+        ss = np.where(snap, ss + np.abs(rs - level), ss)             # the snap is part of r's error
+        rs = np.where(snap, level, rs)                                  # a root sits on its level
+    return done, width, excess, _join(cells, split, rs, np.stack((mps, mqs)), ss, np.stack((lps, lqs)))
 
 
-def _hockey_gauss(at: PairAtoms, sigma: float, eps: float) -> tuple[float, float]:
+def _hockey_gauss(at: PairAtoms, sigma: float, eps: float, arb_sums: bool = False) -> tuple[float, float]:
     """(H_{e^eps}(P_Y || Q_Y), H_{e^eps}(Q_Y || P_Y)) for Gaussian noise (docs/math/audits.md)."""
     if np.array_equal(at.pa, at.pb):  # P = Q: P_Y = Q_Y and sup_S (1 - e^eps) P_Y(S) = 0 (no sign change to certify)
         return 0.0, 0.0
     ev = _GaussPair(at, sigma)
     c_eps = math.exp(eps)
     r, cells, gaps = _start_cells(at, ev, sigma)
-    scale_m = 1e-13 * (1.0 + float(np.max(np.abs(at.x)))) / sigma ** 2
+    n = at.x.size
+    # the rounding of the posterior means (docs/math/audits.md, "Certified values: Gaussian noise")
+    scale_m = (1.0 + float(np.max(np.abs(at.x)))) * max(1e-13, 16.0 * CU * (2000.0 + math.log(n)) + 2.0 * (n + 8) * CU) / sigma ** 2
     done = [gaps]                                      # (a, c, forward positive, backward positive)
     extra = 0.0
+    hidden = [0.0, 0.0]
     for _ in range(200):
         if cells["ca"].size == 0:
             break
-        finished, width, cells = _certify(cells, ev, sigma, eps, scale_m)
+        finished, width, excess, cells = _certify(cells, ev, sigma, eps, scale_m)
+        hidden[0] += excess[0]
+        hidden[1] += excess[1]
         if width:                                      # a tangency: bound what it could add (docs/math/audits.md)
             extra += width * (1.0 + c_eps) / (sigma * math.sqrt(2.0 * math.pi))
         done.append(finished)
     if cells["ca"].size:                               # never seen: bound the leftovers
         extra += float(np.sum(cells["cc"] - cells["ca"])) * (1.0 + c_eps) / (sigma * math.sqrt(2.0 * math.pi))
-    return _sum_runs(at, sigma, eps, done, r, extra)
+    return _sum_runs(at, sigma, eps, done, r, extra, hidden, arb_sums)
 
 
-def _sum_runs(at: PairAtoms, sigma: float, eps: float, done: list, r: np.ndarray, extra: float) -> tuple[float, float]:
-    """delta in both directions: over the maximal runs of positive cells, sum_x (P(x) - e^eps Q(x))
-    times the normal mass of the run (docs/math/audits.md), plus ``extra``."""
+def _sum_runs(at: PairAtoms, sigma: float, eps: float, done: list, r: np.ndarray, extra: float,
+              hidden: list, arb_sums: bool) -> tuple[float, float]:
+    """delta in both directions, certified: over the maximal runs of positive cells, sum_x (P(x) - e^eps Q(x))
+    times the normal mass of the run (docs/math/audits.md), plus ``extra``, plus the bound on the
+    rounding of the sums and on what the cells hide (``hidden``; docs/math/audits.md, "Certified values")."""
+    from scipy.special import log_ndtr
+
     c_eps = math.exp(eps)
     a_all, c_all, f_all, b_all = (np.concatenate([d[k] for d in done]) for k in range(4))
     order = np.argsort(a_all, kind="stable")
     a_all, c_all, f_all, b_all = a_all[order], c_all[order], f_all[order], b_all[order]
     out = []
-    for positive, first, last, w_sign in ((f_all, r[0] > eps, r[-1] > eps, 1), (b_all, r[0] < -eps, r[-1] < -eps, -1)):
-        runs = _runs(a_all, c_all, positive, first, last)
-        if not runs:
-            out.append(0.0)
+    # the mass beyond 38.6 sigma of every atom (gaps and tails): below 2 Phi(-38.6) < 2^-1074 in all
+    far = TINY
+    for positive, first, last, w_sign, hide in ((f_all, r[0] > eps, r[-1] > eps, 1, hidden[0]),
+                                               (b_all, r[0] < -eps, r[-1] < -eps, -1, hidden[1])):
+        runs = positive_runs(a_all, c_all, positive, first, last)
+        error = extra + hide + far
+        if not runs:                                   # 0 + the bounds (one subnormal: the far mass alone)
+            out.append(TINY if extra + hide == 0.0 else upper(0.0, (extra + hide) * (1.0 + 1e-6) + far))
             continue
         lo = np.array([u for u, _ in runs])
         hi = np.array([v for _, v in runs])
-        w = (at.pa - c_eps * at.pb) if w_sign > 0 else (at.pb - c_eps * at.pa)
-        total = 0.0
+        w_top, other = (at.pa, at.pb) if w_sign > 0 else (at.pb, at.pa)
+        w = w_top - c_eps * other
+        # a run to +-inf may hold a negative part beyond reach: at most e^eps Phi(-reach) each
+        ends = int(np.isinf(lo).sum() + np.isinf(hi).sum())
+        error += ends * (math.exp(eps + float(log_ndtr(-_REACH))) * (1.0 + 1e-9) + TINY)
+        parts = []
         step = max(1, _BLOCK // max(at.x.size, 1))
         for k in range(0, lo.size, step):
-            part = _phi_mass(lo[k:k + step], hi[k:k + step], at.x, sigma) @ w
-            total += math.fsum(np.maximum(part, 0.0).tolist())
-        out.append(total + extra)
+            mass, merr = phi_mass(lo[k:k + step], hi[k:k + step], at.x, sigma)
+            parts.append(np.maximum(mass @ w, 0.0))
+            error += float(np.sum(run_error(mass, merr, w, other, c_eps)))
+        total = math.fsum(np.concatenate(parts).tolist())
+        bound = upper(total, error * (1.0 + 1e-6) + CU * total)
+        if (error > ACCEPT * total and extra + hide <= ACCEPT * total) or bound < 2.0 ** -1000 or arb_sums:
+            # the sums cancel, or delta is below the normal range: arb decides (docs/math/audits.md)
+            got = arb_runs(lo, hi, at.x, w_top, other, sigma, eps, (extra + hide) * (1.0 + 1e-6), _REACH)
+            bound = min(bound, got) if got is not None else bound
+        out.append(bound)
     return out[0], out[1]
-
-
-def _runs(a, c, positive, first: bool, last: bool) -> list[tuple[float, float]]:
-    """Maximal intervals of consecutive positive cells; the first / last extend to -inf / +inf when the
-    sign at the end of the domain is positive (beyond it each prior has mass < 1e-300)."""
-    runs, start = [], None
-    for k in range(a.size):
-        if positive[k]:
-            if start is None:
-                start = -math.inf if (k == 0 and first) else float(a[k])
-            end = float(c[k])
-        elif start is not None:
-            runs.append((start, end))
-            start = None
-    if start is not None:
-        runs.append((start, math.inf if last else end))
-    return runs
 
 
 def gaussian_hockey_stick(p: LatticePMF, q: LatticePMF, *, epsilon: float, sigma: float) -> tuple[float, float]:
@@ -341,8 +345,9 @@ def gaussian_hockey_stick(p: LatticePMF, q: LatticePMF, *, epsilon: float, sigma
 
     Returns ``(H_{e^eps}(P_Y || Q_Y), H_{e^eps}(Q_Y || P_Y))``, H_c(P || Q) = sup_S P(S) - c Q(S):
     the smallest delta of (epsilon, delta)-PP in each direction. Certified sign changes and
-    closed-form normal CDF differences (docs/math/audits.md): exact to floating point, about
-    1e-15 (1 + e^eps) absolute, never below the truth by more than that.
+    closed-form normal CDF differences (docs/math/audits.md), plus a bound on their rounding and on
+    what the cells' signs can hide: a certified upper bound, within 1e-9 of the truth except near a
+    tangency (docs/math/audits.md, "Certified values: Gaussian noise on lattice priors").
 
     Parameters
     ----------
@@ -483,7 +488,8 @@ def _renyi_gauss(at: PairAtoms, sigma: float, alpha: float) -> tuple[float, floa
 def gaussian_renyi(p: LatticePMF, q: LatticePMF, *, alpha: float, sigma: float) -> tuple[float, float]:
     r"""Both directions of the Renyi divergence of Y = X + N(0, ``sigma``^2): (D_alpha(P_Y || Q_Y), D_alpha(Q_Y || P_Y)).
 
-    alpha > 1; relative accuracy 1e-10 (docs/math/audits.md: J = integral q psi(p/q) by adaptive
+    alpha > 1; relative accuracy 1e-10, an estimate: NOT certified (issue 39 open for this route,
+    docs/math/audits.md "Certified values: Gaussian noise"; docs/math/audits.md: J = integral q psi(p/q) by adaptive
     Gauss-Kronrod with bounded tails, D = log(1 + J) / (alpha - 1)). (alpha, epsilon)-RPP
     (paper 002, Def. 3.1) holds in a direction when its value is <= epsilon.
 
@@ -510,8 +516,6 @@ def gaussian_renyi(p: LatticePMF, q: LatticePMF, *, alpha: float, sigma: float) 
     alpha = _check_alpha(alpha)
     sigma = _check_positive("sigma", sigma)
     return _renyi_gauss(PairAtoms(p, q), sigma, alpha)
-
-
 
 
 # ------------------------------------------------------------------------ auditor
@@ -576,3 +580,12 @@ class GaussianLatticeAuditor(LatticeAuditor):
         else:
             fwd, bwd = _renyi_gauss(self._atoms, sigma, target.alpha)
         return Achieved(sigma, target, fwd, bwd)
+
+    def decide(self, scale: float, target: Target) -> Achieved:
+        """:meth:`achieved`; where (epsilon, delta) is not met, the CDF sums again in arb (their rounding
+        bound dropped, what the cells can hide kept): the smaller certified value decides."""
+        got = self.achieved(scale, target)
+        if got.meets() or target.guarantee != "epsilon_delta":
+            return got
+        fwd, bwd = _hockey_gauss(self._atoms, got.scale, target.epsilon, arb_sums=True)
+        return Achieved(got.scale, target, min(fwd, got.forward), min(bwd, got.backward))
