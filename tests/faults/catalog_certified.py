@@ -109,4 +109,6 @@ CERTIFIED: tuple[Computation, ...] = (
     Computation("audit/certify.arb_laplace_hockey", "pufferfish.audit.certify:arb_laplace_hockey", _ANY),
     Computation("audit/mixture_privacy_loss.epsilon_bound", "pufferfish.audit.mixture_privacy_loss:epsilon_bound",
                 _ANY),
+    Computation("audit/mixture_privacy_loss.prior_epsilon_bound",
+                "pufferfish.audit.mixture_privacy_loss:prior_epsilon_bound", _ANY),
 )
