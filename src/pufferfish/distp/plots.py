@@ -41,6 +41,10 @@ _EPS_COLOURS = [_COLOURS[i] for i in (0, 1, 2, 5, 4, 3)]
 _EPS_A = r"$\varepsilon_A$"
 
 
+#: a certified delta at most the smallest subnormal (2^-1074) is drawn as 0: the truth is 0 or below the float
+#: range (a certified value of a true 0 may be 2^-1074, docs/math/audits.md)
+_ZERO = math.ulp(0.0)
+
 def _colour(mechanism: str) -> str:
     return _COLOURS[_ORDER.index(mechanism) % len(_COLOURS)]
 
@@ -106,7 +110,7 @@ def _certified(ax, x, lower, upper, *, colour: str, linestyle: str, label: str, 
     """One tupling series: tight intervals as filled markers on a line, intervals [0, bound] as hollow
     ones at the bound on a dotted line, upper ends of 0 to the strip (``zeros``)."""
     x, lower, upper = (np.asarray(v, dtype=float) for v in (x, lower, upper))
-    tight, bound = (lower > 0) & (upper > 0), (lower <= 0) & (upper > 0)
+    tight, bound = (lower > _ZERO) & (upper > _ZERO), (lower <= _ZERO) & (upper > _ZERO)
     if tight.any():     # markers staggered between the curves (zorder): where curves meet, each shows some
         ax.plot(x[tight], upper[tight], linestyle=linestyle, label=label, zorder=zorder, linewidth=width,
                 markevery=(int(zorder) % 2, 2), **_marks(colour, marker, size=size))
@@ -118,8 +122,8 @@ def _certified(ax, x, lower, upper, *, colour: str, linestyle: str, label: str, 
         ax.plot(x[keep], upper[keep], linestyle=":", markevery=list(range(len(before[-1:]), len(keep))),
                 linewidth=width,
                 label=label, zorder=zorder, **_marks(colour, marker, filled=False, size=size))
-    if (upper <= 0).any():
-        zeros.append((x[upper <= 0], _marks(colour, marker, size=size), name))
+    if (upper <= _ZERO).any():
+        zeros.append((x[upper <= _ZERO], _marks(colour, marker, size=size), name))
 
 
 def _interval_keys(frame: pd.DataFrame) -> list:
@@ -127,7 +131,7 @@ def _interval_keys(frame: pd.DataFrame) -> list:
     from matplotlib.lines import Line2D
 
     lower, upper = frame["delta"].to_numpy(dtype=float), frame["delta_upper"].to_numpy(dtype=float)
-    tight, bound = (lower > 0) & (upper > 0), (lower <= 0) & (upper > 0)
+    tight, bound = (lower > _ZERO) & (upper > _ZERO), (lower <= _ZERO) & (upper > _ZERO)
     keys = []
     if tight.any():
         width = math.ceil(1000 * float(np.max(upper[tight] / lower[tight] - 1.0))) / 10
@@ -200,11 +204,11 @@ def plot_delta(table: pd.DataFrame, *, base_epsilon: float, png, pdf, csv) -> No
               "tupled": list(tupled.groupby(["mechanism", "dummy_distribution"], sort=False))}
     # the zero rows first (the strips' heights), then the panels
     for mechanism, rows in groups["plain"]:
-        zero = rows["delta_upper"].to_numpy(dtype=float) <= 0
+        zero = rows["delta_upper"].to_numpy(dtype=float) <= _ZERO
         if zero.any():
             zeros["plain"].append((rows["epsilon"].to_numpy()[zero], _marks(_colour(mechanism), "o", size=4),
                                    LABELS[mechanism]))
-    merged = len(tupled) and not (tupled["delta_upper"] > 0).any()
+    merged = len(tupled) and not (tupled["delta_upper"] > _ZERO).any()
     if merged:    # no panel (b) of zeros only: its series are rows of (a)'s strip
         for k, ((mechanism, nu), rows) in enumerate(groups["tupled"]):
             zeros["plain"].append((rows["epsilon"].to_numpy(), _marks(_colour(mechanism), "os"[k % 2], size=4),
@@ -212,11 +216,11 @@ def plot_delta(table: pd.DataFrame, *, base_epsilon: float, png, pdf, csv) -> No
         tupled = tupled.iloc[:0]
     panels = [("plain", plain)] + ([("tupled", tupled)] if len(tupled) else [])
     tupled_rows = 1 if tupled["epsilon"].nunique() == 1 else len(groups["tupled"])
-    height = max(len(zeros["plain"]), tupled_rows if (tupled["delta_upper"] <= 0).any() else 0)
+    height = max(len(zeros["plain"]), tupled_rows if (tupled["delta_upper"] <= _ZERO).any() else 0)
     fig, axes = _figure(len(panels), height, extra=2.0 if merged else 0.0)
     ax, strip = axes[0]
     for mechanism, rows in groups["plain"]:
-        positive = rows["delta_upper"] > 0
+        positive = rows["delta_upper"] > _ZERO
         if positive.any():
             ax.plot(rows["epsilon"][positive], rows["delta_upper"][positive], label=f"{LABELS[mechanism]} (loss "
                     f"{rows['service_loss'].iloc[0]:.3g})", **_marks(_colour(mechanism), "o", size=4))
@@ -292,7 +296,7 @@ def _one_curve(curves) -> dict:
     """key -> (the first curve it lies on, the largest ratio between them), for curves that are 0 at the
     same points and elsewhere within a relative :data:`_ONE_CURVE` or :data:`_ONE_PIXEL` of the panel's
     decades of each other."""
-    logs = {key: np.log10(np.where(np.asarray(y, dtype=float) > 0, np.asarray(y, dtype=float), np.nan))
+    logs = {key: np.log10(np.where(np.asarray(y, dtype=float) > _ZERO, np.asarray(y, dtype=float), np.nan))
             for key, (_, y) in curves.items()}
     finite = np.concatenate([v[np.isfinite(v)] for v in logs.values()] + [np.zeros(0)])
     decades = float(np.ptp(finite)) if len(finite) else 0.0
@@ -326,7 +330,7 @@ def plot_dummies(table: pd.DataFrame, *, epsilon: float, png, pdf, csv) -> None:
                         .groupby("base_epsilon")) for key in keys}
     merged = {key: _one_curve({eps_a: (line["dummies"], line["delta_upper"]) for eps_a, line in groups})
               for key, groups in panels.items()}
-    height = max([sum(bool((line["delta_upper"] <= 0).any()) for e, line in groups if e not in merged[key])
+    height = max([sum(bool((line["delta_upper"] <= _ZERO).any()) for e, line in groups if e not in merged[key])
                   for key, groups in panels.items()] + [0])
     fig, axes = _figure(max(1, len(nus)), height, nrows=max(1, len(keys) // max(1, len(nus))))
     for (ax, strip), (mechanism, nu) in zip(axes, keys):
@@ -338,7 +342,7 @@ def plot_dummies(table: pd.DataFrame, *, epsilon: float, png, pdf, csv) -> None:
             also = [(e, ratio) for e, (head, ratio) in same.items() if head == eps_a]
             name = f"{_EPS_A} = {', '.join(f'{e:g}' for e in [eps_a] + [e for e, _ in also])}"
             ratio = max([r for _, r in also], default=1.0)
-            if also and (line["delta_upper"] > 0).any():
+            if also and (line["delta_upper"] > _ZERO).any():
                 name += (" (one curve: equal)" if ratio <= 1 + 1e-9 else
                          f" (one curve: within {100 * _ONE_CURVE:g} %)" if ratio <= 1 + _ONE_CURVE else
                          f" (one curve at this scale, a few pixels apart: within a factor {ratio:.2g})")
