@@ -93,7 +93,7 @@ def test_the_unchanged_workflow_runs_the_toy_paper_alone(scratch):
     assert proc.returncode == 0, proc.stderr[-4000:]
     # its rules ran, and only the shared jobs beside them
     jobs = {line.split("Rule: ")[1].rstrip(")") for line in proc.stderr.splitlines() if "(Rule: " in line}
-    assert jobs == {"download", "toy_rr", "audit_summary", "reproduction", "provenance", "all"}
+    assert jobs == {"download", "toy_rr", "audit_summary", "reproduction", "claims", "provenance", "all"}
     # its audit rows reach the summary, and its numbers are the closed form's
     summary = pd.read_csv(workdir / "results" / "audit" / "summary.csv")
     assert summary.experiment.tolist() == ["toy_rr"] and summary.rows.tolist() == [4]

@@ -227,6 +227,8 @@ def true_zero(p, q, guarantee, eps=0.0, alpha=2.0):
             return mp.fsum(max(a - e * b, 0) for a, b in zip(u, v))
         if any(a > 0 and b == 0 for a, b in zip(u, v)):
             return mp.inf
+        if u == v:   # D_alpha(P || P) = 0: the float masses' exact sum may differ from 1 by a few ulps (here a
+            return mp.mpf(0)   # 4.6e-265 atom on top of 1 gave log(sum) / (alpha - 1) = 5.6e-266, not a divergence)
         al = mp.mpf(alpha)
         return max(mp.log(mp.fsum(a ** al * b ** (1 - al) for a, b in zip(u, v) if a > 0)) / (al - 1), 0)
     return one(pv, qv), one(qv, pv)
